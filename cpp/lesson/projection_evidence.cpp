@@ -1,0 +1,162 @@
+#include "lesson/projection_evidence.hpp"
+
+#include "autograd/ops.hpp"
+
+namespace qkv {
+
+LessonError lesson_error(const TensorError& error, std::string field) {
+  return {"tensor", error.message(), std::move(field)};
+}
+LessonError lesson_error(const InitializationError& error, std::string field) {
+  if (error.kind == InitializationErrorKind::Tensor) return lesson_error(*error.tensor, std::move(field));
+  return {"initialization", error.message(), std::move(field)};
+}
+LessonError lesson_error(const QkvError& error, std::string field) {
+  return {"qkv", error.message(), std::move(field)};
+}
+
+Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query_weight, const Tensor& key_weight,
+                                                             const Tensor& value_weight) {
+  const std::string prefix = kParameterPrefix;
+  auto query = NamedParameter::create(prefix + ".query.weight", query_weight);
+  if (!query) return fail(lesson_error(query.error(), "query_weight"));
+  auto key = NamedParameter::create(prefix + ".key.weight", key_weight);
+  if (!key) return fail(lesson_error(key.error(), "key_weight"));
+  auto value = NamedParameter::create(prefix + ".value.weight", value_weight);
+  if (!value) return fail(lesson_error(value.error(), "value_weight"));
+  auto layer = QkvProjections::from_weights(std::move(*query), std::move(*key), std::move(*value));
+  if (!layer) return fail(lesson_error(layer.error()));
+  return std::move(*layer);
+}
+
+namespace {
+
+// Σ over every axis of output ⊙ upstream, by repeated sum_axis(0).
+Result<TensorValue, TensorError> inner_product(const TensorValue& output, const TensorValue& upstream) {
+  auto total = mul(output, upstream);
+  while (total && !total->shape().empty()) total = sum_axis(*total, 0);
+  return total;
+}
+
+Result<Upstreams, LessonError> check_upstreams(const Upstreams& upstream, const QkvOutputs& outputs) {
+  const std::pair<const Tensor*, const char*> branches[] = {
+      {&upstream.query, "query"}, {&upstream.key, "key"}, {&upstream.value, "value"}};
+  for (const auto& [tensor, name] : branches) {
+    if (tensor->shape() != outputs.query.shape()) {
+      return fail(LessonError{"upstream",
+                              std::string(name) + " upstream must have the output shape " +
+                                  format_shape(outputs.query.shape()) + ", got " + format_shape(tensor->shape()),
+                              std::string(name) + "_upstream"});
+    }
+    if (first_non_finite(*tensor) >= 0) {
+      auto rejected = TensorValue::constant(*tensor);
+      return fail(lesson_error(rejected.error(), std::string(name) + "_upstream"));
+    }
+  }
+  return upstream;
+}
+
+// L at a probe point: a fresh layer with the probed tensor substituted, and X as a constant.
+Result<double, std::string> objective_at(const ProjectionRequest& request) {
+  auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
+  if (!layer) return fail(layer.error().message);
+  auto input = TensorValue::constant(request.input);
+  if (!input) return fail(input.error().message());
+  auto outputs = layer->forward(*input);
+  if (!outputs) return fail(outputs.error().message());
+  auto loss = upstream_objective(*outputs, *request.upstream);
+  if (!loss) return fail(loss.error().message());
+  return loss->value()[0];
+}
+
+GradcheckSummary check_gradients(const ProjectionRequest& request, const ProjectionGradients& gradients) {
+  GradcheckSummary summary;
+  summary.tolerance = GradcheckOptions{}.tolerance;
+  summary.passed = true;
+  // Which tensor of the request each probe substitutes, and its analytic gradient.
+  const struct {
+    Tensor ProjectionRequest::*tensor;
+    const Tensor* analytic;
+    std::size_t* checks;
+    const char* name;
+  } probes[] = {
+      {&ProjectionRequest::input, &gradients.input, &summary.input_checks, "input"},
+      {&ProjectionRequest::query_weight, &gradients.query_weight, &summary.query_checks, "query weight"},
+      {&ProjectionRequest::key_weight, &gradients.key_weight, &summary.key_checks, "key weight"},
+      {&ProjectionRequest::value_weight, &gradients.value_weight, &summary.value_checks, "value weight"},
+  };
+  for (const auto& probe : probes) {
+    ProjectionRequest trial = request;
+    const Objective objective = [&trial, &probe](const Tensor& point) {
+      trial.*probe.tensor = point;
+      return objective_at(trial);
+    };
+    const Tensor& point = request.*probe.tensor;
+    auto report = gradcheck(point, *probe.analytic, objective, point.size());
+    if (!report) {
+      summary.passed = false;
+      summary.problem = std::string(probe.name) + ": " + report.error().message();
+      return summary;
+    }
+    *probe.checks = report->checks;
+    summary.checks += report->checks;
+    summary.max_error = std::max(summary.max_error, report->max_error);
+    summary.passed = summary.passed && report->passed;
+  }
+  return summary;
+}
+
+}  // namespace
+
+Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, const Upstreams& upstream) {
+  TensorValue terms[3] = {outputs.query, outputs.key, outputs.value};
+  const Tensor* upstreams[3] = {&upstream.query, &upstream.key, &upstream.value};
+  for (int i = 0; i < 3; ++i) {
+    auto constant = TensorValue::constant(*upstreams[i]);
+    if (!constant) return fail(constant.error());
+    auto term = inner_product(terms[i], *constant);
+    if (!term) return fail(term.error());
+    terms[i] = std::move(*term);
+  }
+  auto query_plus_key = add(terms[0], terms[1]);
+  if (!query_plus_key) return query_plus_key;
+  return add(*query_plus_key, terms[2]);
+}
+
+Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
+                                                                    bool with_gradcheck) {
+  auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
+  if (!layer) return fail(layer.error());
+  // X is a parameter only when a gradient for it is wanted.
+  auto input = request.upstream ? TensorValue::parameter(request.input) : TensorValue::constant(request.input);
+  if (!input) return fail(lesson_error(input.error(), "input"));
+  auto outputs = layer->forward(*input);
+  if (!outputs) return fail(lesson_error(outputs.error(), "input"));
+
+  ProjectionEvidence evidence;
+  for (const NamedParameter& parameter : layer->parameters()) evidence.parameter_names.push_back(parameter.name());
+  evidence.parameter_count = layer->parameter_count();
+  evidence.query = outputs->query.value();
+  evidence.key = outputs->key.value();
+  evidence.value = outputs->value.value();
+  if (!request.upstream) return evidence;
+
+  auto upstream = check_upstreams(*request.upstream, *outputs);
+  if (!upstream) return fail(upstream.error());
+  auto loss = upstream_objective(*outputs, *upstream);
+  if (!loss) return fail(lesson_error(loss.error()));
+  auto backward = loss->backward();
+  if (!backward) return fail(lesson_error(backward.error()));
+
+  ProjectionGradients gradients;
+  gradients.loss = loss->value()[0];
+  gradients.input = *input->gradient();
+  gradients.query_weight = *layer->query().weight().value().gradient();
+  gradients.key_weight = *layer->key().weight().value().gradient();
+  gradients.value_weight = *layer->value().weight().value().gradient();
+  if (with_gradcheck) evidence.gradcheck = check_gradients(request, gradients);
+  evidence.gradients = std::move(gradients);
+  return evidence;
+}
+
+}  // namespace qkv

@@ -1,0 +1,78 @@
+// Projection evidence: the forward views, the reverse-mode gradients and a gradcheck for any input and
+// weights. The command line, the WebAssembly module and the chapter report all compute through here.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "attention/qkv.hpp"
+#include "autograd/gradcheck.hpp"
+
+namespace qkv {
+
+// Names the chapter gives its three weights.
+inline constexpr const char* kParameterPrefix = "decoder.block.0.attention";
+
+struct Upstreams {
+  Tensor query;  // each [B, T, d_head]: the gradient flowing into Q, K, V from later layers
+  Tensor key;
+  Tensor value;
+};
+
+struct ProjectionRequest {
+  Tensor input;  // [B, T, d_model]
+  Tensor query_weight;
+  Tensor key_weight;
+  Tensor value_weight;
+  std::optional<Upstreams> upstream;  // absent: forward only
+};
+
+struct GradcheckSummary {
+  bool passed = false;
+  std::size_t checks = 0;  // over X, W_Q, W_K, W_V together
+  std::size_t input_checks = 0, query_checks = 0, key_checks = 0, value_checks = 0;
+  double max_error = 0.0;
+  double tolerance = 0.0;
+  std::string problem;  // why it could not run, when it could not (then passed is false)
+};
+
+struct ProjectionGradients {
+  double loss = 0.0;  // L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V
+  Tensor input;
+  Tensor query_weight;
+  Tensor key_weight;
+  Tensor value_weight;
+};
+
+struct ProjectionEvidence {
+  std::vector<std::string> parameter_names;
+  Extent parameter_count = 0;
+  Tensor query;
+  Tensor key;
+  Tensor value;
+  std::optional<ProjectionGradients> gradients;
+  std::optional<GradcheckSummary> gradcheck;
+};
+
+// A rejected request: `kind` names the layer that refused it, `message` is that layer's own words.
+struct LessonError {
+  std::string kind;     // "tensor" | "initialization" | "qkv" | "upstream"
+  std::string message;  // the library's message, unchanged
+  std::string field;    // the request field it is about ("input", "query_weight", ...), when one is
+};
+
+LessonError lesson_error(const TensorError& error, std::string field = "");
+LessonError lesson_error(const InitializationError& error, std::string field = "");
+LessonError lesson_error(const QkvError& error, std::string field = "");
+
+// Builds the chapter's layer from three weights (names "<prefix>.query.weight", ...).
+Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query_weight, const Tensor& key_weight,
+                                                             const Tensor& value_weight);
+// L for given outputs and upstreams; each product reduced by repeated sum_axis(0), added (q + k) + v.
+Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, const Upstreams& upstream);
+
+// Forward always; with upstreams also backward and a gradcheck of every coordinate of X, W_Q, W_K, W_V.
+Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
+                                                                    bool with_gradcheck = true);
+
+}  // namespace qkv

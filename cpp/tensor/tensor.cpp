@@ -1,0 +1,325 @@
+#include "tensor/tensor.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace qkv {
+namespace {
+
+std::string format_number(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "inf" : "-inf";
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+// Row-major strides of `shape`.
+std::vector<Extent> strides_of(const Shape& shape) {
+  std::vector<Extent> strides(shape.size(), 1);
+  for (std::size_t axis = shape.size(); axis-- > 1;) strides[axis - 1] = strides[axis] * shape[axis];
+  return strides;
+}
+
+Extent product(const Shape& shape) {
+  Extent count = 1;
+  for (Extent extent : shape) count *= extent;
+  return count;
+}
+
+// For every element of `out_shape` in row-major order, the flat offset of the element of `operand_shape`
+// that broadcasting maps to it. Shapes are aligned from the right; a missing or unit axis repeats.
+std::vector<Extent> broadcast_offsets(const Shape& out_shape, const Shape& operand_shape) {
+  const std::size_t rank = out_shape.size();
+  const std::size_t skipped = rank - operand_shape.size();
+  const std::vector<Extent> operand_strides = strides_of(operand_shape);
+  std::vector<Extent> stride(rank, 0);
+  for (std::size_t axis = skipped; axis < rank; ++axis) {
+    if (operand_shape[axis - skipped] != 1) stride[axis] = operand_strides[axis - skipped];
+  }
+  const Extent count = product(out_shape);
+  std::vector<Extent> offsets(count);
+  std::vector<Extent> index(rank, 0);
+  Extent offset = 0;
+  for (Extent flat = 0; flat < count; ++flat) {
+    offsets[flat] = offset;
+    // Advance the multi-index like an odometer, keeping the operand offset in step.
+    for (std::size_t axis = rank; axis-- > 0;) {
+      offset += stride[axis];
+      if (++index[axis] < out_shape[axis]) break;
+      offset -= stride[axis] * index[axis];
+      index[axis] = 0;
+    }
+  }
+  return offsets;
+}
+
+Shape leading(const Shape& shape) { return Shape(shape.begin(), shape.end() - 2); }
+
+}  // namespace
+
+std::string format_shape(const Shape& shape) {
+  std::string text = "[";
+  for (std::size_t axis = 0; axis < shape.size(); ++axis) {
+    if (axis > 0) text += ",";
+    text += std::to_string(shape[axis]);
+  }
+  return text + "]";
+}
+
+std::string TensorError::message() const {
+  switch (kind) {
+    case TensorErrorKind::DataLength:
+      return "shape needs " + std::to_string(expected_count) + " values, but data has " +
+             std::to_string(actual_count);
+    case TensorErrorKind::TooLarge:
+      return "shape " + format_shape(actual) + " has more than " + std::to_string(kMaxElements) + " elements";
+    case TensorErrorKind::NonFinite:
+      return operation + " must be finite, got " + format_number(value) + " at index " + std::to_string(index);
+    case TensorErrorKind::RankTooLow:
+      return operation + " needs rank at least " + std::to_string(expected_count) + ", got rank " +
+             std::to_string(actual_count);
+    case TensorErrorKind::InnerMismatch:
+      return "matmul inner widths must match, got " + std::to_string(expected_count) + " and " +
+             std::to_string(actual_count);
+    case TensorErrorKind::Broadcast:
+      return operation + " cannot broadcast shapes " + format_shape(expected) + " and " + format_shape(actual);
+    case TensorErrorKind::AxisOutOfRange:
+      return "sum_axis axis " + std::to_string(index) + " is out of range for rank " +
+             std::to_string(actual_count);
+    case TensorErrorKind::ReshapeCount:
+      return "reshape cannot turn " + std::to_string(actual_count) + " values into shape " +
+             format_shape(expected) + " of " + std::to_string(expected_count) + " values";
+    case TensorErrorKind::BackwardOutput:
+      return actual_count != 0 ? "backward needs a rank-0 output, got rank " + std::to_string(actual_count)
+                               : "backward needs an output that depends on a parameter";
+    case TensorErrorKind::SeedShape:
+      return "backward seed must have shape " + format_shape(expected) + ", got " + format_shape(actual);
+  }
+  return "unknown tensor error";
+}
+
+Result<Extent, TensorError> element_count(const Shape& shape) {
+  for (Extent extent : shape) {
+    if (extent == 0) return Extent{0};
+  }
+  Extent count = 1;
+  for (Extent extent : shape) {
+    // count * extent > kMaxElements, tested without overflowing.
+    if (extent > kMaxElements / count) {
+      TensorError error{TensorErrorKind::TooLarge, "shape"};
+      error.actual = shape;
+      return fail(error);
+    }
+    count *= extent;
+  }
+  return count;
+}
+
+Result<Tensor, TensorError> Tensor::from_values(Shape shape, std::vector<double> values) {
+  auto count = element_count(shape);
+  if (!count) return fail(count.error());
+  if (*count != values.size()) {
+    TensorError error{TensorErrorKind::DataLength, "tensor"};
+    error.expected_count = *count;
+    error.actual_count = values.size();
+    return fail(error);
+  }
+  return Tensor(std::move(shape), std::move(values));
+}
+
+Result<Tensor, TensorError> Tensor::zeros(Shape shape) {
+  auto count = element_count(shape);
+  if (!count) return fail(count.error());
+  return Tensor(std::move(shape), std::vector<double>(*count, 0.0));
+}
+
+Tensor Tensor::scalar(double value) { return Tensor({}, {value}); }
+
+std::int64_t first_non_finite(const Tensor& tensor) {
+  for (std::size_t index = 0; index < tensor.size(); ++index) {
+    if (!std::isfinite(tensor[index])) return static_cast<std::int64_t>(index);
+  }
+  return -1;
+}
+
+Result<Shape, TensorError> broadcast_shapes(const std::string& operation, const Shape& left,
+                                            const Shape& right) {
+  const std::size_t rank = std::max(left.size(), right.size());
+  Shape shape(rank);
+  for (std::size_t axis = 0; axis < rank; ++axis) {
+    // Align from the right; a missing axis acts as extent 1.
+    const Extent l = axis + left.size() >= rank ? left[axis + left.size() - rank] : 1;
+    const Extent r = axis + right.size() >= rank ? right[axis + right.size() - rank] : 1;
+    if (l != r && l != 1 && r != 1) {
+      TensorError error{TensorErrorKind::Broadcast, operation};
+      error.expected = left;
+      error.actual = right;
+      return fail(error);
+    }
+    shape[axis] = l == 1 ? r : l;
+  }
+  auto count = element_count(shape);
+  if (!count) return fail(count.error());
+  return shape;
+}
+
+Result<Tensor, TensorError> matmul(const Tensor& left, const Tensor& right) {
+  for (const Tensor* operand : {&left, &right}) {
+    if (operand->rank() < 2) {
+      TensorError error{TensorErrorKind::RankTooLow, "matmul"};
+      error.expected_count = 2;
+      error.actual_count = operand->rank();
+      return fail(error);
+    }
+  }
+  const Extent rows = left.shape()[left.rank() - 2];
+  const Extent inner = left.shape()[left.rank() - 1];
+  const Extent cols = right.shape()[right.rank() - 1];
+  if (right.shape()[right.rank() - 2] != inner) {
+    TensorError error{TensorErrorKind::InnerMismatch, "matmul"};
+    error.expected_count = inner;
+    error.actual_count = right.shape()[right.rank() - 2];
+    return fail(error);
+  }
+  auto batch = broadcast_shapes("matmul", leading(left.shape()), leading(right.shape()));
+  if (!batch) return fail(batch.error());
+  Shape out_shape = *batch;
+  out_shape.push_back(rows);
+  out_shape.push_back(cols);
+  auto out = Tensor::zeros(out_shape);
+  if (!out) return out;
+
+  const std::vector<Extent> left_batches = broadcast_offsets(*batch, leading(left.shape()));
+  const std::vector<Extent> right_batches = broadcast_offsets(*batch, leading(right.shape()));
+  const double* l = left.values().data();
+  const double* r = right.values().data();
+  double* o = out->mutable_values().data();
+  for (std::size_t b = 0; b < left_batches.size(); ++b) {
+    const double* lb = l + left_batches[b] * rows * inner;
+    const double* rb = r + right_batches[b] * inner * cols;
+    double* ob = o + b * rows * cols;
+    for (Extent i = 0; i < rows; ++i) {
+      for (Extent j = 0; j < cols; ++j) {
+        double sum = 0.0;
+        for (Extent k = 0; k < inner; ++k) sum += lb[i * inner + k] * rb[k * cols + j];
+        ob[i * cols + j] = sum;
+      }
+    }
+  }
+  return out;
+}
+
+Result<Tensor, TensorError> transpose_last(const Tensor& tensor) {
+  if (tensor.rank() < 2) {
+    TensorError error{TensorErrorKind::RankTooLow, "transpose"};
+    error.expected_count = 2;
+    error.actual_count = tensor.rank();
+    return fail(error);
+  }
+  Shape shape = tensor.shape();
+  const Extent rows = shape[shape.size() - 2];
+  const Extent cols = shape[shape.size() - 1];
+  std::swap(shape[shape.size() - 2], shape[shape.size() - 1]);
+  std::vector<double> values(tensor.size());
+  const Extent matrix = rows * cols;
+  for (Extent base = 0; base < tensor.size(); base += matrix) {
+    for (Extent i = 0; i < rows; ++i) {
+      for (Extent j = 0; j < cols; ++j) values[base + j * rows + i] = tensor[base + i * cols + j];
+    }
+  }
+  return Tensor::from_values(std::move(shape), std::move(values));
+}
+
+namespace {
+
+template <class Combine>
+Result<Tensor, TensorError> elementwise(const std::string& operation, const Tensor& left, const Tensor& right,
+                                        Combine combine) {
+  auto shape = broadcast_shapes(operation, left.shape(), right.shape());
+  if (!shape) return fail(shape.error());
+  const std::vector<Extent> l = broadcast_offsets(*shape, left.shape());
+  const std::vector<Extent> r = broadcast_offsets(*shape, right.shape());
+  std::vector<double> values(l.size());
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] = combine(left[l[i]], right[r[i]]);
+  return Tensor::from_values(std::move(*shape), std::move(values));
+}
+
+}  // namespace
+
+Result<Tensor, TensorError> add(const Tensor& left, const Tensor& right) {
+  return elementwise("add", left, right, [](double a, double b) { return a + b; });
+}
+
+Result<Tensor, TensorError> multiply(const Tensor& left, const Tensor& right) {
+  return elementwise("mul", left, right, [](double a, double b) { return a * b; });
+}
+
+Result<Tensor, TensorError> sum_axis(const Tensor& tensor, std::size_t axis) {
+  if (axis >= tensor.rank()) {
+    TensorError error{TensorErrorKind::AxisOutOfRange, "sum_axis"};
+    error.index = axis;
+    error.actual_count = tensor.rank();
+    return fail(error);
+  }
+  const Shape& in = tensor.shape();
+  const Extent outer = product(Shape(in.begin(), in.begin() + axis));
+  const Extent extent = in[axis];
+  const Extent inner = product(Shape(in.begin() + axis + 1, in.end()));
+  Shape shape = in;
+  shape.erase(shape.begin() + axis);
+  // Summing an empty axis can leave many values: check the result's size before allocating it.
+  auto count = element_count(shape);
+  if (!count) return fail(count.error());
+  std::vector<double> values(*count, 0.0);
+  for (Extent o = 0; o < outer; ++o) {
+    for (Extent i = 0; i < inner; ++i) {
+      double sum = 0.0;
+      for (Extent a = 0; a < extent; ++a) sum += tensor[(o * extent + a) * inner + i];
+      values[o * inner + i] = sum;
+    }
+  }
+  return Tensor::from_values(std::move(shape), std::move(values));
+}
+
+Tensor repeat_axis(const Tensor& tensor, std::size_t axis, Extent extent) {
+  const Shape& in = tensor.shape();
+  const Extent outer = product(Shape(in.begin(), in.begin() + axis));
+  const Extent inner = product(Shape(in.begin() + axis, in.end()));
+  Shape shape = in;
+  shape.insert(shape.begin() + axis, extent);
+  std::vector<double> values(outer * extent * inner);
+  for (Extent o = 0; o < outer; ++o) {
+    for (Extent a = 0; a < extent; ++a) {
+      for (Extent i = 0; i < inner; ++i) values[(o * extent + a) * inner + i] = tensor[o * inner + i];
+    }
+  }
+  return Tensor::from_values(std::move(shape), std::move(values)).value();
+}
+
+Result<Tensor, TensorError> reshape(const Tensor& tensor, Shape shape) {
+  auto count = element_count(shape);
+  if (!count) return fail(count.error());
+  if (*count != tensor.size()) {
+    TensorError error{TensorErrorKind::ReshapeCount, "reshape"};
+    error.expected = shape;
+    error.expected_count = *count;
+    error.actual_count = tensor.size();
+    return fail(error);
+  }
+  return Tensor::from_values(std::move(shape), tensor.values());
+}
+
+void add_into(Tensor& into, const Tensor& term) {
+  std::vector<double>& values = into.mutable_values();
+  for (std::size_t i = 0; i < values.size(); ++i) values[i] += term[i];
+}
+
+Tensor sum_to_shape(const Tensor& tensor, const Shape& shape) {
+  std::vector<double> values(product(shape), 0.0);
+  const std::vector<Extent> offsets = broadcast_offsets(tensor.shape(), shape);
+  for (std::size_t i = 0; i < offsets.size(); ++i) values[offsets[i]] += tensor[i];
+  return Tensor::from_values(shape, std::move(values)).value();
+}
+
+}  // namespace qkv
