@@ -106,9 +106,13 @@ Result<std::string, CliError> read_all(const std::string& path) {
 int run_evidence(const std::string& path) {
   auto text = read_all(path);
   if (!text) return report_error(text.error());
-  // Non-throwing parse: a discarded value means malformed JSON.
-  const json document = json::parse(*text, nullptr, false);
-  if (document.is_discarded()) return report_error(CliError{"json", "the request is not valid JSON"});
+  json document;
+  try {
+    document = json::parse(*text);
+  } catch (const json::parse_error& error) {
+    // nlohmann's message names the position, and "number overflow" for literals such as 1e400.
+    return report_error(CliError{"json", error.what()});
+  }
   auto request = request_from_json(document);
   if (!request) return report_error(request.error());
   auto evidence = qkv::compute_projection_evidence(*request);
@@ -160,6 +164,22 @@ int run_chapter(bool trace) {
   return 0;
 }
 
+// Decimal digits only, 0 to 2^64 - 1.
+Result<std::uint64_t, CliError> parse_u64(const std::string& option, const std::string& text) {
+  const auto bad = [&] {
+    return qkv::fail(CliError{"arguments", option + " must be an integer from 0 to 18446744073709551615, got " + text});
+  };
+  if (text.empty() || text.size() > 20) return bad();
+  std::uint64_t value = 0;
+  for (char c : text) {
+    if (c < '0' || c > '9') return bad();
+    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (UINT64_MAX - digit) / 10) return bad();
+    value = value * 10 + digit;
+  }
+  return value;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"qkv-lesson: query, key and value projections (chapter 26), computed by the lesson's C++ core"};
   app.require_subcommand(1);
@@ -167,12 +187,12 @@ int run(int argc, char** argv) {
   CLI::App* trace = app.add_subcommand("trace", "print the diagram trace");
 
   CLI::App* init = app.add_subcommand("init", "the weights QkvProjections::new draws, as JSON");
-  std::uint64_t seed = 0, model_width = 0, head_width = 0;
+  // Read as text and parsed strictly below: CLI11 would wrap "-1" and saturate 2^64.
+  std::string seed, model_width, head_width;
   std::string prefix = qkv::kParameterPrefix;
-  // NonNegativeNumber: without it CLI11 would wrap "-1" around to 2^64 - 1.
-  init->add_option("--seed", seed, "SplitMix64 seed (the raw state)")->required()->check(CLI::NonNegativeNumber);
-  init->add_option("--model-width", model_width, "d_model")->required()->check(CLI::NonNegativeNumber);
-  init->add_option("--head-width", head_width, "d_head")->required()->check(CLI::NonNegativeNumber);
+  init->add_option("--seed", seed, "SplitMix64 seed (the raw state)")->required();
+  init->add_option("--model-width", model_width, "d_model")->required();
+  init->add_option("--head-width", head_width, "d_head")->required();
   init->add_option("--prefix", prefix, "parameter name prefix")->capture_default_str();
 
   CLI::App* evidence = app.add_subcommand("evidence", "forward, gradients and gradcheck for a JSON request");
@@ -188,7 +208,15 @@ int run(int argc, char** argv) {
   }
   if (*report) return run_chapter(false);
   if (*trace) return run_chapter(true);
-  if (*init) return run_init(seed, model_width, head_width, prefix);
+  if (*init) {
+    auto parsed_seed = parse_u64("--seed", seed);
+    if (!parsed_seed) return report_error(parsed_seed.error());
+    auto parsed_model = parse_u64("--model-width", model_width);
+    if (!parsed_model) return report_error(parsed_model.error());
+    auto parsed_head = parse_u64("--head-width", head_width);
+    if (!parsed_head) return report_error(parsed_head.error());
+    return run_init(*parsed_seed, *parsed_model, *parsed_head, prefix);
+  }
   return run_evidence(input_path);
 }
 
