@@ -109,7 +109,7 @@ int run_evidence(const std::string& path) {
   json document;
   try {
     document = json::parse(*text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {
     // nlohmann's message names the position, and "number overflow" for literals such as 1e400.
     return report_error(CliError{"json", error.what()});
   }
