@@ -1,0 +1,177 @@
+// Self-bias: draws X, Wq, Wk like the numpy module and reports where each score row peaks.
+#include "lesson/self_bias.hpp"
+
+#include <cmath>
+
+#include "lesson/numpy_random.hpp"
+
+namespace qkv {
+namespace {
+
+using Matrix = std::vector<double>;  // row-major
+
+// a [n, k] @ b [k, m] -> [n, m]; each sum starts at +0.0 and runs over ascending t.
+Matrix matmul(const Matrix& a, const Matrix& b, std::size_t n, std::size_t k, std::size_t m) {
+  Matrix out(n * m);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < m; ++j) {
+      double sum = 0.0;
+      for (std::size_t t = 0; t < k; ++t) sum += a[i * k + t] * b[t * m + j];
+      out[i * m + j] = sum;
+    }
+  }
+  return out;
+}
+
+// q [n, k] @ key [n, k]ᵀ -> [n, n]: every query row dotted with every key row.
+Matrix scores_of(const Matrix& q, const Matrix& key, std::size_t n, std::size_t k) {
+  Matrix out(n * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      double sum = 0.0;
+      for (std::size_t t = 0; t < k; ++t) sum += q[i * k + t] * key[j * k + t];
+      out[i * n + j] = sum;
+    }
+  }
+  return out;
+}
+
+// a [n, k] -> [n]: Euclidean length of each row.
+std::vector<double> row_norms(const Matrix& a, std::size_t n, std::size_t k) {
+  std::vector<double> out(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    double sum = 0.0;
+    for (std::size_t t = 0; t < k; ++t) sum += a[i * k + t] * a[i * k + t];
+    out[i] = std::sqrt(sum);
+  }
+  return out;
+}
+
+// Row i's diagonal must win when q_i = k_i is strictly longer than every other row: then
+// q_i·q_j <= |q_i||q_j| < |q_i|^2 = q_i·q_i. Equal lengths are not enough, because two equal vectors
+// tie and np.argmax reports the earlier column. (This is exact-arithmetic reasoning; the rounded scores
+// could only disagree for two nearly parallel rows of nearly equal length.)
+std::vector<std::size_t> strictly_longest_rows(const std::vector<double>& norms) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < norms.size(); ++i) {
+    bool longest = true;
+    for (std::size_t j = 0; j < norms.size(); ++j) {
+      if (j != i && !(norms[i] > norms[j])) longest = false;
+    }
+    if (longest) rows.push_back(i);
+  }
+  return rows;
+}
+
+// scores [n, n]; `lengths` is the norm of each row's vector when queries equal keys, else nullptr.
+ScoreSummary summarize(Matrix scores, std::size_t n, const std::vector<double>* lengths) {
+  ScoreSummary summary;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < n; ++j) {
+      if (scores[i * n + j] > scores[i * n + best]) best = j;  // strict: ties keep the first column
+    }
+    summary.argmax.push_back(best);
+    if (best == i) summary.diagonal_rows.push_back(i);
+  }
+  if (lengths != nullptr) summary.guaranteed_rows = strictly_longest_rows(*lengths);
+  summary.scores = std::move(scores);
+  return summary;
+}
+
+std::optional<SelfBiasError> check_seed(std::int64_t seed) {
+  if (seed < 0 || seed > NumpyLegacyRandom::kMaxSeed) {
+    return SelfBiasError{SelfBiasErrorKind::SeedOutOfRange, seed};
+  }
+  return std::nullopt;
+}
+
+// Validation order: tokens, then dim.
+std::optional<SelfBiasError> check_sizes(std::int64_t tokens, std::int64_t dim) {
+  if (tokens < 1 || tokens > kSelfBiasMaxSize)
+    return SelfBiasError{SelfBiasErrorKind::TokensOutOfRange, tokens};
+  if (dim < 1 || dim > kSelfBiasMaxSize) return SelfBiasError{SelfBiasErrorKind::DimOutOfRange, dim};
+  return std::nullopt;
+}
+
+// Inputs already validated.
+SelfBiasResult compute(std::int64_t seed, std::size_t n, std::size_t d) {
+  NumpyLegacyRandom rng = NumpyLegacyRandom::seeded(seed).value();
+  SelfBiasResult r;
+  r.tokens = n;
+  r.dim = d;
+  // The module's order: X = randn(n, d), then Wq = randn(d, d), then Wk = randn(d, d).
+  r.x = rng.randn(n * d);
+  r.wq = rng.randn(d * d);
+  r.wk = rng.randn(d * d);
+
+  const Matrix q = matmul(r.x, r.wq, n, d, d);
+  const Matrix k = matmul(r.x, r.wk, n, d, d);
+  r.norms = row_norms(r.x, n, d);
+  r.projected_norms = row_norms(q, n, d);
+  r.none = summarize(scores_of(r.x, r.x, n, d), n, &r.norms);
+  r.separate = summarize(scores_of(q, k, n, d), n, nullptr);
+  r.tied = summarize(scores_of(q, q, n, d), n, &r.projected_norms);
+  return r;
+}
+
+}  // namespace
+
+const ScoreSummary& SelfBiasResult::summary(ScoreKind kind) const {
+  switch (kind) {
+    case ScoreKind::None:
+      return none;
+    case ScoreKind::Separate:
+      return separate;
+    case ScoreKind::Tied:
+      return tied;
+  }
+  return none;
+}
+
+std::string SelfBiasError::message() const {
+  const std::string got = ", got " + std::to_string(actual);
+  const std::string size_range = " must be between 1 and " + std::to_string(kSelfBiasMaxSize);
+  switch (kind) {
+    case SelfBiasErrorKind::SeedOutOfRange:
+      return "seed must be between 0 and " + std::to_string(NumpyLegacyRandom::kMaxSeed) + got;
+    case SelfBiasErrorKind::TokensOutOfRange:
+      return "tokens" + size_range + got;
+    case SelfBiasErrorKind::DimOutOfRange:
+      return "dim" + size_range + got;
+    case SelfBiasErrorKind::SeedCountOutOfRange:
+      return "seed count must be between 1 and " + std::to_string(kMaxSearchSeeds) + got;
+  }
+  return "unknown self-bias error";
+}
+
+Result<SelfBiasResult, SelfBiasError> run_self_bias(const SelfBiasRequest& request) {
+  if (auto error = check_seed(request.seed)) return fail(*error);
+  if (auto error = check_sizes(request.tokens, request.dim)) return fail(*error);
+  return compute(request.seed, static_cast<std::size_t>(request.tokens),
+                 static_cast<std::size_t>(request.dim));
+}
+
+Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
+    const CounterexampleSearch& search) {
+  if (auto error = check_seed(search.start_seed)) return fail(*error);
+  if (search.max_seeds < 1 || search.max_seeds > kMaxSearchSeeds) {
+    return fail(SelfBiasError{SelfBiasErrorKind::SeedCountOutOfRange, search.max_seeds});
+  }
+  if (auto error = check_sizes(search.tokens, search.dim)) return fail(*error);
+
+  const auto n = static_cast<std::size_t>(search.tokens);
+  const auto d = static_cast<std::size_t>(search.dim);
+  for (std::int64_t tried = 0; tried < search.max_seeds; ++tried) {
+    const std::int64_t seed = search.start_seed + tried;
+    if (seed > NumpyLegacyRandom::kMaxSeed) break;
+    const ScoreSummary summary = compute(seed, n, d).summary(search.kind);
+    for (std::size_t row = 0; row < n; ++row) {
+      if (summary.argmax[row] != row)
+        return std::optional<Counterexample>(Counterexample{seed, row, summary.argmax[row]});
+    }
+  }
+  return std::optional<Counterexample>();
+}
+
+}  // namespace qkv

@@ -1,0 +1,94 @@
+// Self-bias: when queries and keys come from the same vectors, does each token score highest on itself?
+//
+// The Q/K/V module draws X = randn(n, d), Wq = randn(d, d), Wk = randn(d, d) from one seeded numpy
+// generator and compares three score matrices:
+//   none     = X Xᵀ                (Q = K = X)
+//   separate = (X Wq)(X Wk)ᵀ       (two projections)
+//   tied     = (X Wq)(X Wq)ᵀ       (one shared projection)
+// Cauchy–Schwarz gives x_i·x_j <= |x_i||x_j|, so x_i·x_i = |x_i|^2 beats x_i·x_j only when |x_j| < |x_i|.
+// The diagonal is therefore guaranteed to win only in rows whose vector is the strictly longest; other
+// rows usually win too, but not always, and find_off_diagonal_seed() finds a seed where one does not.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "support/result.hpp"
+
+namespace qkv {
+
+enum class ScoreKind { None, Separate, Tied };
+
+struct SelfBiasRequest {
+  std::int64_t seed = 1;    // np.random.seed(seed), in [0, 2^32 - 1]
+  std::int64_t tokens = 5;  // n, in [1, kSelfBiasMaxSize]
+  std::int64_t dim = 8;     // d, in [1, kSelfBiasMaxSize]
+};
+
+// Larger sizes are refused: the lesson needs a handful of tokens, and n = d = 512 already costs
+// about 4 * 512^3 multiply-adds.
+constexpr std::int64_t kSelfBiasMaxSize = 512;
+
+struct ScoreSummary {
+  std::vector<double> scores;                // [n, n] row-major: scores[i * n + j] = q_i · k_j
+  std::vector<std::size_t> argmax;           // [n]: first column holding the row's maximum, like np.argmax
+  std::vector<std::size_t> diagonal_rows;    // ascending rows i with argmax[i] == i
+  std::vector<std::size_t> guaranteed_rows;  // ascending rows whose diagonal must win by Cauchy–Schwarz
+                                             // (q_i strictly longer than every other q_j); none for separate
+};
+
+struct SelfBiasResult {
+  std::size_t tokens = 0;
+  std::size_t dim = 0;
+  std::vector<double> x;                // [n, d], first draws after seeding
+  std::vector<double> wq;               // [d, d], drawn after x
+  std::vector<double> wk;               // [d, d], drawn after wq
+  std::vector<double> norms;            // [n]: |x_i|
+  std::vector<double> projected_norms;  // [n]: |x_i Wq|
+  ScoreSummary none;
+  ScoreSummary separate;
+  ScoreSummary tied;
+
+  const ScoreSummary& summary(ScoreKind kind) const;
+};
+
+enum class SelfBiasErrorKind { SeedOutOfRange, TokensOutOfRange, DimOutOfRange, SeedCountOutOfRange };
+
+struct SelfBiasError {
+  SelfBiasErrorKind kind;
+  std::int64_t actual;  // the rejected value
+
+  // e.g. "tokens must be between 1 and 512, got 0"
+  std::string message() const;
+};
+
+// Validation order: seed, tokens, dim.
+Result<SelfBiasResult, SelfBiasError> run_self_bias(const SelfBiasRequest& request);
+
+// The most seeds one search may try; it keeps a careless caller from spinning for minutes.
+constexpr std::int64_t kMaxSearchSeeds = 1000000;
+
+struct CounterexampleSearch {
+  ScoreKind kind = ScoreKind::None;
+  std::int64_t start_seed = 0;    // first seed tried, in [0, 2^32 - 1]
+  std::int64_t max_seeds = 1000;  // seeds tried at most, in [1, kMaxSearchSeeds]; none beyond 2^32 - 1
+  std::int64_t tokens = 5;
+  std::int64_t dim = 8;
+};
+
+struct Counterexample {
+  std::int64_t seed = 0;
+  std::size_t row = 0;     // first row whose maximum is off the diagonal
+  std::size_t argmax = 0;  // the column where that row peaks instead
+};
+
+// The first seed, counting up from start_seed, where some row of `kind`'s scores peaks off the
+// diagonal; std::nullopt if every tried seed keeps all maxima on the diagonal.
+// Validation order: start_seed, max_seeds, tokens, dim.
+Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
+    const CounterexampleSearch& search);
+
+}  // namespace qkv

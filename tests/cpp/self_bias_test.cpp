@@ -1,0 +1,268 @@
+// The self-bias experiment against numpy (fixtures/numpy/self_bias.json) and against the module's claims.
+#include "lesson/self_bias.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace qkv {
+namespace {
+
+// numpy's matmul and norm go through BLAS and pairwise sums, which add the same products in a
+// different order than our ascending loops, so the last bits differ. Both orders are within about
+// d * 2^-53 of the exact value relative to the largest |entry|; 1e-12 leaves ample room for d <= 16
+// while still catching any wrong product or index.
+constexpr double kRelativeTolerance = 1e-12;
+
+nlohmann::json load_fixture() {
+  std::ifstream in(std::string(QKV_FIXTURES_DIR) + "/numpy/self_bias.json");
+  EXPECT_TRUE(in.good()) << "cannot open self_bias.json";
+  return nlohmann::json::parse(in);
+}
+
+std::uint64_t bits_of(double value) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+SelfBiasResult run(std::int64_t seed, std::int64_t tokens, std::int64_t dim) {
+  const auto result = run_self_bias({seed, tokens, dim});
+  EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message());
+  return result.value();
+}
+
+// Flattens a JSON list, or list of lists, of numbers in row-major order.
+std::vector<double> flatten(const nlohmann::json& values) {
+  std::vector<double> out;
+  for (const auto& v : values) {
+    if (v.is_array()) {
+      for (const auto& inner : v) out.push_back(inner.get<double>());
+    } else {
+      out.push_back(v.get<double>());
+    }
+  }
+  return out;
+}
+
+std::uint64_t bits_of_hex(const nlohmann::json& hex) {
+  return std::stoull(hex.get<std::string>(), nullptr, 16);
+}
+
+// Which of glibc's two log() builds (with or without FMA) this program's std::log behaves like; see
+// "log_probe" in fixtures/numpy/generate.py and log_uses_fma() in numpy_random_test.cpp.
+bool log_uses_fma(const nlohmann::json& probe) {
+  const std::uint64_t x_bits = bits_of_hex(probe.at("x"));
+  double x = 0.0;
+  std::memcpy(&x, &x_bits, sizeof x);
+  const std::uint64_t got = bits_of(std::log(x));
+  if (got == bits_of_hex(probe.at("log_fma"))) return true;
+  EXPECT_EQ(got, bits_of_hex(probe.at("log_without_fma"))) << "log() matches neither of glibc's builds";
+  return false;
+}
+
+// numpy's bits for every draw: "hex", except where this log() lacks FMA and the draw depended on it.
+void expect_bits_equal(const std::vector<double>& got, const nlohmann::json& draws, bool fma,
+                       const std::string& name) {
+  ASSERT_EQ(got.size(), draws.at("hex").size()) << name;
+  const nlohmann::json other =
+      fma ? nlohmann::json::object() : draws.value("hex_without_fma", nlohmann::json::object());
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    const std::string key = std::to_string(i);
+    const nlohmann::json& want = other.contains(key) ? other.at(key) : draws.at("hex").at(i);
+    EXPECT_EQ(bits_of(got[i]), bits_of_hex(want)) << name << "[" << i << "]";
+  }
+}
+
+// Every entry within kRelativeTolerance of the largest |expected| entry; reports the worst difference.
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& name) {
+  ASSERT_EQ(got.size(), want.size()) << name;
+  double scale = 0.0;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    scale = std::max(scale, std::fabs(want[i]));
+    worst = std::max(worst, std::fabs(got[i] - want[i]));
+  }
+  EXPECT_LE(worst, kRelativeTolerance * scale)
+      << name << ": max difference " << worst << " at scale " << scale;
+}
+
+std::vector<std::size_t> indices(const nlohmann::json& values) {
+  return values.get<std::vector<std::size_t>>();
+}
+
+bool is_subset(const std::vector<std::size_t>& small, const std::vector<std::size_t>& big) {
+  return std::includes(big.begin(), big.end(), small.begin(), small.end());
+}
+
+TEST(SelfBias, MatchesNumpyForEveryFixtureCase) {
+  const nlohmann::json fixture = load_fixture();
+  EXPECT_FALSE(fixture.at("numpy_version").get<std::string>().empty());
+  ASSERT_GE(fixture.at("cases").size(), 3u);
+  const bool fma = log_uses_fma(fixture.at("log_probe"));
+  for (const auto& c : fixture.at("cases")) {
+    const SelfBiasResult r = run(c.at("seed").get<std::int64_t>(), c.at("tokens").get<std::int64_t>(),
+                                 c.at("dim").get<std::int64_t>());
+    const std::string where = "seed " + c.at("seed").dump() + ": ";
+    expect_bits_equal(r.x, c.at("x"), fma, where + "x");
+    expect_bits_equal(r.wq, c.at("wq"), fma, where + "wq");
+    expect_bits_equal(r.wk, c.at("wk"), fma, where + "wk");
+    expect_close(r.norms, flatten(c.at("norms")), where + "norms");
+    expect_close(r.projected_norms, flatten(c.at("projected_norms")), where + "projected_norms");
+    for (const auto& [name, kind] : {std::pair<std::string, ScoreKind>{"none", ScoreKind::None},
+                                     {"separate", ScoreKind::Separate},
+                                     {"tied", ScoreKind::Tied}}) {
+      const ScoreSummary& s = r.summary(kind);
+      const auto& want = c.at(name);
+      expect_close(s.scores, flatten(want.at("scores")), where + name + " scores");
+      EXPECT_EQ(s.argmax, indices(want.at("argmax"))) << where << name;
+      EXPECT_EQ(s.diagonal_rows, indices(want.at("diagonal_rows"))) << where << name;
+    }
+  }
+}
+
+// The module's own setting: np.random.seed(1), 5 tokens, d = 8.
+TEST(SelfBias, ModuleSettingWithoutProjectionPeaksOnTheDiagonalInEveryRow) {
+  const SelfBiasResult r = run(1, 5, 8);
+  EXPECT_EQ(r.none.diagonal_rows, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
+  // ...but only row 0 (|x_0| = 3.76, the longest) is guaranteed to; the other four win by luck.
+  EXPECT_EQ(r.none.guaranteed_rows, (std::vector<std::size_t>{0}));
+}
+
+// The module says "only 1 of the 5 tokens still scores highest against itself (row 0)", yet its own
+// printed matrix, and numpy, show rows 0 (10.1) and 3 (0.13) peaking on the diagonal: 2 of 5.
+TEST(SelfBias, ModuleSettingWithSeparateProjectionsKeepsTwoDiagonalRows) {
+  const SelfBiasResult r = run(1, 5, 8);
+  EXPECT_EQ(r.separate.argmax, (std::vector<std::size_t>{0, 2, 1, 3, 2}));
+  EXPECT_EQ(r.separate.diagonal_rows, (std::vector<std::size_t>{0, 3}));
+  EXPECT_TRUE(r.separate.guaranteed_rows.empty());
+}
+
+// Exercise 3 says tying Wq = Wk brings the diagonal bias back in every row. At the module's own seed
+// row 4 (the shortest projected vector) peaks at column 2 instead: 13.71 against 11.13.
+TEST(SelfBias, ModuleSettingWithTiedProjectionMissesRowFour) {
+  const SelfBiasResult r = run(1, 5, 8);
+  EXPECT_EQ(r.tied.argmax, (std::vector<std::size_t>{0, 1, 2, 3, 2}));
+  EXPECT_EQ(r.tied.diagonal_rows, (std::vector<std::size_t>{0, 1, 2, 3}));
+  EXPECT_EQ(r.tied.guaranteed_rows, (std::vector<std::size_t>{1}));  // |x_1 Wq| = 7.43 is the longest
+  EXPECT_GT(r.tied.scores[4 * 5 + 2], r.tied.scores[4 * 5 + 4]);
+}
+
+// Cauchy–Schwarz never lies: a guaranteed row always peaks on its diagonal.
+TEST(SelfBias, GuaranteedRowsAreAlwaysDiagonalRows) {
+  std::size_t guaranteed = 0;
+  for (std::int64_t seed = 0; seed < 200; ++seed) {
+    for (const auto& size : {std::pair<int, int>{5, 8}, {4, 3}, {8, 2}, {1, 4}}) {
+      const SelfBiasResult r = run(seed, size.first, size.second);
+      EXPECT_TRUE(is_subset(r.none.guaranteed_rows, r.none.diagonal_rows)) << "seed " << seed;
+      EXPECT_TRUE(is_subset(r.tied.guaranteed_rows, r.tied.diagonal_rows)) << "seed " << seed;
+      EXPECT_TRUE(r.separate.guaranteed_rows.empty());
+      guaranteed += r.none.guaranteed_rows.size() + r.tied.guaranteed_rows.size();
+    }
+  }
+  EXPECT_EQ(guaranteed, 2u * 200u * 4u);  // exactly one strictly longest row per matrix
+}
+
+TEST(SelfBias, SearchFindsTheSameCounterexamplesAsNumpy) {
+  const nlohmann::json fixture = load_fixture();
+  ASSERT_FALSE(fixture.at("searches").empty());
+  for (const auto& want : fixture.at("searches")) {
+    CounterexampleSearch search;
+    search.kind = want.at("kind") == "tied" ? ScoreKind::Tied : ScoreKind::None;
+    search.start_seed = want.at("start_seed").get<std::int64_t>();
+    search.tokens = want.at("tokens").get<std::int64_t>();
+    search.dim = want.at("dim").get<std::int64_t>();
+    const auto found = find_off_diagonal_seed(search);
+    ASSERT_TRUE(found.ok());
+    ASSERT_TRUE(found.value().has_value()) << want.dump();
+    const Counterexample& c = *found.value();
+    EXPECT_EQ(c.seed, want.at("seed").get<std::int64_t>()) << want.dump();
+    EXPECT_EQ(c.row, want.at("row").get<std::size_t>()) << want.dump();
+    EXPECT_EQ(c.argmax, want.at("argmax").get<std::size_t>()) << want.dump();
+  }
+}
+
+// With Q = K = X, seed 2 is the first after the module's seed 1 where a token prefers another token:
+// x_2 is shorter than x_0 and leans towards it, so x_2·x_0 > x_2·x_2. Cauchy–Schwarz never promised
+// otherwise, since row 2 is not the longest.
+TEST(SelfBias, CounterexampleRowIsNotGuaranteed) {
+  CounterexampleSearch search;
+  search.start_seed = 1;
+  const auto found = find_off_diagonal_seed(search);
+  ASSERT_TRUE(found.ok());
+  ASSERT_TRUE(found.value().has_value());
+  const Counterexample c = *found.value();
+  EXPECT_EQ(c.seed, 2);
+  const SelfBiasResult r = run(c.seed, search.tokens, search.dim);
+  const auto& guaranteed = r.none.guaranteed_rows;
+  EXPECT_EQ(std::find(guaranteed.begin(), guaranteed.end(), c.row), guaranteed.end());
+  EXPECT_GT(r.norms[c.argmax], r.norms[c.row]);
+  EXPECT_GT(r.none.scores[c.row * 5 + c.argmax], r.none.scores[c.row * 5 + c.row]);
+}
+
+// One token always attends to itself, so there is nothing to find; the search also stops at 2^32 - 1
+// rather than running past the largest seed.
+TEST(SelfBias, SearchReportsNothingWhenNoSeedQualifies) {
+  CounterexampleSearch search;
+  search.tokens = 1;
+  const auto none_found = find_off_diagonal_seed(search);
+  ASSERT_TRUE(none_found.ok());
+  EXPECT_FALSE(none_found.value().has_value());
+
+  search.start_seed = 4294967295;
+  search.max_seeds = kMaxSearchSeeds;
+  const auto at_the_end = find_off_diagonal_seed(search);
+  ASSERT_TRUE(at_the_end.ok());
+  EXPECT_FALSE(at_the_end.value().has_value());
+}
+
+std::string error_of(const SelfBiasRequest& request) {
+  const auto result = run_self_bias(request);
+  return result.ok() ? "ok" : result.error().message();
+}
+
+TEST(SelfBias, RejectsOutOfRangeRequests) {
+  EXPECT_EQ(error_of({1, 0, 8}), "tokens must be between 1 and 512, got 0");
+  EXPECT_EQ(error_of({1, 5, 0}), "dim must be between 1 and 512, got 0");
+  EXPECT_EQ(error_of({1, 100000, 8}), "tokens must be between 1 and 512, got 100000");
+  EXPECT_EQ(error_of({1, 5, 513}), "dim must be between 1 and 512, got 513");
+  EXPECT_EQ(error_of({-1, 5, 8}), "seed must be between 0 and 4294967295, got -1");
+  EXPECT_EQ(error_of({4294967296, 5, 8}), "seed must be between 0 and 4294967295, got 4294967296");
+  EXPECT_EQ(run_self_bias({1, 0, 8}).error().kind, SelfBiasErrorKind::TokensOutOfRange);
+  EXPECT_EQ(error_of({4294967295, 1, 1}), "ok");
+  EXPECT_EQ(error_of({0, 512, 1}), "ok");
+}
+
+// Validation order: seed, tokens, dim.
+TEST(SelfBias, ValidationOrder) {
+  EXPECT_EQ(error_of({-1, 0, 0}), "seed must be between 0 and 4294967295, got -1");
+  EXPECT_EQ(error_of({1, 0, 0}), "tokens must be between 1 and 512, got 0");
+}
+
+std::string search_error_of(std::int64_t start_seed, std::int64_t max_seeds, std::int64_t tokens) {
+  CounterexampleSearch search;
+  search.start_seed = start_seed;
+  search.max_seeds = max_seeds;
+  search.tokens = tokens;
+  const auto result = find_off_diagonal_seed(search);
+  return result.ok() ? "ok" : result.error().message();
+}
+
+// Validation order: start_seed, max_seeds, tokens, dim.
+TEST(SelfBias, SearchRejectsOutOfRangeInputsInOrder) {
+  EXPECT_EQ(search_error_of(-1, 0, 0), "seed must be between 0 and 4294967295, got -1");
+  EXPECT_EQ(search_error_of(0, 0, 0), "seed count must be between 1 and 1000000, got 0");
+  EXPECT_EQ(search_error_of(0, 1000001, 5), "seed count must be between 1 and 1000000, got 1000001");
+  EXPECT_EQ(search_error_of(0, 10, 0), "tokens must be between 1 and 512, got 0");
+}
+
+}  // namespace
+}  // namespace qkv
