@@ -1,0 +1,318 @@
+// The WebAssembly face of the lesson: conversions between JavaScript values and the core's types, nothing
+// else. Every function returns {ok: true, ...} or {ok: false, error: {kind, message}}; no C++ exception
+// ever reaches JavaScript.
+#include <emscripten/bind.h>
+#include <emscripten/val.h>
+
+#include <cinttypes>
+#include <cstdio>
+#include <new>
+
+#include "lesson/editable_lesson.hpp"
+#include "lesson/exercises.hpp"
+#include "lesson/format.hpp"
+
+using emscripten::val;
+
+namespace {
+
+val array_of_strings(const std::vector<std::string>& items) {
+  val out = val::array();
+  for (const std::string& item : items) out.call<void>("push", item);
+  return out;
+}
+
+val shape_val(const qkv::Shape& shape) {
+  val out = val::array();
+  for (qkv::Extent extent : shape) out.call<void>("push", static_cast<double>(extent));
+  return out;
+}
+
+// Numbers for tests (exact doubles), C++-formatted text for display, and the shape.
+val tensor_val(const qkv::Tensor& tensor) {
+  val values = val::array();
+  val text = val::array();
+  for (double value : tensor.values()) {
+    values.call<void>("push", value);
+    text.call<void>("push", qkv::format_shortest(value));
+  }
+  val out = val::object();
+  out.set("shape", shape_val(tensor.shape()));
+  out.set("shapeText", qkv::format_shape(tensor.shape()));
+  out.set("values", values);
+  out.set("text", text);
+  return out;
+}
+
+val number_val(double value) {
+  val out = val::object();
+  out.set("value", value);
+  out.set("text", qkv::format_shortest(value));
+  return out;
+}
+
+val probe_val(const qkv::ShapeProbe& probe) {
+  val out = val::object();
+  out.set("input", qkv::format_shape(probe.input));
+  out.set("query", qkv::format_shape(probe.query));
+  out.set("key", qkv::format_shape(probe.key));
+  out.set("value", qkv::format_shape(probe.value));
+  return out;
+}
+
+val rejection_val(const qkv::RejectionProbe& probe) {
+  val out = val::object();
+  out.set("message", probe.message);
+  out.set("expectedVariant", probe.expected_variant);
+  return out;
+}
+
+val error_val(const std::string& kind, const std::string& message, const std::string& field = "",
+              std::int64_t index = -1) {
+  val error = val::object();
+  error.set("kind", kind);
+  error.set("message", message);
+  if (!field.empty()) error.set("field", field);
+  if (index >= 0) error.set("index", static_cast<double>(index));
+  val out = val::object();
+  out.set("ok", false);
+  out.set("error", error);
+  return out;
+}
+
+val evidence_val(const qkv::ChapterEvidence& e) {
+  const qkv::ProjectionRequest& r = e.request;
+  const qkv::ProjectionGradients& g = *e.primary.gradients;
+  const qkv::GradcheckSummary& check = *e.primary.gradcheck;
+  val tensors = val::object();
+  tensors.set("input", tensor_val(r.input));
+  tensors.set("query_weight", tensor_val(r.query_weight));
+  tensors.set("key_weight", tensor_val(r.key_weight));
+  tensors.set("value_weight", tensor_val(r.value_weight));
+  tensors.set("query_upstream", tensor_val(r.upstream->query));
+  tensors.set("key_upstream", tensor_val(r.upstream->key));
+  tensors.set("value_upstream", tensor_val(r.upstream->value));
+  tensors.set("query", tensor_val(e.primary.query));
+  tensors.set("key", tensor_val(e.primary.key));
+  tensors.set("value", tensor_val(e.primary.value));
+  tensors.set("input_gradient", tensor_val(g.input));
+  tensors.set("query_weight_gradient", tensor_val(g.query_weight));
+  tensors.set("key_weight_gradient", tensor_val(g.key_weight));
+  tensors.set("value_weight_gradient", tensor_val(g.value_weight));
+
+  val gradcheck = val::object();
+  gradcheck.set("passed", check.passed);
+  gradcheck.set("checks", static_cast<double>(check.checks));
+  gradcheck.set("inputChecks", static_cast<double>(check.input_checks));
+  gradcheck.set("queryChecks", static_cast<double>(check.query_checks));
+  gradcheck.set("keyChecks", static_cast<double>(check.key_checks));
+  gradcheck.set("valueChecks", static_cast<double>(check.value_checks));
+  gradcheck.set("maxError", number_val(check.max_error));
+  gradcheck.set("tolerance", number_val(check.tolerance));
+  gradcheck.set("step", number_val(qkv::GradcheckOptions{}.step));
+  gradcheck.set("problem", check.problem);
+
+  val probes = val::object();
+  probes.set("batch", probe_val(e.batch));
+  probes.set("emptyBatch", probe_val(e.empty_batch));
+  probes.set("emptyToken", probe_val(e.empty_token));
+
+  val rejections = val::object();
+  rejections.set("rank", rejection_val(e.rank));
+  rejections.set("width", rejection_val(e.width));
+  rejections.set("modelMismatch", rejection_val(e.model_mismatch));
+  rejections.set("headMismatch", rejection_val(e.head_mismatch));
+  rejections.set("duplicateName", rejection_val(e.duplicate_name));
+
+  val initialization = val::object();
+  char state[19];
+  std::snprintf(state, sizeof state, "0x%016" PRIx64, e.initialization.state_after);
+  initialization.set("seed", static_cast<double>(e.initialization.seed));
+  initialization.set("reproducible", e.initialization.reproducible);
+  initialization.set("independent", e.initialization.independent);
+  initialization.set("transactional", e.initialization.transactional);
+  initialization.set("stateAfter", std::string(state));
+
+  val history = val::object();
+  history.set("earlierLeft", std::string(e.history.earlier_left));
+  history.set("earlierRight", std::string(e.history.earlier_right));
+  history.set("transformerSource", std::string(e.history.transformer_source));
+  history.set("mapping", std::string(e.history.mapping));
+
+  val independence = val::object();
+  independence.set("queryChanged", e.query_changed);
+  independence.set("keyUnchanged", e.key_unchanged);
+  independence.set("valueUnchanged", e.value_unchanged);
+
+  val out = val::object();
+  out.set("tensors", tensors);
+  out.set("loss", number_val(g.loss));
+  out.set("parameterNames", array_of_strings(e.primary.parameter_names));
+  out.set("parameterCount", static_cast<double>(e.primary.parameter_count));
+  out.set("modelWidth", static_cast<double>(e.model_width));
+  out.set("headWidth", static_cast<double>(e.head_width));
+  out.set("gradcheck", gradcheck);
+  out.set("probes", probes);
+  out.set("rejections", rejections);
+  out.set("initialization", initialization);
+  out.set("history", history);
+  out.set("independence", independence);
+  out.set("replayBitwise", e.replay_bitwise);
+  return out;
+}
+
+bool is_array(const val& value) { return val::global("Array").call<bool>("isArray", value); }
+bool is_object(const val& value) { return value.typeOf().as<std::string>() == "object" && !value.isNull(); }
+
+std::string string_field(const val& object, const char* key) {
+  const val field = object[key];
+  return field.typeOf().as<std::string>() == "string" ? field.as<std::string>() : "";
+}
+
+std::vector<std::string> strings_of(const val& array) {
+  std::vector<std::string> out;
+  if (!is_array(array)) return out;
+  const unsigned length = array["length"].as<unsigned>();
+  for (unsigned i = 0; i < length; ++i) {
+    const val item = array[i];
+    out.push_back(item.typeOf().as<std::string>() == "string" ? item.as<std::string>() : "");
+  }
+  return out;
+}
+
+qkv::EditableTensor editable_of(const val& object) {
+  qkv::EditableTensor out;
+  if (!is_object(object)) return out;
+  const val shape = object["shape"];
+  if (is_array(shape)) {
+    const unsigned length = shape["length"].as<unsigned>();
+    for (unsigned i = 0; i < length; ++i) {
+      const double extent = shape[i].typeOf().as<std::string>() == "number" ? shape[i].as<double>() : 0.0;
+      // Only a shape that matches the cells is kept; conform() rebuilds anything else from the sizes.
+      out.shape.push_back(extent >= 0 && extent <= qkv::kMaxEditableExtent ? static_cast<qkv::Extent>(extent) : 0);
+    }
+  }
+  out.cells = strings_of(object["cells"]);
+  return out;
+}
+
+val editable_val(const qkv::EditableTensor& tensor) {
+  val out = val::object();
+  out.set("shape", shape_val(tensor.shape));
+  out.set("cells", array_of_strings(tensor.cells));
+  return out;
+}
+
+val state_val(const qkv::LessonState& state) {
+  val out = val::object();
+  out.set("batch", state.batch);
+  out.set("tokens", state.tokens);
+  out.set("model_width", state.model_width);
+  out.set("head_width", state.head_width);
+  out.set("input", editable_val(state.input));
+  out.set("query_weight", editable_val(state.query_weight));
+  out.set("key_weight", editable_val(state.key_weight));
+  out.set("value_weight", editable_val(state.value_weight));
+  out.set("query_upstream", editable_val(state.query_upstream));
+  out.set("key_upstream", editable_val(state.key_upstream));
+  out.set("value_upstream", editable_val(state.value_upstream));
+  return out;
+}
+
+qkv::LessonState state_of(const val& object) {
+  qkv::LessonState state;
+  if (!is_object(object)) return state;
+  state.batch = string_field(object, "batch");
+  state.tokens = string_field(object, "tokens");
+  state.model_width = string_field(object, "model_width");
+  state.head_width = string_field(object, "head_width");
+  state.input = editable_of(object["input"]);
+  state.query_weight = editable_of(object["query_weight"]);
+  state.key_weight = editable_of(object["key_weight"]);
+  state.value_weight = editable_of(object["value_weight"]);
+  state.query_upstream = editable_of(object["query_upstream"]);
+  state.key_upstream = editable_of(object["key_upstream"]);
+  state.value_upstream = editable_of(object["value_upstream"]);
+  return state;
+}
+
+// The one place where a C++ exception could still arise (an allocation the browser cannot give): it is
+// turned into a typed error here, inside C++.
+template <class F>
+val guarded(F&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return error_val("allocation", "not enough memory for the requested sizes");
+  } catch (const std::exception& error) {
+    return error_val("internal", error.what());
+  }
+}
+
+const qkv::ChapterEvidence& fixture_evidence() {
+  static const qkv::ChapterEvidence evidence = qkv::compute_chapter_evidence(qkv::chapter_fixture()).value();
+  return evidence;
+}
+
+val fixture_state() {
+  return guarded([] {
+    val out = val::object();
+    out.set("ok", true);
+    out.set("state", state_val(qkv::fixture_state()));
+    return out;
+  });
+}
+
+val evaluate_lesson(val state) {
+  return guarded([&] {
+    const qkv::LessonEvaluation evaluation = qkv::evaluate_lesson(state_of(state));
+    val out = val::object();
+    if (evaluation.error) {
+      const qkv::FieldError& e = *evaluation.error;
+      out = error_val(e.kind, e.message, e.field, e.index);
+    } else {
+      out.set("ok", true);
+      out.set("evidence", evidence_val(*evaluation.evidence));
+    }
+    out.set("state", state_val(evaluation.state));
+    return out;
+  });
+}
+
+val check_exercise(std::string id, val responses) {
+  return guarded([&] {
+    auto check = qkv::check_exercise(id, strings_of(responses), fixture_evidence());
+    if (!check) return error_val("exercise", check.error());
+    val out = val::object();
+    out.set("ok", true);
+    out.set("correct", check->correct);
+    out.set("expected", check->expected);
+    out.set("problem", check->problem);
+    return out;
+  });
+}
+
+val exercise_ids() { return array_of_strings(qkv::exercise_ids()); }
+
+val chapter_text(bool trace) {
+  return guarded([&] {
+    val out = val::object();
+    out.set("ok", true);
+    out.set("text", trace ? qkv::render_trace(fixture_evidence()) : qkv::render_report(fixture_evidence()));
+    return out;
+  });
+}
+
+val report() { return chapter_text(false); }
+val trace() { return chapter_text(true); }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(qkv_lesson) {
+  emscripten::function("fixtureState", &fixture_state);
+  emscripten::function("evaluateLesson", &evaluate_lesson);
+  emscripten::function("checkExercise", &check_exercise);
+  emscripten::function("exerciseIds", &exercise_ids);
+  emscripten::function("report", &report);
+  emscripten::function("trace", &trace);
+}
