@@ -1,0 +1,96 @@
+// The lesson's prose sections around the diagram: the worked prediction, the forward rule with its shape
+// contract, and what comes next. Numbers inside them come from the evidence.
+import math from 'virtual:math';
+import { h, math as mathSpan } from './dom';
+import { matrixTable } from './tables';
+import type { Evidence } from './types';
+
+export function renderIntro(): HTMLElement {
+  return h(
+    'header',
+    { class: 'intro' },
+    h('h2', {}, 'Create query, key and value views'),
+    h(
+      'p',
+      {},
+      'Self-attention starts by giving one hidden-state sequence three learned views: queries, keys and values. Each view is the same sequence multiplied by its own bias-free weight. Every number on this page is computed by the lesson’s C++ core, running in your browser as WebAssembly.',
+    ),
+  );
+}
+
+// The frozen fixture's tables, before the answer: the learner predicts q₀, k₀, v₀ first.
+export function renderWorkedPrediction(fixture: Evidence, form: HTMLElement): HTMLElement {
+  const t = fixture.tensors;
+  return h(
+    'section',
+    { class: 'worked', 'aria-labelledby': 'qkv-worked-title' },
+    h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'),
+    h('p', {}, 'One batch holds two token states. Three different weights project them. Multiply the first token by each weight before you read on.'),
+    h(
+      'div',
+      { class: 'worked-tables' },
+      matrixTable('input', 'X (fixture input)', t.input, 'data-fixture-tensor'),
+      matrixTable('query_weight', 'W_Q (fixture)', t.query_weight, 'data-fixture-tensor'),
+      matrixTable('key_weight', 'W_K (fixture)', t.key_weight, 'data-fixture-tensor'),
+      matrixTable('value_weight', 'W_V (fixture)', t.value_weight, 'data-fixture-tensor'),
+    ),
+    form,
+    h(
+      'p',
+      {},
+      'The three answers differ because the three weights differ. Separate weights do not promise different numbers for every input, but they let each role learn its own representation, while batch and token positions stay aligned.',
+    ),
+  );
+}
+
+function symbol(name: keyof typeof math, meaning: string): Node[] {
+  return [h('dt', {}, mathSpan(math[name])), h('dd', {}, meaning)];
+}
+
+export function renderForwardRule(): HTMLElement {
+  return h(
+    'section',
+    { class: 'rule', 'aria-labelledby': 'qkv-rule-title' },
+    h('h3', { id: 'qkv-rule-title' }, 'Project the last axis three ways'),
+    h('p', {}, 'The whole forward rule:'),
+    mathSpan(math.forwardRule, 'math display'),
+    h('p', {}, 'and its shape contract:'),
+    mathSpan(math.inputShape, 'math display'),
+    mathSpan(math.weightShape, 'math display'),
+    mathSpan(math.outputShape, 'math display'),
+    h(
+      'p',
+      {},
+      'Each branch applies the same last-axis matrix product independently at every batch item and token position. It never compares tokens: no scores, probabilities, mask or value mixture happen here.',
+    ),
+    h(
+      'dl',
+      { class: 'symbols' },
+      ...symbol('symX', 'the hidden-state tensor entering self-attention'),
+      ...symbol('symB', 'the batch size'),
+      ...symbol('symT', 'the number of token positions'),
+      ...symbol('symDModel', 'the input feature width'),
+      ...symbol('symDHead', 'the output width of this single head'),
+      ...symbol('symWeights', 'three independent learned weights, no bias'),
+      ...symbol('symQ', 'the query view: what each position will look for'),
+      ...symbol('symK', 'the key view: how each position can be matched'),
+      ...symbol('symV', 'the value view: the content a later mixture can retrieve'),
+      ...symbol('symU', 'upstream gradients: what later layers send back to Q, K and V'),
+      ...symbol('symBar', 'gradients of the objective with respect to X and to each weight'),
+    ),
+    h('p', {}, 'Nothing here requires d_model to be a multiple of d_head; that relation appears when multi-head attention splits heads (chapter 30).'),
+  );
+}
+
+export function renderNext(): HTMLElement {
+  return h(
+    'section',
+    { class: 'next', 'aria-labelledby': 'qkv-next-title' },
+    h('h3', { id: 'qkv-next-title' }, 'Next: compare queries with keys and mix values'),
+    h(
+      'p',
+      {},
+      'The decoder now turns a hidden sequence of shape [B, T, d_model] into separate Q, K and V of shape [B, T, d_head]. Chapter 27 turns these views into one attention head: scores from queries and keys, probabilities from the scores, and a probability-weighted mixture of the values.',
+    ),
+  );
+}

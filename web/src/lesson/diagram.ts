@@ -1,0 +1,387 @@
+// Chapter 26's diagram: the shared input, three branch cards, the history contrast, reverse mode,
+// independence, empty axes, rejected inputs and the numerical checks. Every value shown comes from the
+// evidence object; `renderDiagram` is a function of (evidence, state).
+import math from 'virtual:math';
+import { h, math as mathSpan } from './dom';
+import { editableTable, matrixTable } from './tables';
+import type { EditableKey, EditableTensor, Evidence, LessonState, TensorKey } from './types';
+
+export const labels: Record<TensorKey, string> = {
+  input: 'X (shared input)',
+  query_weight: 'W_Q (query weight)',
+  key_weight: 'W_K (key weight)',
+  value_weight: 'W_V (value weight)',
+  query: 'Q (query output)',
+  key: 'K (key output)',
+  value: 'V (value output)',
+  input_gradient: 'X̄ (input gradient)',
+  query_weight_gradient: 'W̄_Q (query weight gradient)',
+  key_weight_gradient: 'W̄_K (key weight gradient)',
+  value_weight_gradient: 'W̄_V (value weight gradient)',
+  query_upstream: 'U_Q (query upstream)',
+  key_upstream: 'U_K (key upstream)',
+  value_upstream: 'U_V (value upstream)',
+};
+
+const branches = [
+  {
+    role: 'query',
+    title: 'Query projection',
+    question: 'Query: what should this position retrieve?',
+    cue: 'Solid border: query',
+    formula: math.queryBranch,
+    weight: 'query_weight',
+    output: 'query',
+  },
+  {
+    role: 'key',
+    title: 'Key projection',
+    question: 'Key: how can this position be matched?',
+    cue: 'Dashed border: key',
+    formula: math.keyBranch,
+    weight: 'key_weight',
+    output: 'key',
+  },
+  {
+    role: 'value',
+    title: 'Value projection',
+    question: 'Value: what content can this position contribute?',
+    cue: 'Double border: value',
+    formula: math.valueBranch,
+    weight: 'value_weight',
+    output: 'value',
+  },
+] as const;
+
+// An editable table that survives re-renders while its shape stays the same, so typing keeps focus.
+class EditableSlot {
+  readonly element = h('div', { class: 'slot' });
+  private shapeKey = '';
+
+  constructor(
+    private readonly key: EditableKey,
+    readonly errorId: string,
+  ) {}
+
+  render(tensor: EditableTensor, shapeText: string): void {
+    const shapeKey = tensor.shape.join('x');
+    if (shapeKey !== this.shapeKey) {
+      this.shapeKey = shapeKey;
+      this.element.replaceChildren(editableTable(this.key, labels[this.key], tensor, shapeText, this.errorId));
+      return;
+    }
+    const caption = this.element.querySelector('caption');
+    if (caption) caption.textContent = `${labels[this.key]}, shape ${shapeText}`;
+    // Same shape: the inputs are in row-major document order, like the cells.
+    this.element.querySelectorAll<HTMLInputElement>('input[data-index]').forEach((input, cell) => {
+      const text = tensor.cells[cell];
+      // Never overwrite what the learner is typing.
+      if (!input.matches(':focus') && input.value !== text) input.value = text;
+    });
+  }
+}
+
+export interface DiagramRefs {
+  root: HTMLElement;
+  slots: Record<EditableKey, EditableSlot>;
+  outputs: Record<'query' | 'key' | 'value' | 'input_gradient' | 'query_weight_gradient' | 'key_weight_gradient' | 'value_weight_gradient', HTMLElement>;
+  inputShape: HTMLElement;
+  branchFacts: Record<'query' | 'key' | 'value', HTMLElement>;
+  loss: HTMLElement;
+  history: HTMLElement;
+  independence: HTMLElement;
+  probes: HTMLElement;
+  rejections: HTMLElement;
+  checks: HTMLElement;
+  fieldErrors: Record<string, HTMLElement>;
+}
+
+function scroller(label: string, ...children: (Node | string)[]): HTMLElement {
+  // A named, focusable region so keyboard users can scroll wide tables sideways.
+  return h('div', { class: 'scroller', role: 'region', 'aria-label': label, tabindex: '0' }, ...children);
+}
+
+function fieldError(id: string): HTMLElement {
+  return h('p', { class: 'field-error', id, hidden: true });
+}
+
+export function buildDiagram(idPrefix: string): DiagramRefs {
+  const fieldErrors: Record<string, HTMLElement> = {};
+  const errorFor = (field: string) => (fieldErrors[field] ??= fieldError(`${idPrefix}-error-${field}`));
+  const slot = (key: EditableKey) => new EditableSlot(key, `${idPrefix}-error-${key}`);
+  const slots = {
+    input: slot('input'),
+    query_weight: slot('query_weight'),
+    key_weight: slot('key_weight'),
+    value_weight: slot('value_weight'),
+    query_upstream: slot('query_upstream'),
+    key_upstream: slot('key_upstream'),
+    value_upstream: slot('value_upstream'),
+  } satisfies Record<EditableKey, EditableSlot>;
+  const outputs = {
+    query: h('div', { class: 'slot' }),
+    key: h('div', { class: 'slot' }),
+    value: h('div', { class: 'slot' }),
+    input_gradient: h('div', { class: 'slot' }),
+    query_weight_gradient: h('div', { class: 'slot' }),
+    key_weight_gradient: h('div', { class: 'slot' }),
+    value_weight_gradient: h('div', { class: 'slot' }),
+  };
+  const inputShape = h('dl', { class: 'facts' });
+  const branchFacts = { query: h('dl', { class: 'facts' }), key: h('dl', { class: 'facts' }), value: h('dl', { class: 'facts' }) };
+
+  const branchCards = branches.map((branch) =>
+    h(
+      'li',
+      { class: `card branch ${branch.role}`, 'data-branch': branch.role },
+      h('p', { class: 'cue-chip' }, branch.cue),
+      h('h4', {}, branch.title),
+      h('p', { class: 'role-question' }, branch.question),
+      h('p', {}, mathSpan(branch.formula)),
+      branchFacts[branch.role],
+      scroller(`${branch.title}: weight`, slots[branch.weight].element),
+      errorFor(branch.weight),
+      scroller(`${branch.title}: output`, outputs[branch.output]),
+    ),
+  );
+
+  const loss = h('p', { class: 'loss' });
+  const history = h('div');
+  const independence = h('div');
+  const probes = h('div');
+  const rejections = h('div');
+  const checks = h('div');
+
+  const root = h(
+    'figure',
+    { class: 'diagram', 'aria-labelledby': `${idPrefix}-diagram-title`, 'aria-describedby': `${idPrefix}-diagram-description` },
+    h('h3', { id: `${idPrefix}-diagram-title` }, 'Split one hidden sequence into three learned views'),
+    h(
+      'p',
+      { id: `${idPrefix}-diagram-description` },
+      'Follow one hidden-state sequence through the query, key and value projections, then compare shapes, gradients, independence, sources and rejected inputs. Every cell of X, of the three weights and of the three upstream tensors can be edited; the core recomputes everything below.',
+    ),
+    h(
+      'ul',
+      { class: 'cue-list', 'aria-label': 'How the borders tell the branches apart' },
+      h('li', { class: 'cue-chip shared' }, 'Thick top border: shared input'),
+      h('li', { class: 'cue-chip query' }, 'Solid border: query'),
+      h('li', { class: 'cue-chip key' }, 'Dashed border: key'),
+      h('li', { class: 'cue-chip value' }, 'Double border: value'),
+    ),
+    h('h4', {}, 'Preserve positions while changing the feature space'),
+    h(
+      'section',
+      { class: 'card shared-input', 'aria-label': 'Shared hidden-state input' },
+      h('h4', {}, 'Shared hidden-state input'),
+      inputShape,
+      scroller('Shared input X', slots.input.element),
+      errorFor('input'),
+    ),
+    h('p', { class: 'arrow', 'aria-hidden': 'true' }, '↓'),
+    scroller('Query, key and value branches', h('ol', { class: 'branches' }, ...branchCards)),
+    h('p', { class: 'note' }, 'The three branches share coordinates (batch and token positions), not weights or feature values.'),
+    h('h4', {}, 'Change from two attention sources to one'),
+    history,
+    h('h4', {}, 'Reverse mode: one input, three paths back'),
+    h(
+      'p',
+      {},
+      'Fix three upstream tensors U_Q, U_K, U_V (the gradients later layers would send back) and take the scalar objective below. The core runs one backward pass.',
+    ),
+    mathSpan(math.objective, 'math display'),
+    h(
+      'div',
+      { class: 'upstreams' },
+      ...(['query_upstream', 'key_upstream', 'value_upstream'] as const).map((key) =>
+        h('div', { class: `card upstream ${key.split('_')[0]}` }, scroller(labels[key], slots[key].element), errorFor(key)),
+      ),
+    ),
+    loss,
+    h('h5', {}, 'Combined input gradient'),
+    h('p', {}, 'X feeds all three branches, so its gradient is the sum of three paths:'),
+    mathSpan(math.inputGradient, 'math display'),
+    scroller('Input gradient', outputs.input_gradient),
+    h('h5', {}, 'Branch-local weight gradients'),
+    h('p', {}, 'Flatten batch and token into one row axis (BT); each weight gets only its own branch’s gradient:'),
+    mathSpan(math.weightGradient, 'math display'),
+    h(
+      'ol',
+      { class: 'branches gradients' },
+      h('li', { class: 'card branch query' }, scroller('Query weight gradient', outputs.query_weight_gradient)),
+      h('li', { class: 'card branch key' }, scroller('Key weight gradient', outputs.key_weight_gradient)),
+      h('li', { class: 'card branch value' }, scroller('Value weight gradient', outputs.value_weight_gradient)),
+    ),
+    h('h4', {}, 'Check independence, empty axes and boundaries'),
+    independence,
+    probes,
+    rejections,
+    checks,
+  );
+  return { root, slots, outputs, inputShape, branchFacts, loss, history, independence, probes, rejections, checks, fieldErrors };
+}
+
+function facts(entries: [string, string | Node][]): Node[] {
+  return entries.flatMap(([term, detail]) => [h('dt', {}, term), h('dd', {}, detail)]);
+}
+
+function yesNo(value: boolean): string {
+  return value ? 'yes' : 'no';
+}
+
+export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: LessonState): void {
+  const t = evidence.tensors;
+  refs.inputShape.replaceChildren(
+    ...facts([
+      ['Shape of X', h('bdi', { dir: 'ltr' }, t.input.shapeText)],
+      ['Bias policy', 'bias = false (no bias in any branch)'],
+    ]),
+  );
+  for (const key of Object.keys(refs.slots) as EditableKey[]) refs.slots[key].render(state[key], t[key].shapeText);
+
+  branches.forEach((branch, i) => {
+    refs.branchFacts[branch.role].replaceChildren(
+      ...facts([
+        ['Stable parameter', h('code', {}, evidence.parameterNames[i])],
+        ['Weight shape', h('bdi', { dir: 'ltr' }, t[branch.weight].shapeText)],
+        ['Output shape', h('bdi', { dir: 'ltr' }, t[branch.output].shapeText)],
+      ]),
+    );
+    refs.outputs[branch.output].replaceChildren(matrixTable(branch.output, labels[branch.output], t[branch.output]));
+  });
+
+  const h0 = evidence.history;
+  refs.history.replaceChildren(
+    scroller(
+      'Attention source comparison',
+      h(
+        'table',
+        { class: 'history' },
+        h('caption', {}, 'Where attention’s inputs come from. Calling the decoder state “query-like” and the annotations “key/value-like” is a retrospective analogy, not the earlier papers’ terms.'),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'Mechanism'),
+            h('th', { scope: 'col' }, 'Previous decoder state'),
+            h('th', { scope: 'col' }, 'Encoder annotations'),
+            h('th', { scope: 'col' }, 'One previous-layer sequence'),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'row' }, 'Additive encoder–decoder attention (two sources)'),
+            h('td', {}, h('code', {}, h0.earlierLeft)),
+            h('td', {}, h('code', {}, h0.earlierRight)),
+            h('td', {}, 'not used'),
+          ),
+          h(
+            'tr',
+            { class: 'self-attention' },
+            h('th', { scope: 'row' }, 'Transformer self-attention (one source)'),
+            h('td', {}, 'not used'),
+            h('td', {}, 'not used'),
+            h('td', {}, h('code', {}, h0.transformerSource)),
+          ),
+        ),
+      ),
+    ),
+    h('p', { class: 'note' }, `Mapping: ${h0.mapping}.`),
+  );
+
+  refs.loss.replaceChildren('Objective for these numbers: L = ', h('bdi', { dir: 'ltr' }, evidence.loss.text));
+  refs.outputs.input_gradient.replaceChildren(matrixTable('input_gradient', labels.input_gradient, t.input_gradient));
+  for (const key of ['query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'] as const) {
+    refs.outputs[key].replaceChildren(matrixTable(key, labels[key], t[key]));
+  }
+
+  const ind = evidence.independence;
+  refs.independence.replaceChildren(
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Change only the query weight'),
+      h('p', {}, 'The core adds 1 to W_Q[0,0], keeps everything else, and compares the new outputs bit for bit with the ones above.'),
+      h(
+        'ul',
+        { class: 'verdicts' },
+        h('li', { class: `verdict ${ind.queryChanged ? 'changed' : 'same'}` }, `Query output: ${ind.queryChanged ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here'}`),
+        h('li', { class: `verdict ${ind.keyUnchanged ? 'same' : 'changed'}` }, `Key output: ${ind.keyUnchanged ? 'unchanged, bit for bit' : 'changed'}`),
+        h('li', { class: `verdict ${ind.valueUnchanged ? 'same' : 'changed'}` }, `Value output: ${ind.valueUnchanged ? 'unchanged, bit for bit' : 'changed'}`),
+      ),
+    ),
+  );
+
+  const p = evidence.probes;
+  refs.probes.replaceChildren(
+    h(
+      'div',
+      { class: 'probe-grid' },
+      h('section', { class: 'card' }, h('h5', {}, 'Empty batch axis'), h('p', {}, h('bdi', { dir: 'ltr' }, `${p.emptyBatch.input} → ${p.emptyBatch.query}, ${p.emptyBatch.key}, ${p.emptyBatch.value}`))),
+      h('section', { class: 'card' }, h('h5', {}, 'Empty token axis'), h('p', {}, h('bdi', { dir: 'ltr' }, `${p.emptyToken.input} → ${p.emptyToken.query}, ${p.emptyToken.key}, ${p.emptyToken.value}`))),
+      h('section', { class: 'card' }, h('h5', {}, 'Twice the batch'), h('p', {}, h('bdi', { dir: 'ltr' }, `${p.batch.input} → ${p.batch.query}, ${p.batch.key}, ${p.batch.value}`))),
+    ),
+  );
+
+  const r = evidence.rejections;
+  const rejection = (code: string, reason: string, probe: { message: string; expectedVariant: boolean }) =>
+    h(
+      'li',
+      { class: 'rejection' },
+      h('span', { class: 'pill rejected' }, probe.expectedVariant ? 'Rejected' : 'Not rejected as expected'),
+      ' ',
+      h('code', {}, code),
+      h('p', {}, reason),
+      h('p', { class: 'library-message' }, 'Library message: ', h('q', {}, probe.message)),
+    );
+  refs.rejections.replaceChildren(
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Rejected boundaries'),
+      h(
+        'ul',
+        { class: 'rejections' },
+        rejection('rank-two', 'The input must keep explicit batch, token and feature axes.', r.rank),
+        rejection('input-width', 'The last input axis must match the model width.', r.width),
+        rejection('branch-mismatch', 'All three weights must use the same model width.', r.modelMismatch),
+        rejection('head-mismatch', 'All three weights must use the same head width.', r.headMismatch),
+        rejection('duplicate-name', 'Parameter names must be unique.', r.duplicateName),
+      ),
+    ),
+  );
+
+  const g = evidence.gradcheck;
+  const init = evidence.initialization;
+  refs.checks.replaceChildren(
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Numerical checks'),
+      h(
+        'dl',
+        { class: 'facts' },
+        ...facts([
+          ['Coordinates checked by central differences', `X ${g.inputChecks}, W_Q ${g.queryChecks}, W_K ${g.keyChecks}, W_V ${g.valueChecks} (${g.checks} in all)`],
+          ['Step and tolerance', h('bdi', { dir: 'ltr' }, `h = ${g.step.text}, τ = ${g.tolerance.text}`)],
+          ['Largest error', h('bdi', { dir: 'ltr' }, g.maxError.text)],
+          ['Gradcheck', g.passed ? 'passed' : `failed${g.problem ? `: ${g.problem}` : ''}`],
+          ['Replay of the whole computation', evidence.replayBitwise ? 'bit for bit identical' : 'mismatch'],
+          ['Parameter names', r.duplicateName.expectedVariant ? 'unique (a duplicate is rejected)' : 'unchecked'],
+          [
+            `Initialisation with seed ${init.seed}`,
+            `reproducible: ${yesNo(init.reproducible)}; independent weights: ${yesNo(init.independent)}; a rejected call leaves the generator untouched: ${yesNo(init.transactional)}`,
+          ],
+          ['Trainable scalars', `${evidence.parameterCount}`],
+        ]),
+      ),
+      mathSpan(math.tolerance, 'math display'),
+    ),
+  );
+}

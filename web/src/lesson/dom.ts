@@ -1,0 +1,27 @@
+// A tiny element builder: text goes in through textContent, never through innerHTML.
+type Child = Node | string | null | undefined | false;
+type Attributes = Record<string, string | boolean | undefined>;
+
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === undefined || value === false) continue;
+    element.setAttribute(name, value === true ? '' : value);
+  }
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    element.append(child);
+  }
+  return element;
+}
+
+// Build-time KaTeX output (trusted: produced by vite.config.ts from formulas.ts, never from input).
+export function math(html: string, className = 'math'): HTMLSpanElement {
+  const span = h('span', { class: className });
+  span.innerHTML = html;
+  return span;
+}

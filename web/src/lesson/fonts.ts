@@ -1,0 +1,28 @@
+// KaTeX's fonts, registered once on the document: @font-face rules inside a shadow root are ignored.
+// URLs come from the build, relative to this module, so they work from any sub-path or origin.
+const fontUrls = import.meta.glob('../../../node_modules/katex/dist/fonts/*.woff2', {
+  query: '?url',
+  import: 'default',
+  eager: true,
+}) as Record<string, string>;
+
+let registered = false;
+
+export function registerMathFonts(): void {
+  if (registered) return;
+  registered = true;
+  const rules: string[] = [];
+  for (const [path, url] of Object.entries(fontUrls)) {
+    // KaTeX_Main-BoldItalic.woff2 -> family KaTeX_Main, weight bold, style italic
+    const match = /(KaTeX_[A-Za-z0-9]+)-([A-Za-z]+)\.woff2$/.exec(path);
+    if (!match) continue;
+    const [, family, variant] = match;
+    const weight = variant.includes('Bold') ? 'bold' : 'normal';
+    const style = variant.includes('Italic') ? 'italic' : 'normal';
+    const absolute = new URL(url, import.meta.url).href;
+    rules.push(`@font-face{font-family:${family};src:url(${JSON.stringify(absolute)}) format("woff2");font-weight:${weight};font-style:${style};font-display:swap}`);
+  }
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(rules.join('\n'));
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}

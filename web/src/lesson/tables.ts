@@ -1,0 +1,116 @@
+// Matrices as real tables: a caption naming the tensor and its shape, header cells for token and feature
+// indices, and `data-tensor` set to the evidence key so tests and course authors can find them.
+import { h } from './dom';
+import type { EditableTensor, TensorEvidence } from './types';
+
+export interface RowLabel {
+  text: string; // what the header cell shows ("b0 t1", "d2")
+  name: string; // how a screen reader names a cell's row ("batch 0, token 1")
+}
+
+// Row headers for a tensor: [B, T, F] has one row per (batch, token); [D, H] one per input feature.
+export function rowLabels(shape: number[]): RowLabel[] {
+  const labels: RowLabel[] = [];
+  if (shape.length === 3) {
+    for (let b = 0; b < shape[0]; b++) {
+      for (let t = 0; t < shape[1]; t++) labels.push({ text: `b${b} t${t}`, name: `batch ${b}, token ${t}` });
+    }
+  } else if (shape.length === 2) {
+    for (let r = 0; r < shape[0]; r++) labels.push({ text: `${r}`, name: `row ${r}` });
+  }
+  return labels;
+}
+
+function columnCount(shape: number[]): number {
+  return shape.length === 0 ? 0 : shape[shape.length - 1];
+}
+
+function header(shape: number[], corner: string, columnPrefix: string): HTMLTableSectionElement {
+  const row = h('tr', {}, h('th', { scope: 'col' }, corner));
+  for (let c = 0; c < columnCount(shape); c++) row.append(h('th', { scope: 'col' }, `${columnPrefix}${c}`));
+  return h('thead', {}, row);
+}
+
+function emptyBody(shape: number[]): HTMLTableSectionElement {
+  return h(
+    'tbody',
+    {},
+    h('tr', {}, h('td', { colspan: `${columnCount(shape) + 1}`, class: 'empty' }, 'No rows: an axis of this shape is empty.')),
+  );
+}
+
+function corner(shape: number[]): string {
+  return shape.length === 3 ? 'token' : 'in';
+}
+
+function columnPrefix(shape: number[]): string {
+  return shape.length === 3 ? 'f' : 'out ';
+}
+
+export function tensorCaption(label: string, shapeText: string): string {
+  return `${label}, shape ${shapeText}`;
+}
+
+// A read-only matrix whose cells are the core's formatted strings.
+export function matrixTable(key: string, label: string, tensor: TensorEvidence, attribute = 'data-tensor'): HTMLTableElement {
+  const table = h('table', { [attribute]: key, class: 'matrix' }, h('caption', {}, tensorCaption(label, tensor.shapeText)));
+  table.append(header(tensor.shape, corner(tensor.shape), columnPrefix(tensor.shape)));
+  const labels = rowLabels(tensor.shape);
+  if (labels.length === 0) {
+    table.append(emptyBody(tensor.shape));
+    return table;
+  }
+  const body = h('tbody');
+  let cell = 0;
+  for (const label of labels) {
+    const row = h('tr', {}, h('th', { scope: 'row' }, label.text));
+    for (let c = 0; c < columnCount(tensor.shape); c++) row.append(h('td', {}, h('bdi', { dir: 'ltr' }, tensor.text[cell++])));
+    body.append(row);
+  }
+  table.append(body);
+  return table;
+}
+
+// An editable matrix: one labelled text input per cell. The page never reads the numbers; it hands the
+// typed text to the core, which parses it or says why not.
+export function editableTable(
+  key: string,
+  label: string,
+  tensor: EditableTensor,
+  shapeText: string,
+  errorId: string,
+): HTMLTableElement {
+  const table = h(
+    'table',
+    { 'data-tensor': key, 'data-editable': key, class: 'matrix editable' },
+    h('caption', {}, tensorCaption(label, shapeText)),
+  );
+  table.append(header(tensor.shape, corner(tensor.shape), columnPrefix(tensor.shape)));
+  const labels = rowLabels(tensor.shape);
+  if (labels.length === 0) {
+    table.append(emptyBody(tensor.shape));
+    return table;
+  }
+  const body = h('tbody');
+  let cell = 0;
+  for (const rowLabel of labels) {
+    const row = h('tr', {}, h('th', { scope: 'row' }, rowLabel.text));
+    for (let c = 0; c < columnCount(tensor.shape); c++) {
+      const input = h('input', {
+        type: 'text',
+        inputmode: 'decimal',
+        autocomplete: 'off',
+        spellcheck: 'false',
+        'data-field': key,
+        'data-index': `${cell}`,
+        'aria-label': `${label}, ${rowLabel.name}, ${tensor.shape.length === 3 ? 'feature' : 'column'} ${c}`,
+        'aria-describedby': errorId,
+      });
+      input.value = tensor.cells[cell++];
+      row.append(h('td', {}, input));
+    }
+    body.append(row);
+  }
+  table.append(body);
+  return table;
+}

@@ -1,0 +1,34 @@
+// The lesson's state in a link: sizes and every cell as typed (valid decimals never contain commas).
+import { editableKeys, sizeFields, type EditableKey, type LessonState, type SizeField } from './types';
+
+const sizeParams: Record<SizeField, string> = { batch: 'b', tokens: 't', model_width: 'd', head_width: 'h' };
+const tensorParams: Record<EditableKey, string> = {
+  input: 'x',
+  query_weight: 'wq',
+  key_weight: 'wk',
+  value_weight: 'wv',
+  query_upstream: 'uq',
+  key_upstream: 'uk',
+  value_upstream: 'uv',
+};
+
+export function stateToSearch(state: LessonState): string {
+  const params = new URLSearchParams();
+  for (const field of sizeFields) params.set(sizeParams[field], state[field]);
+  for (const key of editableKeys) params.set(tensorParams[key], state[key].cells.join(','));
+  return params.toString();
+}
+
+// Null when the link carries no lesson state. Shapes are left empty: the core takes the cells in
+// row-major order when their count fits the sizes, and says what is wrong otherwise.
+export function stateFromSearch(search: string): LessonState | null {
+  const params = new URLSearchParams(search);
+  if (!sizeFields.every((field) => params.has(sizeParams[field]))) return null;
+  const state = {} as LessonState;
+  for (const field of sizeFields) state[field] = params.get(sizeParams[field]) ?? '';
+  for (const key of editableKeys) {
+    const text = params.get(tensorParams[key]) ?? '';
+    state[key] = { shape: [], cells: text === '' ? [] : text.split(',') };
+  }
+  return state;
+}

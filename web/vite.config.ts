@@ -1,0 +1,60 @@
+// The lesson's static build: relative URLs (works from any sub-path and offline), math typeset at build
+// time by KaTeX, and the WASM module emitted beside the scripts.
+import { resolve } from 'node:path';
+import katex from 'katex';
+import { defineConfig, type Plugin } from 'vite';
+import { formulas } from './src/math/formulas';
+
+// KaTeX positions glyphs with inline style attributes, which a Content-Security-Policy without
+// 'unsafe-inline' blocks. Each distinct style becomes a data-ks attribute and one rule in a style sheet.
+function withoutInlineStyles(html: Record<string, string>): { html: Record<string, string>; css: string } {
+  const ids = new Map<string, number>();
+  const rewritten = Object.fromEntries(
+    Object.entries(html).map(([name, markup]) => [
+      name,
+      markup.replace(/ style="([^"]*)"/g, (_, style: string) => {
+        if (!ids.has(style)) ids.set(style, ids.size);
+        return ` data-ks="${ids.get(style)}"`;
+      }),
+    ]),
+  );
+  const css = [...ids].map(([style, id]) => `[data-ks="${id}"]{${style}}`).join('\n');
+  return { html: rewritten, css };
+}
+
+// `import math, { css } from 'virtual:math'` gives { name: html } with KaTeX's HTML and MathML for every
+// formula, and the CSS that replaces KaTeX's inline styles.
+function prerenderedMath(): Plugin {
+  const id = 'virtual:math';
+  return {
+    name: 'qkv-prerendered-math',
+    resolveId: (source) => (source === id ? `\0${id}` : undefined),
+    load(source) {
+      if (source !== `\0${id}`) return undefined;
+      const html = Object.fromEntries(
+        Object.entries(formulas).map(([name, { tex, display }]) => [
+          name,
+          katex.renderToString(tex, { displayMode: display, output: 'htmlAndMathml', throwOnError: true }),
+        ]),
+      );
+      const { html: markup, css } = withoutInlineStyles(html);
+      return `export default ${JSON.stringify(markup)};\nexport const css = ${JSON.stringify(css)};`;
+    },
+  };
+}
+
+export default defineConfig({
+  root: __dirname,
+  base: './',
+  plugins: [prerenderedMath()],
+  build: {
+    outDir: resolve(__dirname, '../dist'),
+    emptyOutDir: true,
+    target: 'es2022',
+    // Never inline assets as data: URLs (a strict font-src/img-src would refuse them).
+    assetsInlineLimit: 0,
+    rollupOptions: {
+      input: { index: resolve(__dirname, 'index.html') },
+    },
+  },
+});
