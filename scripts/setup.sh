@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what the lesson needs and is missing: Debian packages (compilers, GoogleTest, JSON and argument
+# libraries, Emscripten, Chromium, numpy) and the npm packages pinned in package-lock.json.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v g++ >/dev/null || need+=(g++)
+[ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
+[ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
+[ -f /usr/include/CLI/CLI.hpp ] || need+=(libcli11-dev)
+command -v em++ >/dev/null || need+=(emscripten)
+[ -x /usr/bin/chromium ] || need+=(chromium)
+/usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
+command -v node >/dev/null || need+=(nodejs npm)
+if ((${#need[@]})); then
+  echo "== installing ${need[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+  $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+# npm ci only when the lock file changed since the last install.
+stamp=node_modules/.package-lock.json
+if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
+  echo "== npm ci"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
