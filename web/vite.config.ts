@@ -54,7 +54,17 @@ export default defineConfig({
     // Never inline assets as data: URLs (a strict font-src/img-src would refuse them).
     assetsInlineLimit: 0,
     rollupOptions: {
-      input: { index: resolve(__dirname, 'index.html') },
+      // index.html: the standalone page; embed.html: the iframe page; qkv-lesson: the element for course
+      // pages, at a stable URL (dist/qkv-lesson.js) with the WASM and fonts beside it in assets/.
+      input: {
+        index: resolve(__dirname, 'index.html'),
+        embed: resolve(__dirname, 'embed.html'),
+        'qkv-lesson': resolve(__dirname, 'src/lesson/define.ts'),
+      },
+      output: {
+        entryFileNames: (chunk) => (chunk.name === 'qkv-lesson' ? 'qkv-lesson.js' : 'assets/[name]-[hash].js'),
+      },
+      preserveEntrySignatures: 'exports-only',
     },
   },
 });

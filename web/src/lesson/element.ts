@@ -8,7 +8,7 @@ import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } fr
 import { loadCore } from './core';
 import { buildDiagram, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
-import { exercises, renderExercise, type AnswerRecord } from './exercises';
+import { exercises, renderExercise, type AnswerRecord, type ExerciseView, type Reveal } from './exercises';
 import { registerMathFonts } from './fonts';
 import { sizeFields, type CoreError, type EditableKey, type Evidence, type LessonState, type QkvCore, type SizeField } from './types';
 import { stateFromSearch, stateToSearch } from './url-state';
@@ -36,13 +36,18 @@ function lessonSheets(): CSSStyleSheet[] {
 
 let instances = 0;
 
+export const sectionNames = ['prediction', 'rule', 'diagram', 'exercises', 'next'] as const;
+export type SectionName = (typeof sectionNames)[number];
+const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
+
 export class QkvLessonElement extends HTMLElement {
-  static observedAttributes = ['sync-url'];
+  // Each observed attribute has a property of the same name (camelCase) that parses it.
+  static observedAttributes = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin'];
 
   private readonly idPrefix = `qkv${++instances}`;
   private started = false;
   private core?: QkvCore;
-  private state?: LessonState;
+  private current?: LessonState;
   private evidence?: Evidence;
   private diagram?: DiagramRefs;
   private readonly status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
@@ -51,11 +56,64 @@ export class QkvLessonElement extends HTMLElement {
   private announceTimer?: ReturnType<typeof setTimeout>;
   private renders = 0;
 
+  private readonly sectionElements = new Map<SectionName, HTMLElement>();
+  private readonly exerciseViews = new Map<string, ExerciseView>();
+
+  /** Keep the lesson's numbers in the page URL (for the standalone page; off when embedded). */
   get syncUrl(): boolean {
     return this.hasAttribute('sync-url');
   }
   set syncUrl(value: boolean) {
     this.toggleAttribute('sync-url', value);
+  }
+
+  /** Which sections show, in the lesson's order; unknown names are ignored; default all. */
+  get sections(): SectionName[] {
+    const asked = (this.getAttribute('sections') ?? '').split(/[\s,]+/).filter(Boolean);
+    const known = sectionNames.filter((name) => asked.includes(name));
+    return known.length > 0 ? known : [...sectionNames];
+  }
+  set sections(value: SectionName[]) {
+    this.setAttribute('sections', value.join(' '));
+  }
+
+  /** When exercise answers are shown: after-check (default), never, always. */
+  get reveal(): Reveal {
+    const value = this.getAttribute('reveal') as Reveal | null;
+    return value && reveals.includes(value) ? value : 'after-check';
+  }
+  set reveal(value: Reveal) {
+    this.setAttribute('reveal', value);
+  }
+
+  /** The starting numbers, in the page-link format (b=1&t=2&d=3&h=2&x=…); empty means the frozen fixture. */
+  get state(): string {
+    return this.getAttribute('state') ?? '';
+  }
+  set state(value: string) {
+    this.setAttribute('state', value);
+  }
+
+  /** With a key, answers are kept in localStorage under "<key>:<exercise id>" and restored on load. */
+  get progressKey(): string {
+    return this.getAttribute('progress-key') ?? '';
+  }
+  set progressKey(value: string) {
+    this.setAttribute('progress-key', value);
+  }
+
+  /** The origin answer messages are posted to when embedded in an iframe ("*" if not set). */
+  get parentOrigin(): string {
+    return this.getAttribute('parent-origin') || '*';
+  }
+  set parentOrigin(value: string) {
+    this.setAttribute('parent-origin', value);
+  }
+
+  attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
+    if (previous === next || this.dataset.state !== 'ready') return;
+    if (name === 'sections') this.applySections();
+    if (name === 'state') this.startFrom(this.state);
   }
 
   connectedCallback(): void {
@@ -94,49 +152,83 @@ export class QkvLessonElement extends HTMLElement {
 
     const diagram = buildDiagram(this.idPrefix);
     this.diagram = diagram;
-    const worked = exercises.find((spec) => spec.id === 'ch26-first-token')!;
-    const check = (id: string, responses: string[]) => core.checkExercise(id, responses);
-    const onAnswer = (record: AnswerRecord) => this.answered(record);
+    const exercise = (id: string, number: number, idPrefix: string) => {
+      const view = renderExercise(exercises.find((spec) => spec.id === id)!, {
+        idPrefix,
+        number,
+        check: (exerciseId, responses) => core.checkExercise(exerciseId, responses),
+        reveal: () => this.reveal,
+        onAnswer: (record, replayed) => this.answered(record, replayed),
+      });
+      if (number > 0) this.exerciseViews.set(id, view);
+      return view.form;
+    };
 
-    this.shadowRoot!.replaceChildren(
-      h(
-        'article',
-        { class: 'lesson', lang: 'en' },
-        renderIntro(),
-        renderWorkedPrediction(fixtureEvaluation.evidence, renderExercise(worked, 0, `${this.idPrefix}-worked`, check, onAnswer)),
-        renderForwardRule(),
-        h(
-          'section',
-          { class: 'diagram-section', 'aria-labelledby': `${this.idPrefix}-diagram-title` },
-          this.renderControls(),
-          diagram.root,
-        ),
-        h(
-          'section',
-          { class: 'exercises', 'aria-labelledby': `${this.idPrefix}-exercises-title` },
-          h('h3', { id: `${this.idPrefix}-exercises-title` }, 'Predict before reading the evidence'),
-          h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture.'),
-          ...exercises.map((spec, i) => renderExercise(spec, i + 1, `${this.idPrefix}-exercise`, check, onAnswer)),
-        ),
-        renderNext(),
+    const sections: Record<SectionName, HTMLElement> = {
+      prediction: renderWorkedPrediction(fixtureEvaluation.evidence, exercise('ch26-first-token', 0, `${this.idPrefix}-worked`)),
+      rule: renderForwardRule(),
+      diagram: h(
+        'section',
+        { class: 'diagram-section', 'aria-labelledby': `${this.idPrefix}-diagram-title` },
+        this.renderControls(),
+        diagram.root,
       ),
-    );
+      exercises: h(
+        'section',
+        { class: 'exercises', 'aria-labelledby': `${this.idPrefix}-exercises-title` },
+        h('h3', { id: `${this.idPrefix}-exercises-title` }, 'Predict before reading the evidence'),
+        h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture.'),
+        ...exercises.map((spec, i) => exercise(spec.id, i + 1, `${this.idPrefix}-exercise`)),
+      ),
+      next: renderNext(),
+    };
+    for (const name of sectionNames) {
+      sections[name].dataset.section = name;
+      this.sectionElements.set(name, sections[name]);
+    }
+    this.shadowRoot!.replaceChildren(h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), ...sectionNames.map((name) => sections[name])));
+    this.applySections();
     this.shadowRoot!.addEventListener('input', (event) => this.edited(event));
 
-    const linked = this.syncUrl ? stateFromSearch(location.search) : null;
-    if (linked) {
-      const evaluation = core.evaluateLesson(linked);
-      if (evaluation.ok) {
-        this.show(evaluation.state, evaluation.evidence);
-      } else {
-        this.show(fixture.state, fixtureEvaluation.evidence);
-        this.announce(`The link’s numbers were rejected (${evaluation.error.message}); showing the frozen fixture.`);
-      }
-    } else {
-      this.show(fixture.state, fixtureEvaluation.evidence);
-    }
+    // A shared link wins over the author's starting state.
+    this.startFrom(this.syncUrl && stateFromSearch(location.search) ? location.search : this.state);
+    this.restoreProgress();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
+  }
+
+  // Shows the numbers of a link-format state, or the fixture when it is empty or rejected (and says so).
+  private startFrom(search: string): void {
+    const fixture = this.core!.fixtureState();
+    if (!fixture.ok) return;
+    const asked = search ? stateFromSearch(search) : null;
+    const evaluation = this.core!.evaluateLesson(asked ?? fixture.state);
+    if (evaluation.ok) {
+      this.show(evaluation.state, evaluation.evidence);
+      return;
+    }
+    const fallback = this.core!.evaluateLesson(fixture.state);
+    if (fallback.ok) this.show(fallback.state, fallback.evidence);
+    this.announce(`The starting numbers were rejected (${evaluation.error.message}); showing the frozen fixture.`);
+  }
+
+  private applySections(): void {
+    const shown = this.sections;
+    for (const [name, element] of this.sectionElements) element.hidden = !shown.includes(name);
+  }
+
+  private restoreProgress(): void {
+    const key = this.progressKey;
+    if (!key) return;
+    for (const [id, view] of this.exerciseViews) {
+      try {
+        const saved = JSON.parse(localStorage.getItem(`${key}:${id}`) ?? 'null') as { responses?: unknown } | null;
+        const responses = saved?.responses;
+        if (Array.isArray(responses) && responses.every((item) => typeof item === 'string')) view.replay(responses);
+      } catch {
+        // Unreadable or blocked storage: start without saved answers.
+      }
+    }
   }
 
   private renderControls(): HTMLElement {
@@ -167,23 +259,23 @@ export class QkvLessonElement extends HTMLElement {
   private reset(): void {
     const fixture = this.core!.fixtureState();
     if (!fixture.ok) return;
-    this.state = fixture.state;
+    this.current = fixture.state;
     this.recompute();
   }
 
   private edited(event: Event): void {
     const target = event.target;
-    if (!(target instanceof HTMLInputElement) || !this.state) return;
+    if (!(target instanceof HTMLInputElement) || !this.current) return;
     const size = target.dataset.size as SizeField | undefined;
     const field = target.dataset.field as EditableKey | undefined;
     if (size) {
-      this.state = { ...this.state, [size]: target.value };
+      this.current = { ...this.current, [size]: target.value };
     } else if (field) {
       // The table's inputs are in row-major order, like the cells.
       const inputs = [...this.shadowRoot!.querySelectorAll(`input[data-field="${field}"]`)];
-      const cells = [...this.state[field].cells];
+      const cells = [...this.current[field].cells];
       cells[inputs.indexOf(target)] = target.value;
-      this.state = { ...this.state, [field]: { ...this.state[field], cells } };
+      this.current = { ...this.current, [field]: { ...this.current[field], cells } };
     } else {
       return;
     }
@@ -191,7 +283,7 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   private recompute(): void {
-    const evaluation = this.core!.evaluateLesson(this.state!);
+    const evaluation = this.core!.evaluateLesson(this.current!);
     if (evaluation.ok) {
       this.show(evaluation.state, evaluation.evidence);
       this.announce('Recomputed: Q, K, V, the gradients and the checks are up to date.');
@@ -201,7 +293,7 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   private show(state: LessonState, evidence: Evidence): void {
-    this.state = state;
+    this.current = state;
     this.evidence = evidence;
     this.clearErrors();
     for (const field of sizeFields) {
@@ -248,11 +340,19 @@ export class QkvLessonElement extends HTMLElement {
     }, 400);
   }
 
-  private answered(record: AnswerRecord): void {
+  private answered(record: AnswerRecord, replayed: boolean): void {
+    if (replayed) return; // restored from storage: already reported when it was answered
     const spec = exercises.find((candidate) => candidate.id === record.id)!;
     const statement = answerStatement(record, spec.question);
     this.dispatchEvent(new CustomEvent(answerEvent, { detail: statement, bubbles: true, composed: true }));
-    if (window.parent !== window) window.parent.postMessage({ type: answerMessageType, statement }, '*');
+    if (window.parent !== window) window.parent.postMessage({ type: answerMessageType, statement }, this.parentOrigin);
+    if (this.progressKey) {
+      try {
+        localStorage.setItem(`${this.progressKey}:${record.id}`, JSON.stringify({ responses: record.responses, correct: record.check.correct }));
+      } catch {
+        // Storage full or blocked: the answer still counted for this visit.
+      }
+    }
     this.announce(record.check.correct ? 'Correct answer.' : 'Not quite; the answer is shown.');
   }
 }

@@ -102,20 +102,34 @@ export interface AnswerRecord {
   check: ExerciseCheck & { ok: true };
 }
 
-type Checker = (id: string, responses: string[]) => ExerciseCheck;
+// How much the page reveals: after a check (the default), never (only right or wrong), or always (a
+// teacher's copy with every answer shown).
+export type Reveal = 'after-check' | 'never' | 'always';
 
-// One exercise: a form (numbered when `number` > 0) with its blanks or choices, a Check button, and feedback revealed after checking.
-export function renderExercise(
-  spec: ExerciseSpec,
-  number: number,
-  idPrefix: string,
-  check: Checker,
-  onAnswer: (record: AnswerRecord) => void,
-): HTMLElement {
+export interface ExerciseOptions {
+  idPrefix: string;
+  number: number; // shown before the question when > 0
+  check: (id: string, responses: string[]) => ExerciseCheck;
+  reveal: () => Reveal;
+  onAnswer: (record: AnswerRecord, replayed: boolean) => void;
+}
+
+export interface ExerciseView {
+  form: HTMLFormElement;
+  // Puts saved responses back and checks them again (for progress kept across reloads).
+  replay(responses: string[]): void;
+}
+
+function answerText(spec: ExerciseSpec, expected: string): string {
+  return spec.choices?.find((choice) => choice.id === expected)?.label ?? expected;
+}
+
+// One exercise: a form with its blanks or choices, a Check button, and feedback after checking.
+export function renderExercise(spec: ExerciseSpec, options: ExerciseOptions): ExerciseView {
   const feedback = h('div', { class: 'feedback', 'aria-live': 'polite', 'data-feedback': spec.id });
   const inputs: HTMLInputElement[] = [];
   const fields: Node[] = [];
-  const name = `${idPrefix}-${spec.id}`;
+  const name = `${options.idPrefix}-${spec.id}`;
   spec.blanks?.forEach((blank, i) => {
     const id = `${name}-blank-${i}`;
     const input = h('input', { id, type: 'text', placeholder: blank.placeholder, autocomplete: 'off', spellcheck: 'false' });
@@ -132,34 +146,53 @@ export function renderExercise(
     }
     fields.push(group);
   }
+  const teacherAnswer = h('div', { class: 'teacher-answer', 'data-answer': spec.id, hidden: true });
   const form = h(
     'form',
     { class: 'exercise', 'data-exercise': spec.id, 'aria-labelledby': `${name}-question` },
-    h('h4', { id: `${name}-question` }, number > 0 ? `${number}. ${spec.question}` : spec.question),
+    h('h4', { id: `${name}-question` }, options.number > 0 ? `${options.number}. ${spec.question}` : spec.question),
     ...fields,
     h('button', { type: 'submit' }, 'Check'),
     feedback,
+    teacherAnswer,
   );
-  form.addEventListener('submit', (event) => {
-    event.preventDefault();
-    const responses = spec.choices ? [inputs.find((input) => input.checked)?.value ?? ''] : inputs.map((input) => input.value);
-    const result = check(spec.id, responses);
+  if (options.reveal() === 'always') {
+    // The answer is computed now, with no response: the core returns it whatever the response.
+    const computed = options.check(spec.id, spec.choices ? [''] : (spec.blanks ?? []).map(() => ''));
+    if (computed.ok) {
+      teacherAnswer.hidden = false;
+      teacherAnswer.append(h('p', {}, h('strong', {}, 'Answer: '), h('bdi', { dir: 'ltr' }, answerText(spec, computed.expected))), h('p', {}, spec.why));
+    }
+  }
+
+  const responsesNow = () => (spec.choices ? [inputs.find((input) => input.checked)?.value ?? ''] : inputs.map((input) => input.value));
+  const submit = (replayed: boolean) => {
+    const responses = responsesNow();
+    const result = options.check(spec.id, responses);
     if (!result.ok) {
       feedback.replaceChildren(h('p', { class: 'verdict-text wrong' }, result.error.message));
       return;
     }
     if (result.problem) {
       feedback.replaceChildren(h('p', { class: 'verdict-text wrong' }, `Not read: ${result.problem}`));
-    } else {
-      const answer = spec.choices?.find((choice) => choice.id === result.expected)?.label ?? result.expected;
-      feedback.replaceChildren(
-        h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.'),
-        h('p', {}, h('strong', {}, 'Answer: '), h('bdi', { dir: 'ltr' }, answer)),
-        h('p', {}, spec.why),
-      );
+      return;
     }
+    const verdict = h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.');
+    if (options.reveal() === 'never') feedback.replaceChildren(verdict);
+    else feedback.replaceChildren(verdict, h('p', {}, h('strong', {}, 'Answer: '), h('bdi', { dir: 'ltr' }, answerText(spec, result.expected))), h('p', {}, spec.why));
     form.dataset.answered = result.correct ? 'correct' : 'incorrect';
-    onAnswer({ id: spec.id, responses, check: result });
+    options.onAnswer({ id: spec.id, responses, check: result }, replayed);
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    submit(false);
   });
-  return form;
+  return {
+    form,
+    replay(responses) {
+      if (spec.choices) for (const input of inputs) input.checked = input.value === responses[0];
+      else inputs.forEach((input, i) => (input.value = responses[i] ?? ''));
+      submit(true);
+    },
+  };
 }

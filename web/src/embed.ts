@@ -1,0 +1,38 @@
+// The iframe embed: the same element, configured from this page's query string, reporting its height to
+// the parent in three dialects (H5P's resizer, Canvas's lti.frameResize, and our own message).
+import './lesson/define';
+import { readHostMessage, heightMessages, embedAttributes } from './lesson/embed-protocol';
+
+const lesson = document.querySelector('qkv-lesson')!;
+for (const [name, value] of embedAttributes(location.search)) lesson.setAttribute(name, value);
+
+const parentOrigin = lesson.getAttribute('parent-origin') || '*';
+let h5pConnected = false;
+
+function post(message: unknown): void {
+  if (window.parent !== window) window.parent.postMessage(message, parentOrigin);
+}
+
+function sizes() {
+  const root = document.documentElement;
+  return { scrollHeight: root.scrollHeight, clientHeight: root.clientHeight };
+}
+
+function reportHeight(): void {
+  for (const message of heightMessages(sizes(), h5pConnected)) post(message);
+}
+
+// Messages from the parent are only ever compared with expected shapes; nothing is evaluated or inserted.
+window.addEventListener('message', (event) => {
+  if (event.source !== window.parent) return;
+  if (parentOrigin !== '*' && event.origin !== parentOrigin) return;
+  const message = readHostMessage(event.data);
+  if (!message) return;
+  if (message === 'h5p-hello') h5pConnected = true;
+  if (message === 'h5p-resize-prepared') post({ context: 'h5p', action: 'resize', scrollHeight: sizes().scrollHeight });
+  else reportHeight();
+});
+
+new ResizeObserver(reportHeight).observe(document.body);
+post({ context: 'h5p', action: 'hello' });
+reportHeight();
