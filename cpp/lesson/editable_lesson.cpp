@@ -13,8 +13,10 @@ EditableTensor editable(const Tensor& tensor) {
 }
 
 // Keeps the cell at each multi-index both shapes share; new cells start at "0".
+// A tensor without a shape (as read from a link) whose cell count fits is taken in row-major order.
 EditableTensor conform(const EditableTensor& tensor, const Shape& shape) {
   if (tensor.shape == shape) return tensor;
+  if (tensor.shape.empty() && tensor.cells.size() == element_count(shape).value()) return {shape, tensor.cells};
   EditableTensor out{shape, {}};
   const Extent count = element_count(shape).value();  // sizes are capped, so this cannot fail
   std::vector<Extent> index(shape.size(), 0);

@@ -205,12 +205,15 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     h('h5', {}, 'Branch-local weight gradients'),
     h('p', {}, 'Flatten batch and token into one row axis (BT); each weight gets only its own branch’s gradient:'),
     mathSpan(math.weightGradient, 'math display'),
-    h(
-      'ol',
-      { class: 'branches gradients' },
-      h('li', { class: 'card branch query' }, scroller('Query weight gradient', outputs.query_weight_gradient)),
-      h('li', { class: 'card branch key' }, scroller('Key weight gradient', outputs.key_weight_gradient)),
-      h('li', { class: 'card branch value' }, scroller('Value weight gradient', outputs.value_weight_gradient)),
+    scroller(
+      'Weight gradients of the three branches',
+      h(
+        'ol',
+        { class: 'branches gradients' },
+        h('li', { class: 'card branch query' }, scroller('Query weight gradient', outputs.query_weight_gradient)),
+        h('li', { class: 'card branch key' }, scroller('Key weight gradient', outputs.key_weight_gradient)),
+        h('li', { class: 'card branch value' }, scroller('Value weight gradient', outputs.value_weight_gradient)),
+      ),
     ),
     h('h4', {}, 'Check independence, empty axes and boundaries'),
     independence,

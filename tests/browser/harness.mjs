@@ -1,0 +1,189 @@
+// Shared helpers for the browser tests: a static server for dist/ under a strict Content-Security-Policy,
+// one headless Chromium per test file, pages that record every console error/warning, page error and
+// failed request, and readers for the lesson's tables and the frozen fixture.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+import { serve } from '../../scripts/serve.mjs';
+
+export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const dist = resolve(repo, 'dist');
+export const fixturePath = resolve(repo, 'fixtures/chapter26.json');
+
+// Every page in these tests is served with this policy: no inline script, no eval (WASM compile only).
+export const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
+
+// Starts the server on dist/ (port 0) and returns its origin and the lesson's URL.
+export async function startServer({ base = '/' } = {}) {
+  assert.ok(existsSync(resolve(dist, 'index.html')), `dist/index.html is missing: run scripts/build.sh before the browser tests`);
+  const server = await serve({ root: dist, port: 0, base, csp });
+  const { port } = server.address();
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    server,
+    origin,
+    url: `${origin}${base}`,
+    close: () => new Promise((done) => server.close(() => done())),
+  };
+}
+
+export function launchBrowser() {
+  return chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+// A fresh context and page that records problems: console errors and warnings (CSP violations are
+// console errors), uncaught page errors and failed requests. `requests` lists every requested URL.
+export async function openPage(browser, { width = 1280, height = 900 } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  const problems = [];
+  const requests = [];
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') {
+      const where = message.location();
+      problems.push(`console.${message.type()}: ${message.text()}${where?.url ? ` (at ${where.url}:${where.lineNumber})` : ''}`);
+    }
+  });
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('requestfailed', (request) => problems.push(`requestfailed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`));
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
+  });
+  return { context, page, problems, requests, close: () => context.close() };
+}
+
+export function assertNoProblems(problems, context) {
+  assert.deepEqual(problems, [], `${context}: expected no console errors/warnings, page errors or failed requests, got:\n  ${problems.join('\n  ')}`);
+}
+
+export const lesson = 'qkv-lesson';
+
+// Waits until the element reports data-state="ready" (fails early with the state if it went to "error").
+export async function waitReady(page, timeout = 15000) {
+  const handle = await page.waitForFunction(
+    () => {
+      const state = document.querySelector('qkv-lesson')?.dataset.state;
+      return state === 'ready' || state === 'error' ? state : false;
+    },
+    undefined,
+    { timeout },
+  );
+  const state = await handle.jsonValue();
+  if (state !== 'ready') {
+    const text = await page.locator('qkv-lesson').innerText().catch(() => '');
+    assert.fail(`qkv-lesson ended with data-state="${state}" instead of "ready"; it shows: ${text}`);
+  }
+}
+
+// Opens the lesson at `url` and waits for it to be ready.
+export async function openLesson(browser, url, options) {
+  const opened = await openPage(browser, options);
+  await opened.page.goto(url);
+  await waitReady(opened.page);
+  return opened;
+}
+
+// The texts a table shows, row-major: each td's text, or its input's value for editable tables.
+export function tableTexts(page, key) {
+  return page.locator(`qkv-lesson table[data-tensor="${key}"]`).evaluate((table) =>
+    [...table.querySelectorAll('tbody td')]
+      .filter((cell) => !cell.classList.contains('empty'))
+      .map((cell) => {
+        const input = cell.querySelector('input');
+        return input ? input.value : cell.textContent.trim();
+      }),
+  );
+}
+
+export function caption(page, key) {
+  return page.locator(`qkv-lesson table[data-tensor="${key}"] caption`).innerText();
+}
+
+export function cell(page, key, index) {
+  return page.locator(`qkv-lesson table[data-tensor="${key}"] input[data-index="${index}"]`);
+}
+
+export function host(page, name) {
+  return page.locator('qkv-lesson').getAttribute(name);
+}
+
+export async function rendered(page) {
+  return Number(await host(page, 'data-rendered'));
+}
+
+// Waits until data-rendered exceeds `previous` (each accepted edit renders once).
+export async function waitRenderedAfter(page, previous) {
+  await page.waitForFunction((n) => Number(document.querySelector('qkv-lesson')?.dataset.rendered) > n, previous, { timeout: 5000 });
+}
+
+// The frozen fixture; another author may still be writing it, so wait for it to exist and parse.
+export async function readFixture({ timeout = 30000 } = {}) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    try {
+      const fixture = JSON.parse(await readFile(fixturePath, 'utf8'));
+      if (fixture.expected && fixture.upstream) return fixture;
+    } catch {
+      // missing or half-written: poll again
+    }
+    if (Date.now() > deadline) assert.fail(`${fixturePath} did not appear (or did not parse, or lacks expected/upstream) within ${timeout} ms`);
+    await new Promise((done) => setTimeout(done, 250));
+  }
+}
+
+// Plain row-major matrix arithmetic for computing expected values in the tests (never in the page).
+export function matmul(a, rows, inner, b, cols) {
+  const out = new Array(rows * cols).fill(0);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) {
+    let sum = 0;
+    for (let k = 0; k < inner; k++) sum += a[r * inner + k] * b[k * cols + c];
+    out[r * cols + c] = sum;
+  }
+  return out;
+}
+
+export function transpose(a, rows, cols) {
+  const out = new Array(rows * cols);
+  for (let r = 0; r < rows; r++) for (let c = 0; c < cols; c++) out[c * rows + r] = a[r * cols + c];
+  return out;
+}
+
+export function add(...arrays) {
+  return arrays[0].map((_, i) => arrays.reduce((sum, array) => sum + array[i], 0));
+}
+
+// Q, K, V, the gradients and L = Σ U_Q∘Q + U_K∘K + U_V∘V for X [B,T,D], weights [D,H], upstreams [B,T,H].
+export function qkvExpected({ input, query_weight, key_weight, value_weight, upstream }) {
+  const [b, t, d] = input.shape;
+  const hw = query_weight.shape[1];
+  const rows = b * t;
+  const x = input.values;
+  const w = { query: query_weight.values, key: key_weight.values, value: value_weight.values };
+  const u = { query: upstream.query.values, key: upstream.key.values, value: upstream.value.values };
+  const out = {};
+  for (const role of ['query', 'key', 'value']) {
+    out[role] = matmul(x, rows, d, w[role], hw);
+    out[`${role}_weight_gradient`] = matmul(transpose(x, rows, d), d, rows, u[role], hw);
+  }
+  out.input_gradient = add(
+    ...['query', 'key', 'value'].map((role) => matmul(u[role], rows, hw, transpose(w[role], d, hw), d)),
+  );
+  out.loss = ['query', 'key', 'value'].reduce((sum, role) => sum + out[role].reduce((s, v, i) => s + v * u[role][i], 0), 0);
+  return out;
+}

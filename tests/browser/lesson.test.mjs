@@ -1,0 +1,485 @@
+// The built lesson (dist/) in headless Chromium, served under a strict Content-Security-Policy.
+// Every expected number comes from fixtures/chapter26.json or from plain JS arithmetic on it, never from the page.
+//   node --test --test-concurrency=1 tests/browser/*.test.mjs
+import assert from 'node:assert/strict';
+import { mkdir } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { after, before, test } from 'node:test';
+import {
+  assertNoProblems,
+  caption,
+  cell,
+  host,
+  launchBrowser,
+  openLesson,
+  openPage,
+  qkvExpected,
+  readFixture,
+  rendered,
+  repo,
+  startServer,
+  tableTexts,
+  waitRenderedAfter,
+  waitReady,
+} from './harness.mjs';
+
+const tensorKeys = [
+  'input',
+  'query_weight',
+  'key_weight',
+  'value_weight',
+  'query',
+  'key',
+  'value',
+  'input_gradient',
+  'query_weight_gradient',
+  'key_weight_gradient',
+  'value_weight_gradient',
+  'query_upstream',
+  'key_upstream',
+  'value_upstream',
+];
+const outputKeys = ['query', 'key', 'value', 'input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'];
+
+let server;
+let browser;
+let fixture;
+
+before(async () => {
+  [server, browser, fixture] = await Promise.all([startServer(), launchBrowser(), readFixture()]);
+});
+after(async () => {
+  await browser?.close();
+  await server?.close();
+});
+
+// The fixture's tensor for a page key: inputs at the top level, upstreams under upstream, outputs under expected.
+function fixtureTensor(key) {
+  if (key.endsWith('_upstream')) return fixture.upstream[key.replace('_upstream', '')];
+  return fixture[key] ?? fixture.expected[key];
+}
+
+const shapeText = (shape) => `[${shape.join(',')}]`;
+
+// The page shows each double as its shortest round-trip decimal; JS's Number→String is also the shortest
+// round-trip form, and for these small integers and halves both give the same text ("1.5", "-5", "0").
+const texts = (values) => values.map((value) => String(value));
+
+const inLesson = (page, selector) => page.locator(`qkv-lesson ${selector}`);
+
+async function assertOutputs(page, expected, context) {
+  for (const key of outputKeys) {
+    assert.deepEqual(await tableTexts(page, key), texts(expected[key]), `${context}: table ${key} should show ${texts(expected[key]).join(', ')}`);
+  }
+}
+
+// The element focused right now, looking through the lesson's shadow root.
+function deepFocus(page) {
+  return page.evaluate(() => {
+    let active = document.activeElement;
+    while (active?.shadowRoot?.activeElement) active = active.shadowRoot.activeElement;
+    if (!active || active === document.body) return { kind: 'body' };
+    return {
+      kind: active.tagName.toLowerCase(),
+      size: active.dataset?.size ?? null,
+      field: active.dataset?.field ?? null,
+      index: active.dataset?.index ?? null,
+      exercise: active.closest('form[data-exercise]')?.dataset.exercise ?? null,
+      inExercisesSection: Boolean(active.closest('section.exercises')),
+    };
+  });
+}
+
+test('1. at 1280 and 390 px: ready without console errors under the CSP, and every tensor is one labelled table', async () => {
+  for (const width of [1280, 390]) {
+    const { page, problems, close } = await openLesson(browser, server.url, { width });
+    try {
+      for (const key of tensorKeys) {
+        const table = inLesson(page, `[data-tensor="${key}"]`);
+        assert.equal(await table.count(), 1, `${width}px: expected exactly one element with data-tensor="${key}"`);
+        assert.equal(await table.evaluate((el) => el.tagName), 'TABLE', `${width}px: data-tensor="${key}" should be a <table>`);
+        const expectedShape = shapeText(fixtureTensor(key).shape);
+        assert.ok((await caption(page, key)).includes(expectedShape), `${width}px: caption of ${key} ("${await caption(page, key)}") should contain its shape ${expectedShape}`);
+        assert.ok((await table.locator('th[scope="col"]').count()) > 0, `${width}px: ${key} has no th[scope=col] column headers`);
+        const bodyRows = await table.locator('tbody tr').count();
+        const rowHeaders = await table.locator('th[scope="row"]').count();
+        assert.ok(bodyRows > 0, `${width}px: the fixture's ${key} has rows, but the table shows none`);
+        assert.equal(rowHeaders, bodyRows, `${width}px: ${key} has ${bodyRows} body rows but ${rowHeaders} th[scope=row] headers`);
+      }
+      assertNoProblems(problems, `${width}px page load`);
+    } finally {
+      await close();
+    }
+  }
+});
+
+test('2. the diagram shows the fixture’s expected outputs, gradients and loss', async () => {
+  const { page, problems, close } = await openLesson(browser, server.url);
+  try {
+    const expected = Object.fromEntries(outputKeys.map((key) => [key, fixture.expected[key].values]));
+    await assertOutputs(page, expected, 'fixture');
+    for (const key of ['input', 'query_weight', 'key_weight', 'value_weight', 'query_upstream', 'key_upstream', 'value_upstream']) {
+      assert.deepEqual(await tableTexts(page, key), texts(fixtureTensor(key).values), `fixture: editable table ${key} should hold the fixture values`);
+    }
+    const loss = await inLesson(page, '.loss').innerText();
+    assert.ok(loss.includes(`L = ${String(fixture.expected.loss)}`), `loss line should say "L = ${fixture.expected.loss}", got "${loss}"`);
+    assert.ok(loss.includes('L = -2'), `loss line should say "L = -2", got "${loss}"`);
+    assertNoProblems(problems, 'fixture page');
+  } finally {
+    await close();
+  }
+});
+
+test('3. editing X[0] from 1 to 2 recomputes Q, K, V, the gradients and the loss, and updates the URL', async () => {
+  const { page, problems, close } = await openLesson(browser, server.url);
+  try {
+    const before = await rendered(page);
+    await cell(page, 'input', 0).fill('2');
+    await waitRenderedAfter(page, before);
+    assert.ok((await rendered(page)) > before, `data-rendered should increase after an accepted edit (was ${before})`);
+
+    const edited = structuredClone(fixture);
+    edited.input.values[0] = 2;
+    const expected = qkvExpected(edited);
+    // Sanity: the same arithmetic reproduces the fixture before the edit, so it is a fair oracle.
+    const original = qkvExpected(fixture);
+    for (const key of outputKeys) assert.deepEqual(original[key], fixture.expected[key].values, `test oracle: JS arithmetic disagrees with fixture ${key}`);
+    assert.equal(original.loss, fixture.expected.loss, 'test oracle: JS loss disagrees with the fixture');
+
+    await assertOutputs(page, expected, 'after X[0] = 2');
+    assert.notDeepEqual(await tableTexts(page, 'query'), texts(fixture.expected.query.values), 'Q should differ from the fixture after the edit');
+    const loss = await inLesson(page, '.loss').innerText();
+    assert.ok(loss.includes(`L = ${String(expected.loss)}`), `loss should now be L = ${expected.loss}, got "${loss}"`);
+
+    const x = new URL(page.url()).searchParams.get('x');
+    assert.equal(x, texts(edited.input.values).join(','), `URL ?x= should carry the edited cells, URL is ${page.url()}`);
+    assert.ok(new URL(page.url()).search.includes('x=2%2C') || new URL(page.url()).search.includes('x=2,'), `query string should contain x=2,…: ${page.url()}`);
+    assert.equal(await host(page, 'data-error'), null, 'no data-error after a valid edit');
+    assertNoProblems(problems, 'editing X');
+  } finally {
+    await close();
+  }
+});
+
+test('4. rejected entries: the message sits next to the field, the last valid numbers stay, fixing clears it', async () => {
+  const { page, problems, close } = await openLesson(browser, server.url);
+  try {
+    const lastValid = Object.fromEntries(['query', 'key', 'value'].map((key) => [key, texts(fixture.expected[key].values)]));
+    const keyCell = cell(page, 'key_weight', 1);
+    const keyError = inLesson(page, '.card.branch.key .field-error');
+
+    await keyCell.fill('abc');
+    await keyError.waitFor({ state: 'visible', timeout: 3000 }).catch(() => {});
+    assert.ok(await keyError.isVisible(), 'the W_K field error should be visible after typing "abc"');
+    const message = await keyError.innerText();
+    assert.ok(message.includes('"abc" is not a decimal number'), `W_K error should say '"abc" is not a decimal number', got "${message}"`);
+    assert.equal(await keyCell.getAttribute('aria-invalid'), 'true', 'the rejected W_K cell should have aria-invalid="true"');
+    const errorId = await keyError.getAttribute('id');
+    assert.ok((await keyCell.getAttribute('aria-describedby'))?.split(' ').includes(errorId), `the W_K cell should be described by its error (#${errorId})`);
+    assert.ok((await host(page, 'data-error'))?.includes('"abc" is not a decimal number'), `host data-error should hold the message, got ${await host(page, 'data-error')}`);
+    for (const key of ['query', 'key', 'value']) {
+      assert.deepEqual(await tableTexts(page, key), lastValid[key], `${key} should still show the last valid values while "abc" is rejected`);
+    }
+
+    await keyCell.fill('1');
+    assert.equal(await host(page, 'data-error'), null, 'fixing the W_K cell should remove data-error');
+    assert.equal(await keyError.isVisible(), false, 'fixing the W_K cell should hide its error');
+    assert.equal(await keyCell.getAttribute('aria-invalid'), null, 'fixing the W_K cell should remove aria-invalid');
+    assert.deepEqual(await tableTexts(page, 'key'), lastValid.key, 'K is back to the fixture once W_K[1] is 1 again');
+
+    const batch = inLesson(page, 'input[data-size="batch"]');
+    const sizesError = inLesson(page, '.controls .field-error');
+    await batch.fill('9');
+    assert.ok(await sizesError.isVisible(), 'the sizes error should be visible after Batch = 9');
+    const batchMessage = await sizesError.innerText();
+    assert.ok(batchMessage.includes('batch must be a whole number from 0 to 8, got "9"'), `Batch = 9 message was "${batchMessage}"`);
+    assert.equal(await batch.getAttribute('aria-invalid'), 'true', 'Batch input should be aria-invalid after "9"');
+    for (const key of ['query', 'key', 'value']) {
+      assert.deepEqual(await tableTexts(page, key), lastValid[key], `${key} should keep its last valid values while Batch = 9 is rejected`);
+    }
+    await batch.fill('1');
+    assert.equal(await host(page, 'data-error'), null, 'Batch = 1 should clear the error');
+
+    const width = inLesson(page, 'input[data-size="model_width"]');
+    await width.fill('0');
+    const widthMessage = await sizesError.innerText();
+    assert.ok(
+      widthMessage.includes('query projection: linear input width must be greater than zero'),
+      `model width 0 should report the library's message, got "${widthMessage}"`,
+    );
+    const status = inLesson(page, '[role="status"][aria-live="polite"]');
+    assert.equal(await status.count(), 1, 'one polite status live region is expected');
+    await page.waitForFunction(
+      () => {
+        const region = document.querySelector('qkv-lesson')?.shadowRoot?.querySelector('[role="status"][aria-live="polite"]');
+        return region?.textContent.includes('Rejected');
+      },
+      undefined,
+      { timeout: 3000 },
+    ).catch(() => {});
+    const said = await status.innerText();
+    assert.ok(said.includes('Rejected'), `the status region should eventually announce "Rejected…", it says "${said}"`);
+
+    await width.fill('3');
+    assert.equal(await host(page, 'data-error'), null, 'model width 3 should clear the error');
+    assertNoProblems(problems, 'rejected entries');
+  } finally {
+    await close();
+  }
+});
+
+test('5. sizes: an empty batch gives [0,2,2] outputs with the empty-row note; three tokens add a zero row to X', async () => {
+  const { page, problems, close } = await openLesson(browser, server.url);
+  try {
+    await inLesson(page, 'input[data-size="batch"]').fill('0');
+    assert.equal(await host(page, 'data-error'), null, `Batch = 0 should be accepted, got error ${await host(page, 'data-error')}`);
+    for (const key of ['query', 'key', 'value']) {
+      const text = await caption(page, key);
+      assert.ok(text.includes('[0,2,2]'), `${key} caption should show shape [0,2,2] for Batch = 0, got "${text}"`);
+      const note = inLesson(page, `table[data-tensor="${key}"] td.empty`);
+      assert.equal(await note.count(), 1, `${key} should have the empty-row note for Batch = 0`);
+      assert.ok((await note.innerText()).includes('No rows'), `${key} empty note: "${await note.innerText()}"`);
+      assert.equal(await inLesson(page, `table[data-tensor="${key}"] th[scope="row"]`).count(), 0, `${key} should have no row headers when empty`);
+    }
+    const checks = inLesson(page, '.diagram').getByText('Numerical checks');
+    assert.equal(await checks.count(), 1, 'the gradcheck section ("Numerical checks") should remain for an empty batch');
+    assert.ok(await checks.isVisible(), 'the gradcheck section should be visible for an empty batch');
+
+    await inLesson(page, 'button.reset').click();
+    await inLesson(page, 'input[data-size="tokens"]').fill('3');
+    assert.equal(await host(page, 'data-error'), null, `Tokens = 3 should be accepted, got ${await host(page, 'data-error')}`);
+    assert.ok((await caption(page, 'input')).includes('[1,3,3]'), `X caption should show [1,3,3], got "${await caption(page, 'input')}"`);
+    const rows = await inLesson(page, 'table[data-tensor="input"] tbody tr').count();
+    assert.equal(rows, 3, `X should have 3 rows for Tokens = 3, has ${rows}`);
+    const x = await tableTexts(page, 'input');
+    assert.equal(x.length, 9, `X should have 9 cells, has ${x.length}`);
+    assert.deepEqual(x.slice(6), ['0', '0', '0'], `the new token row of X should be zeros, got ${x.slice(6)}`);
+    assert.ok((await caption(page, 'query')).includes('[1,3,2]'), `Q caption should show [1,3,2], got "${await caption(page, 'query')}"`);
+    assertNoProblems(problems, 'size changes');
+  } finally {
+    await close();
+  }
+});
+
+test('6. exercises: a wrong then a right number, a choice, and xAPI-shaped answer events', async () => {
+  const { page, problems, close } = await openLesson(browser, server.url);
+  try {
+    await page.evaluate(() => {
+      window.__answers = [];
+      document.addEventListener('qkv-lesson-answer', (event) => window.__answers.push(event.detail));
+    });
+    const form = inLesson(page, 'form[data-exercise="ch26-parameter-count"]');
+    const feedback = form.locator('[data-feedback]');
+    assert.equal((await feedback.innerText()).trim(), '', 'feedback should be empty before answering (no answer revealed early)');
+
+    await form.locator('input[type="text"]').fill('17');
+    await form.getByRole('button', { name: 'Check' }).click();
+    let said = await feedback.innerText();
+    assert.ok(said.includes('Not quite'), `17 should be "Not quite", feedback: "${said}"`);
+    assert.ok(said.includes(`Answer: ${fixture.expected.parameter_count}`), `17 should reveal the answer ${fixture.expected.parameter_count}, feedback: "${said}"`);
+    assert.equal(await form.getAttribute('data-answered'), 'incorrect');
+
+    await form.locator('input[type="text"]').fill('18');
+    await form.getByRole('button', { name: 'Check' }).click();
+    said = await feedback.innerText();
+    assert.ok(said.includes('Correct'), `18 should be "Correct", feedback: "${said}"`);
+    assert.equal(await form.getAttribute('data-answered'), 'correct');
+
+    const choice = inLesson(page, 'form[data-exercise="ch26-change-query-only"]');
+    await choice.locator('input[value="no"]').check();
+    await choice.getByRole('button', { name: 'Check' }).click();
+    said = await choice.locator('[data-feedback]').innerText();
+    assert.ok(said.includes('Correct'), `"no" should be correct for ch26-change-query-only, feedback: "${said}"`);
+
+    const answers = await page.evaluate(() => window.__answers);
+    assert.equal(answers.length, 3, `expected 3 qkv-lesson-answer events, got ${answers.length}`);
+    const [wrong, right, picked] = answers;
+    for (const statement of answers) {
+      assert.equal(statement.verb.id, 'http://adlnet.gov/expapi/verbs/answered', 'verb.id');
+    }
+    assert.equal(wrong.object.id, 'urn:qkv-lesson:exercise:ch26-parameter-count', 'object.id of the first answer');
+    assert.deepEqual([wrong.result.success, wrong.result.response, wrong.result.score.raw], [false, '17', 0], 'result of answering 17');
+    assert.equal(right.object.id, 'urn:qkv-lesson:exercise:ch26-parameter-count', 'object.id of the second answer');
+    assert.deepEqual([right.result.success, right.result.response, right.result.score.raw], [true, '18', 1], 'result of answering 18');
+    assert.equal(picked.object.id, 'urn:qkv-lesson:exercise:ch26-change-query-only', 'object.id of the choice answer');
+    assert.deepEqual([picked.result.success, picked.result.response, picked.result.score.raw], [true, 'no', 1], 'result of choosing "no"');
+    assertNoProblems(problems, 'exercises');
+  } finally {
+    await close();
+  }
+});
+
+test('7. a copied URL reproduces an edit in a new page, and Reset restores the fixture and its URL', async () => {
+  const first = await openLesson(browser, server.url);
+  let second;
+  try {
+    await cell(first.page, 'value_weight', 0).fill('-2.5');
+    assert.equal(await host(first.page, 'data-error'), null, `-2.5 should be accepted, got ${await host(first.page, 'data-error')}`);
+    const edited = structuredClone(fixture);
+    edited.value_weight.values[0] = -2.5;
+    const expected = qkvExpected(edited);
+    await assertOutputs(first.page, expected, 'first page after W_V[0] = -2.5');
+    const copied = first.page.url();
+    assert.equal(new URL(copied).searchParams.get('wv'), texts(edited.value_weight.values).join(','), `URL should carry wv: ${copied}`);
+
+    second = await openLesson(browser, copied);
+    assert.equal(await cell(second.page, 'value_weight', 0).inputValue(), '-2.5', 'the copied link should restore the edited W_V cell');
+    await assertOutputs(second.page, expected, 'new page from the copied URL');
+    assert.ok((await second.page.locator('qkv-lesson .loss').innerText()).includes(`L = ${expected.loss}`), 'the copied link should show the recomputed loss');
+    assertNoProblems(second.problems, 'page opened from the copied URL');
+
+    await second.page.locator('qkv-lesson').getByRole('button', { name: 'Reset to the frozen fixture' }).click();
+    await assertOutputs(second.page, Object.fromEntries(outputKeys.map((key) => [key, fixture.expected[key].values])), 'after Reset');
+    assert.equal(await cell(second.page, 'value_weight', 0).inputValue(), String(fixture.value_weight.values[0]), 'Reset should restore W_V[0]');
+    const params = new URL(second.page.url()).searchParams;
+    const expectedParams = {
+      b: String(fixture.input.shape[0]),
+      t: String(fixture.input.shape[1]),
+      d: String(fixture.input.shape[2]),
+      h: String(fixture.query_weight.shape[1]),
+      x: texts(fixture.input.values).join(','),
+      wq: texts(fixture.query_weight.values).join(','),
+      wk: texts(fixture.key_weight.values).join(','),
+      wv: texts(fixture.value_weight.values).join(','),
+      uq: texts(fixture.upstream.query.values).join(','),
+      uk: texts(fixture.upstream.key.values).join(','),
+      uv: texts(fixture.upstream.value.values).join(','),
+    };
+    assert.deepEqual(Object.fromEntries(params), expectedParams, `after Reset the URL should describe the fixture: ${second.page.url()}`);
+    assertNoProblems(first.problems, 'first page');
+  } finally {
+    await first.close();
+    await second?.close();
+  }
+});
+
+test('8. dist works from a sub-path with no third-party or failed requests', async () => {
+  const base = '/course/lesson/';
+  const sub = await startServer({ base });
+  const { page, problems, requests, close } = await openPage(browser);
+  try {
+    await page.goto(sub.url);
+    await waitReady(page);
+    assert.deepEqual(await tableTexts(page, 'query'), texts(fixture.expected.query.values), 'Q from the sub-path');
+    assertNoProblems(problems, `served at ${base}`);
+    assert.ok(requests.some((url) => url.endsWith('.wasm')), `the WASM module should have been requested: ${requests.join(', ')}`);
+    const foreign = requests.filter((url) => !url.startsWith(sub.origin));
+    assert.deepEqual(foreign, [], `every request should go to ${sub.origin}; third-party requests:\n  ${foreign.join('\n  ')}`);
+    const outside = requests.filter((url) => !url.startsWith(`${sub.origin}${base}`));
+    assert.deepEqual(outside, [], `every request should stay under ${base}:\n  ${outside.join('\n  ')}`);
+  } finally {
+    await close();
+    await sub.close();
+  }
+});
+
+test('9. keyboard: Tab reaches the sizes and X before the exercises; typing keeps focus in the cell', async () => {
+  const { page, problems, close } = await openLesson(browser, server.url);
+  try {
+    await page.evaluate(() => (document.activeElement instanceof HTMLElement ? document.activeElement.blur() : undefined));
+    const visited = [];
+    let batchAt = -1;
+    let xAt = -1;
+    let exercisesAt = -1;
+    for (let press = 0; press < 60 && exercisesAt < 0; press++) {
+      await page.keyboard.press('Tab');
+      const focus = await deepFocus(page);
+      visited.push(focus.size ?? (focus.field ? `${focus.field}[${focus.index}]` : focus.exercise ? `exercise ${focus.exercise}` : focus.kind));
+      if (batchAt < 0 && focus.size === 'batch') batchAt = press;
+      if (xAt < 0 && focus.field === 'input') xAt = press;
+      if (exercisesAt < 0 && focus.inExercisesSection) exercisesAt = press;
+      if (xAt >= 0 && batchAt >= 0) break;
+    }
+    const order = `tab order: ${visited.join(' → ')}`;
+    assert.ok(batchAt >= 0, `Tab never reached the Batch size input; ${order}`);
+    assert.ok(xAt >= 0, `Tab never reached a cell of X; ${order}`);
+    assert.equal(exercisesAt, -1, `Tab reached the exercises before the sizes and X; ${order}`);
+    assert.ok(batchAt < xAt, `the size inputs should come before X's cells; ${order}`);
+
+    const focused = await deepFocus(page);
+    assert.deepEqual([focused.field, focused.index], ['input', '0'], `Tab should land on X[0] first; ${order}`);
+    await page.keyboard.press('Control+A');
+    const before = await rendered(page);
+    await page.keyboard.type('25');
+    await waitRenderedAfter(page, before);
+
+    const after = await deepFocus(page);
+    assert.deepEqual([after.field, after.index], ['input', '0'], `focus should stay in X[0] across re-renders, it is on ${JSON.stringify(after)}`);
+    assert.equal(await cell(page, 'input', 0).inputValue(), '25', 'X[0] should hold what was typed');
+    const edited = structuredClone(fixture);
+    edited.input.values[0] = 25;
+    assert.deepEqual(await tableTexts(page, 'query'), texts(qkvExpected(edited).query), 'Q should follow X[0] = 25 typed from the keyboard');
+    assertNoProblems(problems, 'keyboard');
+  } finally {
+    await close();
+  }
+});
+
+test('10. when the WASM cannot load, the element ends in data-state="error" with a readable message', async () => {
+  const { page, close } = await openPage(browser);
+  try {
+    let aborted = 0;
+    await page.route('**/*.wasm', (route) => {
+      aborted++;
+      return route.abort();
+    });
+    await page.goto(server.url);
+    await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.state === 'error', undefined, { timeout: 10000 }).catch(() => {});
+    assert.ok(aborted > 0, 'the .wasm request should have been intercepted');
+    assert.equal(await host(page, 'data-state'), 'error', 'data-state should be "error" when the WASM request fails');
+    const message = inLesson(page, '[role="alert"]');
+    assert.ok(await message.isVisible(), 'a visible alert should explain the failure');
+    const text = await message.innerText();
+    assert.match(text, /computation engine \(WebAssembly\) did not load/, `the alert should say the engine did not load, got "${text}"`);
+    assert.equal(await inLesson(page, 'table[data-tensor]').count(), 0, 'no tables should be shown without the engine');
+  } finally {
+    await close();
+  }
+});
+
+test('11. screenshots at 1280 and 390 px, and no page-level sideways scroll at 390 px', async () => {
+  const dir = resolve(repo, 'build/screenshots');
+  await mkdir(dir, { recursive: true });
+  for (const width of [1280, 390]) {
+    const { page, problems, close } = await openLesson(browser, server.url, { width });
+    try {
+      await page.evaluate(() => document.fonts.ready);
+      await page.screenshot({ path: resolve(dir, `lesson-${width}.png`), fullPage: true });
+      if (width === 390) {
+        const overflow = await page.evaluate(() => {
+          const parentOf = (el) => el.parentElement ?? (el.parentNode instanceof ShadowRoot ? el.parentNode.host : null);
+          // Clipped when a scrolling/clipping ancestor lies on the element's containing-block chain
+          // (an absolutely positioned box escapes overflow clipping unless that ancestor is positioned).
+          const clipped = (el) => {
+            let absolute = ['absolute', 'fixed'].includes(getComputedStyle(el).position);
+            for (let p = parentOf(el); p && p !== document.body; p = parentOf(p)) {
+              const style = getComputedStyle(p);
+              if (absolute && style.position === 'static' && style.transform === 'none' && style.contain === 'none') continue;
+              if (style.overflowX !== 'visible') return true;
+              absolute = style.position === 'absolute' || style.position === 'fixed';
+            }
+            return false;
+          };
+          const wide = [];
+          const walk = (root) => {
+            for (const el of root.querySelectorAll('*')) {
+              const box = el.getBoundingClientRect();
+              const name = (node) => (node ? `${node.tagName.toLowerCase()}${[...node.classList].map((c) => `.${c}`).join('')}` : '?');
+              if (box.right > innerWidth + 0.5 && !clipped(el)) wide.push(`${name(el)} in ${name(parentOf(el))} (right edge ${Math.round(box.right)}px)`);
+              if (el.shadowRoot) walk(el.shadowRoot);
+            }
+          };
+          walk(document);
+          return { scrollWidth: document.documentElement.scrollWidth, wide: wide.slice(0, 8) };
+        });
+        assert.ok(
+          overflow.scrollWidth <= 390,
+          `at 390px the page scrolls sideways (scrollWidth ${overflow.scrollWidth}); unclipped elements past the edge: ${overflow.wide.join(', ')}`,
+        );
+      }
+      assertNoProblems(problems, `${width}px screenshot`);
+    } finally {
+      await close();
+    }
+  }
+});
