@@ -1,8 +1,11 @@
-// qkv-lesson: the chapter's report and trace, seeded initialisation, and projection evidence as JSON.
+// qkv-lesson: the chapter's report and trace, seeded initialisation, projection evidence as JSON, and
+// numpy's seeded randn() with the self-bias experiment built on it.
 // Every rejected input exits 2 with {"error":{"kind","message"}} carrying the library's own message.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <new>
@@ -10,6 +13,8 @@
 #include <sstream>
 
 #include "lesson/chapter26.hpp"
+#include "lesson/numpy_random.hpp"
+#include "lesson/self_bias.hpp"
 
 namespace {
 
@@ -96,6 +101,9 @@ Result<std::string, CliError> read_all(const std::string& path) {
     text << std::cin.rdbuf();
     return text.str();
   }
+  // A directory opens like a file on Linux and then reads as nothing: refuse it by name.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) return qkv::fail(CliError{"io", "cannot read " + path + ": it is a directory"});
   std::ifstream file(path, std::ios::binary);
   if (!file) return qkv::fail(CliError{"io", "cannot read " + path});
   text << file.rdbuf();
@@ -180,6 +188,157 @@ Result<std::uint64_t, CliError> parse_u64(const std::string& option, const std::
   return value;
 }
 
+// An optional '-' then decimal digits, within int64_t. Ranges are the library's business: "-1" parses
+// here and comes back from the library with its own message.
+Result<std::int64_t, CliError> parse_i64(const std::string& option, const std::string& text) {
+  const bool negative = !text.empty() && text[0] == '-';
+  std::string digits = negative ? text.substr(1) : text;
+  if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
+    return qkv::fail(CliError{"arguments", option + " must be an integer, got " + text});
+  }
+  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));  // "007" -> "7"
+  std::uint64_t magnitude = 0;
+  if (digits.size() <= 19) {  // 19 digits always fit in 64 bits
+    for (char c : digits) magnitude = magnitude * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  if (digits.size() > 19 || magnitude > (negative ? 9223372036854775808u : 9223372036854775807u)) {
+    return qkv::fail(CliError{
+        "arguments",
+        option + " must be an integer from -9223372036854775808 to 9223372036854775807, got " + text});
+  }
+  if (!negative) return static_cast<std::int64_t>(magnitude);
+  return magnitude == 0 ? 0 : -static_cast<std::int64_t>(magnitude - 1) - 1;
+}
+
+// randn prints about 24 bytes per draw: 10^7 draws is a quarter of a gigabyte, plenty for any check.
+constexpr std::int64_t kMaxRandnExtent = 100000;
+constexpr std::int64_t kMaxRandnDraws = 10000000;
+
+// --rows or --cols: a whole number in [1, kMaxRandnExtent].
+Result<std::int64_t, CliError> parse_extent(const std::string& option, const std::string& text) {
+  auto value = parse_i64(option, text);
+  if (!value) return value;
+  if (*value < 1 || *value > kMaxRandnExtent) {
+    return qkv::fail(CliError{
+        "arguments", option + " must be between 1 and " + std::to_string(kMaxRandnExtent) + ", got " + text});
+  }
+  return value;
+}
+
+CliError random_error(const qkv::RandomError& error) { return {"random", error.message()}; }
+CliError self_bias_error(const qkv::SelfBiasError& error) { return {"self_bias", error.message()}; }
+
+// `np.random.seed(seed); np.random.randn(rows, cols)`: one line per row, draws as %.17g (enough digits
+// to read back the exact double) separated by single spaces.
+// Validation order: seed, rows, cols, rows * cols.
+int run_randn(const std::string& seed_text, const std::string& rows_text, const std::string& cols_text) {
+  auto seed = parse_i64("--seed", seed_text);
+  if (!seed) return report_error(seed.error());
+  auto rng = qkv::NumpyLegacyRandom::seeded(*seed);
+  if (!rng) return report_error(random_error(rng.error()));
+  auto rows = parse_extent("--rows", rows_text);
+  if (!rows) return report_error(rows.error());
+  auto cols = parse_extent("--cols", cols_text);
+  if (!cols) return report_error(cols.error());
+  if (*rows * *cols > kMaxRandnDraws) {  // both at most 10^5, so the product fits
+    return report_error(CliError{"arguments", "--rows times --cols must be at most " +
+                                                  std::to_string(kMaxRandnDraws) + ", got " + rows_text +
+                                                  " * " + cols_text});
+  }
+  // Row by row: consecutive randn calls continue one stream, so this is randn(rows, cols) row-major.
+  std::string line;
+  char number[32];
+  for (std::int64_t row = 0; row < *rows; ++row) {
+    line.clear();
+    for (double value : rng->randn(static_cast<std::size_t>(*cols))) {
+      if (!line.empty()) line += ' ';
+      std::snprintf(number, sizeof number, "%.17g", value);
+      line += number;
+    }
+    line += '\n';
+    std::cout << line;
+  }
+  std::cout.flush();
+  return 0;
+}
+
+// Ordered, so the document reads in the order the experiment runs.
+using ordered_json = nlohmann::ordered_json;
+
+// scores [n, n] as n rows, plus where each row peaks.
+ordered_json summary_json(const qkv::ScoreSummary& summary, std::size_t n) {
+  ordered_json rows = ordered_json::array();
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto first = summary.scores.begin() + static_cast<std::ptrdiff_t>(i * n);
+    rows.push_back(std::vector<double>(first, first + static_cast<std::ptrdiff_t>(n)));
+  }
+  return {{"scores", rows},
+          {"argmax", summary.argmax},
+          {"diagonal_rows", summary.diagonal_rows},
+          {"guaranteed_rows", summary.guaranteed_rows}};
+}
+
+// Validation order: seed, tokens, dim (each parsed, then range-checked by the library in that order).
+int run_self_bias_json(const std::string& seed_text, const std::string& tokens_text,
+                       const std::string& dim_text) {
+  auto seed = parse_i64("--seed", seed_text);
+  if (!seed) return report_error(seed.error());
+  auto tokens = parse_i64("--tokens", tokens_text);
+  if (!tokens) return report_error(tokens.error());
+  auto dim = parse_i64("--dim", dim_text);
+  if (!dim) return report_error(dim.error());
+  auto result = qkv::run_self_bias({*seed, *tokens, *dim});
+  if (!result) return report_error(self_bias_error(result.error()));
+  const qkv::SelfBiasResult& r = *result;
+  const ordered_json out{{"seed", *seed},
+                         {"tokens", r.tokens},
+                         {"dim", r.dim},
+                         {"norms", r.norms},
+                         {"projected_norms", r.projected_norms},
+                         {"none", summary_json(r.none, r.tokens)},
+                         {"separate", summary_json(r.separate, r.tokens)},
+                         {"tied", summary_json(r.tied, r.tokens)}};
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
+struct SearchText {
+  std::string kind;
+  std::string start;
+  std::string count = "1000";
+  std::string tokens = "5";
+  std::string dim = "8";
+};
+
+// Validation order: kind, then the library's start, count, tokens, dim (each parsed first).
+int run_find_off_diagonal(const SearchText& text) {
+  qkv::CounterexampleSearch search;
+  if (text.kind == "none") {
+    search.kind = qkv::ScoreKind::None;
+  } else if (text.kind == "tied") {
+    search.kind = qkv::ScoreKind::Tied;
+  } else {
+    return report_error(CliError{"arguments", "--kind must be none or tied, got " + text.kind});
+  }
+  const std::pair<const char*, const std::string*> fields[] = {
+      {"--start", &text.start}, {"--count", &text.count}, {"--tokens", &text.tokens}, {"--dim", &text.dim}};
+  std::int64_t* const targets[] = {&search.start_seed, &search.max_seeds, &search.tokens, &search.dim};
+  for (std::size_t i = 0; i < 4; ++i) {
+    auto value = parse_i64(fields[i].first, *fields[i].second);
+    if (!value) return report_error(value.error());
+    *targets[i] = *value;
+  }
+  auto found = qkv::find_off_diagonal_seed(search);
+  if (!found) return report_error(self_bias_error(found.error()));
+  ordered_json out{{"seed", nullptr}};
+  if (*found) {
+    const qkv::Counterexample& c = **found;
+    out = {{"seed", c.seed}, {"row", c.row}, {"argmax", c.argmax}};
+  }
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
 int run(int argc, char** argv) {
   CLI::App app{"qkv-lesson: query, key and value projections (chapter 26), computed by the lesson's C++ core"};
   app.require_subcommand(1);
@@ -199,6 +358,27 @@ int run(int argc, char** argv) {
   std::string input_path;
   evidence->add_option("--input", input_path, "request file, or - for stdin")->required();
 
+  CLI::App* randn = app.add_subcommand("randn", "np.random.seed(S); np.random.randn(R, C), one row per line");
+  std::string randn_seed, rows, cols;
+  randn->add_option("--seed", randn_seed, "numpy seed, 0 to 4294967295")->required();
+  randn->add_option("--rows", rows, "R, 1 to 100000")->required();
+  randn->add_option("--cols", cols, "C, 1 to 100000 (R * C at most 10000000)")->required();
+
+  CLI::App* self_bias = app.add_subcommand("self-bias", "X X^T, (X Wq)(X Wk)^T and (X Wq)(X Wq)^T, as JSON");
+  std::string bias_seed, tokens, dim;
+  self_bias->add_option("--seed", bias_seed, "numpy seed, 0 to 4294967295")->required();
+  self_bias->add_option("--tokens", tokens, "n, 1 to 512")->required();
+  self_bias->add_option("--dim", dim, "d, 1 to 512")->required();
+
+  CLI::App* find =
+      app.add_subcommand("find-off-diagonal", "the first seed where a row peaks off the diagonal");
+  SearchText search;
+  find->add_option("--kind", search.kind, "none (Q = K = X) or tied (Q = K = X Wq)")->required();
+  find->add_option("--start", search.start, "first seed tried")->required();
+  find->add_option("--count", search.count, "seeds tried at most, 1 to 1000000")->capture_default_str();
+  find->add_option("--tokens", search.tokens, "n, 1 to 512")->capture_default_str();
+  find->add_option("--dim", search.dim, "d, 1 to 512")->capture_default_str();
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {
@@ -217,6 +397,9 @@ int run(int argc, char** argv) {
     if (!parsed_head) return report_error(parsed_head.error());
     return run_init(*parsed_seed, *parsed_model, *parsed_head, prefix);
   }
+  if (*randn) return run_randn(randn_seed, rows, cols);
+  if (*self_bias) return run_self_bias_json(bias_seed, tokens, dim);
+  if (*find) return run_find_off_diagonal(search);
   return run_evidence(input_path);
 }
 

@@ -10,6 +10,10 @@
 
 namespace qkv {
 
+// Gradcheck costs three forward passes per checked coordinate. Up to this many coordinates per tensor are
+// checked (every one for the chapter's fixture, 6 each); beyond it, this many spread evenly over the tensor.
+inline constexpr std::size_t kGradcheckSamplesPerTensor = 32;
+
 // Names the chapter gives its three weights.
 inline constexpr const char* kParameterPrefix = "decoder.block.0.attention";
 
@@ -71,7 +75,7 @@ Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query
 // L for given outputs and upstreams; each product reduced by repeated sum_axis(0), added (q + k) + v.
 Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, const Upstreams& upstream);
 
-// Forward always; with upstreams also backward and a gradcheck of every coordinate of X, W_Q, W_K, W_V.
+// Forward always; with upstreams also backward and a gradcheck of X, W_Q, W_K and W_V.
 Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
                                                                     bool with_gradcheck = true);
 

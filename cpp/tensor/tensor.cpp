@@ -159,8 +159,7 @@ Result<Shape, TensorError> broadcast_shapes(const std::string& operation, const 
     }
     shape[axis] = l == 1 ? r : l;
   }
-  auto count = element_count(shape);
-  if (!count) return fail(count.error());
+  // No size check here: a batch shape alone is never allocated; callers check what they allocate.
   return shape;
 }
 
@@ -189,6 +188,7 @@ Result<Tensor, TensorError> matmul(const Tensor& left, const Tensor& right) {
   out_shape.push_back(cols);
   auto out = Tensor::zeros(out_shape);
   if (!out) return out;
+  if (out->size() == 0) return out;  // an empty result needs no batch offsets (the batch may still be huge)
 
   const std::vector<Extent> left_batches = broadcast_offsets(*batch, leading(left.shape()));
   const std::vector<Extent> right_batches = broadcast_offsets(*batch, leading(right.shape()));
@@ -238,6 +238,8 @@ Result<Tensor, TensorError> elementwise(const std::string& operation, const Tens
                                         Combine combine) {
   auto shape = broadcast_shapes(operation, left.shape(), right.shape());
   if (!shape) return fail(shape.error());
+  auto count = element_count(*shape);
+  if (!count) return fail(count.error());
   const std::vector<Extent> l = broadcast_offsets(*shape, left.shape());
   const std::vector<Extent> r = broadcast_offsets(*shape, right.shape());
   std::vector<double> values(l.size());

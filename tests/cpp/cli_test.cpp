@@ -1,0 +1,433 @@
+// The qkv-lesson command-line tool, run as a separate process: report and trace against the golden files,
+// seeded initialisation against the course's bits, evidence against the frozen fixture, and every class of
+// bad input answered with exit status 2 and a JSON error (never a crash or a signal).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fixture.hpp"
+
+namespace qkv {
+namespace {
+
+using test::bits_of;
+using test::json;
+
+// Spec section 4: the course observed gradcheck errors at or below 4.4e-10 on the fixture.
+constexpr double kFixtureMaxErrorBelow = 5e-10;
+
+const json& fixture() {
+  static const json loaded = test::load_fixture();
+  return loaded;
+}
+
+struct CliRun {
+  std::string out;
+  std::string err;
+  bool exited = false;  // false: killed by a signal (or popen failed)
+  int status = -1;      // the exit status when `exited`
+};
+
+// A fresh path under the test's temporary directory.
+std::string temp_path(const std::string& stem) {
+  static int counter = 0;
+  return ::testing::TempDir() + "qkv_cli_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) +
+         "_" + stem;
+}
+
+std::string write_temp(const std::string& stem, const std::string& text) {
+  const std::string path = temp_path(stem);
+  std::ofstream(path, std::ios::binary) << text;
+  return path;
+}
+
+std::string quoted(const std::string& text) {
+  std::string out = "'";
+  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// Runs `qkv-lesson <args>` with `stdin_text` on standard input (empty by default); stdout and stderr are
+// captured separately.
+CliRun run_cli(const std::string& args, const std::string& stdin_text = "") {
+  const std::string in = write_temp("stdin", stdin_text);
+  const std::string err = temp_path("stderr");
+  const std::string command = quoted(QKV_CLI_PATH) + " " + args + " <" + quoted(in) + " 2>" + quoted(err);
+  CliRun run;
+  FILE* pipe = ::popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char buffer[4096];
+  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
+  const int status = ::pclose(pipe);
+  // sh reports a child killed by signal n as 128 + n: status 2 can only be our own exit.
+  run.exited = status != -1 && WIFEXITED(status);
+  run.status = run.exited ? WEXITSTATUS(status) : -1;
+  run.err = test::read_file(err);
+  std::remove(in.c_str());
+  std::remove(err.c_str());
+  return run;
+}
+
+// `qkv-lesson evidence --input <file holding request>`.
+CliRun run_evidence(const json& request) {
+  const std::string path = write_temp("request.json", request.dump());
+  CliRun run = run_cli("evidence --input " + quoted(path));
+  std::remove(path.c_str());
+  return run;
+}
+
+// Stdout must be exactly one JSON document on one LF-terminated line.
+json parse_one_line(const CliRun& run) {
+  EXPECT_FALSE(run.out.empty());
+  EXPECT_EQ(run.out.back(), '\n');
+  EXPECT_EQ(run.out.find('\n'), run.out.size() - 1) << run.out;
+  return json::parse(run.out);
+}
+
+std::set<std::string> keys_of(const json& object) {
+  std::set<std::string> keys;
+  for (const auto& item : object.items()) keys.insert(item.key());
+  return keys;
+}
+
+// Exit status exactly 2, nothing on stderr, and {"error": {"kind", "message"[, "field"]}} on stdout.
+json expect_rejected(const CliRun& run, const std::string& kind, const std::string& message,
+                     const std::string& field = "") {
+  EXPECT_TRUE(run.exited) << "the tool did not exit normally: " << run.out;
+  EXPECT_EQ(run.status, 2) << run.out << run.err;
+  EXPECT_EQ(run.err, "");
+  json document = parse_one_line(run);
+  EXPECT_EQ(keys_of(document), (std::set<std::string>{"error"})) << run.out;
+  const json& error = document.at("error");
+  EXPECT_EQ(error.at("kind").get<std::string>(), kind) << run.out;
+  EXPECT_EQ(error.at("message").get<std::string>(), message) << run.out;
+  if (field.empty()) {
+    EXPECT_EQ(keys_of(error), (std::set<std::string>{"kind", "message"})) << run.out;
+  } else {
+    EXPECT_EQ(keys_of(error), (std::set<std::string>{"kind", "message", "field"})) << run.out;
+    EXPECT_EQ(error.value("field", ""), field) << run.out;
+  }
+  return document;
+}
+
+// The fixture's request, exactly as the fixture file spells it.
+json fixture_request() {
+  return {{"input", fixture().at("input")},
+          {"query_weight", fixture().at("query_weight")},
+          {"key_weight", fixture().at("key_weight")},
+          {"value_weight", fixture().at("value_weight")},
+          {"upstream", fixture().at("upstream")}};
+}
+
+// Same shape and the same bits in every position (JSON numbers must round-trip exactly).
+void expect_tensor_bits(const json& actual, const json& wanted, const std::string& what) {
+  EXPECT_EQ(actual.at("shape").get<Shape>(), wanted.at("shape").get<Shape>()) << what;
+  EXPECT_EQ(test::hex_of(test::values_from(actual)), test::hex_of(test::values_from(wanted))) << what;
+}
+
+json values_tensor(const Shape& shape, double fill) {
+  Extent count = 1;
+  for (Extent extent : shape) count *= extent;
+  return {{"shape", shape}, {"values", std::vector<double>(count, fill)}};
+}
+
+// ---- report and trace ----------------------------------------------------------------------------------
+
+TEST(CliGolden, ReportIsByteIdenticalToTheGoldenFile) {
+  const CliRun run = run_cli("report");
+  EXPECT_TRUE(run.exited);
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.out, test::read_file(test::fixture_path("golden/learn-llm-ch26-expected.txt")));
+}
+
+TEST(CliGolden, TraceIsByteIdenticalToTheGoldenFile) {
+  const CliRun run = run_cli("trace");
+  EXPECT_TRUE(run.exited);
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(run.err, "");
+  EXPECT_EQ(run.out, test::read_file(test::fixture_path("golden/learn-llm-ch26-diagram-trace.txt")));
+}
+
+// ---- init ----------------------------------------------------------------------------------------------
+
+TEST(CliInit, SeedTwentySixGivesTheCoursesWeightsAndState) {
+  const json& seed26 = fixture().at("seed26");
+  const CliRun run = run_cli("init --seed 26 --model-width 3 --head-width 2");
+  EXPECT_TRUE(run.exited);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_EQ(run.err, "");
+  const json document = parse_one_line(run);
+  EXPECT_EQ(keys_of(document), (std::set<std::string>{"parameters", "generator_state"}));
+  EXPECT_EQ(document.at("generator_state").get<std::string>(), "0x1fe68f0af33cb994");
+  EXPECT_EQ(document.at("generator_state"), seed26.at("generator_state"));
+  const json& parameters = document.at("parameters");
+  ASSERT_EQ(parameters.size(), 3u);
+  std::size_t values = 0;
+  const char* branches[] = {"query", "key", "value"};
+  for (std::size_t i = 0; i < 3; ++i) {
+    const json& wanted = seed26.at(branches[i]);
+    EXPECT_EQ(keys_of(parameters[i]), (std::set<std::string>{"name", "shape", "values"}));
+    EXPECT_EQ(parameters[i].at("name"), wanted.at("name"));
+    EXPECT_EQ(parameters[i].at("name").get<std::string>(),
+              seed26.at("prefix").get<std::string>() + "." + branches[i] + ".weight");
+    expect_tensor_bits(parameters[i], wanted, branches[i]);
+    values += parameters[i].at("values").size();
+  }
+  EXPECT_EQ(values, 18u);
+}
+
+TEST(CliInit, LargestSeedIsAccepted) {
+  const CliRun run = run_cli("init --seed 18446744073709551615 --model-width 1 --head-width 1");
+  EXPECT_TRUE(run.exited);
+  EXPECT_EQ(run.status, 0) << run.out;
+  EXPECT_EQ(parse_one_line(run).at("parameters").size(), 3u);
+}
+
+TEST(CliInit, BadArgumentsExitTwoWithTheExactMessage) {
+  const std::string range = "--seed must be an integer from 0 to 18446744073709551615, got ";
+  expect_rejected(run_cli("init --seed -1 --model-width 3 --head-width 2"), "arguments", range + "-1");
+  expect_rejected(run_cli("init --seed 18446744073709551616 --model-width 3 --head-width 2"), "arguments",
+                  range + "18446744073709551616");
+  expect_rejected(run_cli("init --seed abc --model-width 3 --head-width 2"), "arguments", range + "abc");
+  expect_rejected(run_cli("init --seed 26 --model-width 3 --head-width x2"), "arguments",
+                  "--head-width must be an integer from 0 to 18446744073709551615, got x2");
+  expect_rejected(run_cli("init --seed 26 --model-width 3 --head-width 0"), "qkv",
+                  "query projection: linear output width must be greater than zero");
+  expect_rejected(run_cli("init --seed 26 --model-width 0 --head-width 2"), "qkv",
+                  "query projection: linear input width must be greater than zero");
+  expect_rejected(
+      run_cli("init --seed 26 --model-width 3 --head-width 2 --prefix Bad"), "qkv",
+      "query projection: parameter name byte 0 must be lowercase ASCII, a digit, underscore, or dot; "
+      "got 0x42");
+  expect_rejected(run_cli("init --seed 26 --model-width 99999999 --head-width 2"), "qkv",
+                  "query projection: shape [99999999,2] has more than 67108864 elements");
+  expect_rejected(run_cli("init --seed 26 --model-width 3"), "arguments", "--head-width is required");
+}
+
+// ---- evidence ------------------------------------------------------------------------------------------
+
+TEST(CliEvidence, FixtureRequestGivesEveryExpectedValueBitwise) {
+  const json& expected = fixture().at("expected");
+  const CliRun run = run_evidence(fixture_request());
+  EXPECT_TRUE(run.exited);
+  ASSERT_EQ(run.status, 0) << run.out << run.err;
+  EXPECT_EQ(run.err, "");
+  const json out = parse_one_line(run);
+  EXPECT_EQ(keys_of(out),
+            (std::set<std::string>{"parameter_names", "parameter_count", "query", "key", "value", "loss",
+                                   "input_gradient", "query_weight_gradient", "key_weight_gradient",
+                                   "value_weight_gradient", "gradcheck"}));
+  for (const char* name : {"query", "key", "value", "input_gradient", "query_weight_gradient",
+                           "key_weight_gradient", "value_weight_gradient"}) {
+    expect_tensor_bits(out.at(name), expected.at(name), name);
+  }
+  EXPECT_EQ(bits_of(out.at("loss").get<double>()), bits_of(expected.at("loss").get<double>()));
+  EXPECT_EQ(out.at("parameter_names"), expected.at("parameter_names"));
+  EXPECT_EQ(out.at("parameter_count"), expected.at("parameter_count"));
+
+  const json& check = out.at("gradcheck");
+  EXPECT_EQ(keys_of(check), (std::set<std::string>{"passed", "checks", "max_error", "tolerance"})) << check;
+  EXPECT_EQ(check.at("passed"), true);
+  EXPECT_EQ(check.at("checks"), expected.at("gradcheck").at("checks"));
+  EXPECT_EQ(bits_of(check.at("tolerance").get<double>()),
+            bits_of(expected.at("gradcheck").at("tolerance").get<double>()));
+  EXPECT_GT(check.at("max_error").get<double>(), 0.0);
+  EXPECT_LT(check.at("max_error").get<double>(), kFixtureMaxErrorBelow);
+}
+
+TEST(CliEvidence, StandardInputGivesTheSameOutputAsAFile) {
+  const CliRun from_file = run_evidence(fixture_request());
+  const CliRun from_stdin = run_cli("evidence --input -", fixture_request().dump(2));
+  EXPECT_TRUE(from_stdin.exited);
+  EXPECT_EQ(from_stdin.status, 0) << from_stdin.out;
+  EXPECT_EQ(from_stdin.out, from_file.out);
+}
+
+TEST(CliEvidence, SeededWeightsRoundTripThroughJsonAndGiveTheCoursesLoss) {
+  // The seed-26 weights as shortest decimal JSON numbers: the tool must read and write them without loss.
+  const json& seed26 = fixture().at("seed26");
+  json request = fixture_request();
+  for (const char* branch : {"query", "key", "value"}) {
+    request[std::string(branch) + "_weight"] = {{"shape", seed26.at(branch).at("shape")},
+                                                {"values", test::values_from(seed26.at(branch))}};
+  }
+  const CliRun run = run_evidence(request);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const json out = parse_one_line(run);
+  EXPECT_EQ(bits_of(out.at("loss").get<double>()), bits_of(seed26.at("loss_on_fixture").get<double>()))
+      << out.at("loss");
+  EXPECT_EQ(out.at("gradcheck").at("passed"), true);
+}
+
+TEST(CliEvidence, WithoutUpstreamOnlyTheForwardFields) {
+  json request = fixture_request();
+  request.erase("upstream");
+  const CliRun run = run_evidence(request);
+  EXPECT_TRUE(run.exited);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const json out = parse_one_line(run);
+  EXPECT_EQ(keys_of(out),
+            (std::set<std::string>{"parameter_names", "parameter_count", "query", "key", "value"}));
+  for (const char* name : {"query", "key", "value"}) {
+    expect_tensor_bits(out.at(name), fixture().at("expected").at(name), name);
+  }
+}
+
+TEST(CliEvidence, EmptyTokenAxisIsAValidRequest) {
+  json request = fixture_request();
+  request["input"] = values_tensor({2, 0, 3}, 0.0);
+  for (const char* branch : {"query", "key", "value"})
+    request["upstream"][branch] = values_tensor({2, 0, 2}, 0.0);
+  const CliRun run = run_evidence(request);
+  ASSERT_EQ(run.status, 0) << run.out;
+  const json out = parse_one_line(run);
+  EXPECT_EQ(out.at("query").at("shape").get<Shape>(), (Shape{2, 0, 2}));
+  EXPECT_EQ(out.at("input_gradient").at("shape").get<Shape>(), (Shape{2, 0, 3}));
+  EXPECT_EQ(out.at("query_weight_gradient").at("values").size(), 6u);
+  EXPECT_EQ(out.at("gradcheck").at("passed"), true);
+  EXPECT_EQ(out.at("gradcheck").at("checks"), 18);
+}
+
+// ---- rejected requests: every class exits 2 with the library's or the reader's own message ----------------
+
+TEST(CliEvidenceErrors, UnreadableFileAndMalformedJson) {
+  const std::string missing = temp_path("does-not-exist.json");
+  expect_rejected(run_cli("evidence --input " + quoted(missing)), "io", "cannot read " + missing);
+  const std::string directory = QKV_FIXTURES_DIR;
+  expect_rejected(run_cli("evidence --input " + quoted(directory)), "io",
+                  "cannot read " + directory + ": it is a directory");
+  expect_rejected(
+      run_cli("evidence --input -", "{\"input\":"), "json",
+      "[json.exception.parse_error.101] parse error at line 1, column 10: syntax error while parsing "
+      "value - unexpected end of input; expected '[', '{', or a literal");
+  expect_rejected(
+      run_cli("evidence --input -", ""), "json",
+      "[json.exception.parse_error.101] parse error at line 1, column 1: syntax error while parsing "
+      "value - unexpected end of input; expected '[', '{', or a literal");
+  expect_rejected(run_cli("evidence --input -", "[1, 2]"), "input", "the request must be a JSON object");
+}
+
+TEST(CliEvidenceErrors, MissingOrMalformedFields) {
+  json request = fixture_request();
+  request.erase("key_weight");
+  expect_rejected(run_evidence(request), "input", "key_weight is missing");
+
+  request = fixture_request();
+  request["upstream"].erase("value");
+  expect_rejected(run_evidence(request), "input", "upstream.value is missing");
+
+  request = fixture_request();
+  request["upstream"] = json::array({1});
+  expect_rejected(run_evidence(request), "input", "upstream must be an object");
+
+  request = fixture_request();
+  request["query_weight"] = json::array({1, 0});
+  expect_rejected(run_evidence(request), "input",
+                  "query_weight must be an object with \"shape\" and \"values\"");
+
+  request = fixture_request();
+  request["value_weight"].erase("values");
+  expect_rejected(run_evidence(request), "input", "value_weight needs a \"values\" array");
+
+  for (const json& extent : {json(-1), json(1.5), json("1"), json(18446744073709551615.0 * 2)}) {
+    request = fixture_request();
+    request["input"]["shape"][0] = extent;
+    expect_rejected(run_evidence(request), "input", "input shape entries must be non-negative integers");
+  }
+  // 2^64 as an integer literal: the reader holds it as a float, so it is not a valid extent either.
+  std::string text = fixture_request().dump();
+  const std::string shape = "\"shape\":[1,2,3]";
+  ASSERT_NE(text.find(shape), std::string::npos) << text;
+  text.replace(text.find(shape), shape.size(), "\"shape\":[18446744073709551616,2,3]");
+  expect_rejected(run_cli("evidence --input -", text), "input",
+                  "input shape entries must be non-negative integers");
+}
+
+TEST(CliEvidenceErrors, ValuesThatAreNotFiniteNumbers) {
+  for (const json& value : {json("2"), json(true), json(nullptr), json::array({2})}) {
+    json request = fixture_request();
+    request["input"]["values"][1] = value;
+    expect_rejected(run_evidence(request), "input", "input value at index 1 is not a number");
+  }
+  // JSON has no NaN or infinity: a literal too large for binary64 is refused by the reader.
+  std::string text = fixture_request().dump();
+  const std::string upstream_value = "\"values\":[2,1,0,-0.5]";
+  ASSERT_NE(text.find(upstream_value), std::string::npos) << text;
+  text.replace(text.find(upstream_value), upstream_value.size(), "\"values\":[2,-1e400,0,-0.5]");
+  expect_rejected(run_cli("evidence --input -", text), "json",
+                  "[json.exception.out_of_range.406] number overflow parsing '-1e400'");
+}
+
+TEST(CliEvidenceErrors, ShapeAndValueCountDisagree) {
+  json request = fixture_request();
+  request["input"]["values"].erase(5);
+  expect_rejected(run_evidence(request), "tensor", "shape needs 6 values, but data has 5");
+}
+
+TEST(CliEvidenceErrors, LayerRejectionsUseTheLayersMessages) {
+  const json& rejections = fixture().at("expected").at("rejections");
+  json request = fixture_request();
+  request["input"] = values_tensor({2, 3}, 1.0);
+  expect_rejected(run_evidence(request), "qkv", rejections.at("rank").get<std::string>(), "input");
+
+  request = fixture_request();
+  request["input"] = values_tensor({1, 2, 4}, 1.0);
+  expect_rejected(run_evidence(request), "qkv", rejections.at("width").get<std::string>(), "input");
+
+  request = fixture_request();
+  request["key_weight"] = values_tensor({4, 2}, 1.0);
+  expect_rejected(run_evidence(request), "qkv", rejections.at("model_mismatch").get<std::string>());
+
+  request = fixture_request();
+  request["key_weight"] = values_tensor({3, 3}, 1.0);
+  expect_rejected(run_evidence(request), "qkv", rejections.at("head_mismatch").get<std::string>());
+
+  request = fixture_request();
+  request["value_weight"] = values_tensor({3, 2, 1}, 1.0);
+  expect_rejected(run_evidence(request), "qkv",
+                  "value projection: linear weight must have rank two, got rank 3");
+}
+
+TEST(CliEvidenceErrors, UpstreamOfTheWrongShape) {
+  json request = fixture_request();
+  request["upstream"]["key"] = values_tensor({1, 2, 3}, 0.5);
+  expect_rejected(run_evidence(request), "upstream",
+                  "key upstream must have the output shape [1,2,2], got [1,2,3]", "key_upstream");
+}
+
+TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
+  // A weight whose shape alone is too large (its values are never looked at).
+  json request = fixture_request();
+  request["query_weight"] = {{"shape", {1, 100000000}}, {"values", {1.0}}};
+  expect_rejected(run_evidence(request), "tensor", "shape [1,100000000] has more than 67108864 elements");
+
+  // A shape whose element count overflows 64 bits.
+  request = fixture_request();
+  request["input"] = {{"shape", {4294967296ULL, 4294967296ULL, 1}}, {"values", {1.0}}};
+  expect_rejected(run_evidence(request), "tensor",
+                  "shape [4294967296,4294967296,1] has more than 67108864 elements");
+
+  // Small inputs whose output is too large: [8192,1,1] · [1,16384] -> [8192,1,16384] = 2^27 values.
+  request = {{"input", values_tensor({8192, 1, 1}, 0.5)},
+             {"query_weight", values_tensor({1, 16384}, 0.25)},
+             {"key_weight", values_tensor({1, 16384}, 0.25)},
+             {"value_weight", values_tensor({1, 16384}, 0.25)}};
+  expect_rejected(run_evidence(request), "qkv",
+                  "query projection: shape [8192,1,16384] has more than 67108864 elements", "input");
+}
+
+TEST(CliArguments, UnknownOrIncompleteCommandLines) {
+  expect_rejected(run_cli("evidence"), "arguments", "--input is required");
+  expect_rejected(run_cli(""), "arguments", "A subcommand is required");
+  expect_rejected(run_cli("report --extra"), "arguments", "The following argument was not expected: --extra");
+}
+
+}  // namespace
+}  // namespace qkv
