@@ -424,8 +424,6 @@ TEST(TensorAddInto, AccumulatesElementwise) {
 }
 
 }  // namespace
-}  // namespace qkv
-
 TEST(TensorMatmul, AnEmptyResultWithAHugeBatchAllocatesNothing) {
   // [100000000, 0, 3] · [3, 2] is a valid empty product; its batch alone would exceed the element limit.
   auto input = Tensor::zeros({100000000, 0, 3});
@@ -436,3 +434,5 @@ TEST(TensorMatmul, AnEmptyResultWithAHugeBatchAllocatesNothing) {
   EXPECT_EQ(out->shape(), (Shape{100000000, 0, 2}));
   EXPECT_EQ(out->size(), 0u);
 }
+
+}  // namespace qkv
