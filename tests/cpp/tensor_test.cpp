@@ -217,6 +217,10 @@ TEST(TensorMatmul, EmptyAxes) {
 }
 
 TEST(TensorMatmul, EmptyResultWithAHugeBatchAllocatesNothing) {
+  // [100000000, 0, 3] · [3, 2] is a valid empty product; its batch alone would exceed the element limit.
+  auto tall = matmul(make({100000000, 0, 3}, {}), make({3, 2}, kB));
+  ASSERT_TRUE(tall.ok()) << tall.error().message();
+  expect_tensor(*tall, {100000000, 0, 2}, {});
   // The batch [100000,100000] has 10^10 entries, but every matrix in it is empty.
   auto product = matmul(make({100000, 100000, 0, 3}, {}), make({3, 2}, kB));
   ASSERT_TRUE(product.ok()) << product.error().message();
@@ -424,15 +428,4 @@ TEST(TensorAddInto, AccumulatesElementwise) {
 }
 
 }  // namespace
-TEST(TensorMatmul, AnEmptyResultWithAHugeBatchAllocatesNothing) {
-  // [100000000, 0, 3] · [3, 2] is a valid empty product; its batch alone would exceed the element limit.
-  auto input = Tensor::zeros({100000000, 0, 3});
-  auto weight = Tensor::zeros({3, 2});
-  ASSERT_TRUE(input.ok());
-  auto out = matmul(*input, *weight);
-  ASSERT_TRUE(out.ok()) << out.error().message();
-  EXPECT_EQ(out->shape(), (Shape{100000000, 0, 2}));
-  EXPECT_EQ(out->size(), 0u);
-}
-
 }  // namespace qkv
