@@ -10,7 +10,8 @@ import { buildDiagram, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
 import { exercises, renderExercise, type AnswerRecord, type ExerciseView, type Reveal } from './exercises';
 import { registerMathFonts } from './fonts';
-import { sizeFields, type CoreError, type EditableKey, type Evidence, type LessonState, type QkvCore, type SizeField } from './types';
+import { buildSelfBias } from './self-bias';
+import { sizeFields, type CoreError, type EditableKey, type Evidence, type LessonState, type QkvCore, type SelfBiasCore, type SizeField } from './types';
 import { stateFromSearch, stateToSearch } from './url-state';
 
 const sizeLabels: Record<SizeField, string> = {
@@ -36,7 +37,7 @@ function lessonSheets(): CSSStyleSheet[] {
 
 let instances = 0;
 
-export const sectionNames = ['prediction', 'rule', 'diagram', 'exercises', 'next'] as const;
+export const sectionNames = ['prediction', 'rule', 'diagram', 'exercises', 'self-bias', 'next'] as const;
 export type SectionName = (typeof sectionNames)[number];
 const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
 
@@ -180,6 +181,9 @@ export class QkvLessonElement extends HTMLElement {
         h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture.'),
         ...exercises.map((spec, i) => exercise(spec.id, i + 1, `${this.idPrefix}-exercise`)),
       ),
+      'self-bias': buildSelfBias(core as QkvCore & SelfBiasCore, this.idPrefix, (id, question, responses, correct) =>
+        this.report(id, question, responses, correct),
+      ).element,
       next: renderNext(),
     };
     for (const name of sectionNames) {
@@ -343,7 +347,13 @@ export class QkvLessonElement extends HTMLElement {
   private answered(record: AnswerRecord, replayed: boolean): void {
     if (replayed) return; // restored from storage: already reported when it was answered
     const spec = exercises.find((candidate) => candidate.id === record.id)!;
-    const statement = answerStatement(record, spec.question);
+    this.report(record.id, spec.question, record.responses, record.check.correct);
+  }
+
+  // Tells the course page: a DOM event, a message to the parent frame, and (opt-in) local progress.
+  private report(id: string, question: string, responses: string[], correct: boolean): void {
+    const record = { id, responses, check: { ok: true as const, correct, expected: '', problem: '' } };
+    const statement = answerStatement(record, question);
     this.dispatchEvent(new CustomEvent(answerEvent, { detail: statement, bubbles: true, composed: true }));
     if (window.parent !== window) window.parent.postMessage({ type: answerMessageType, statement }, this.parentOrigin);
     if (this.progressKey) {

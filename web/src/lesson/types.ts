@@ -113,3 +113,40 @@ export interface QkvCore {
   report(): { ok: true; text: string } | { ok: false; error: CoreError };
   trace(): { ok: true; text: string } | { ok: false; error: CoreError };
 }
+
+export interface FlatNumbers {
+  values: number[];
+  text: string[];
+}
+
+export interface ScoreSummary {
+  scores: FlatNumbers; // n × n, row-major
+  argmax: number[];
+  diagonalRows: number[];
+  guaranteedRows: number[];
+}
+
+export interface SelfBiasResult {
+  seed: number;
+  tokens: number;
+  dim: number;
+  x: FlatNumbers;
+  wq: FlatNumbers;
+  wk: FlatNumbers;
+  norms: FlatNumbers;
+  projectedNorms: FlatNumbers;
+  none: ScoreSummary;
+  separate: ScoreSummary;
+  tied: ScoreSummary;
+}
+
+export interface SelfBiasCore {
+  selfBias(seed: number, tokens: number, dim: number): { ok: true; result: SelfBiasResult } | { ok: false; error: CoreError };
+  findOffDiagonalSeed(
+    kind: 'none' | 'tied',
+    start: number,
+    count: number,
+    tokens: number,
+    dim: number,
+  ): { ok: true; found: boolean; seed: number | null; row: number | null; argmax: number | null } | { ok: false; error: CoreError };
+}
