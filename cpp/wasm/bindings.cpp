@@ -316,3 +316,192 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("report", &report);
   emscripten::function("trace", &trace);
 }
+
+// numpy's legacy randn and the self-bias experiment (lesson/numpy_random.hpp, lesson/self_bias.hpp).
+// A block of its own, after the chapter's bindings; it reuses guarded() and error_val() from above. JS
+// numbers for seeds and sizes are checked here (kind "arguments": a number, an integer, a safe one);
+// ranges are the library's (kind "random" or "self_bias", with its own message).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "lesson/numpy_random.hpp"
+#include "lesson/self_bias.hpp"
+
+namespace {
+
+// Each draw reaches JavaScript as a number and a string, so hand out at most this many at once.
+constexpr std::int64_t kMaxRandnCount = 100000;
+constexpr double kMaxSafeInteger = 9007199254740991.0;  // Number.MAX_SAFE_INTEGER, 2^53 - 1
+
+// "null", "undefined", "a string", "an object", ... for messages about a value of the wrong type.
+std::string type_phrase(const val& value) {
+  if (value.isNull()) return "null";
+  const std::string type = value.typeOf().as<std::string>();
+  if (type == "undefined") return type;
+  return (type[0] == 'o' ? "an " : "a ") + type;  // typeof never begins with another vowel
+}
+
+// A JS value that is a number holding a safe integer, or the message saying why not.
+qkv::Result<std::int64_t, std::string> whole_number(const val& value, const std::string& name) {
+  if (value.typeOf().as<std::string>() != "number") {
+    return qkv::fail(name + " must be a number, got " + type_phrase(value));
+  }
+  const double number = value.as<double>();
+  if (std::isnan(number) || std::trunc(number) != number) {
+    return qkv::fail(name + " must be an integer, got " + qkv::format_shortest(number));
+  }
+  if (std::fabs(number) > kMaxSafeInteger) {
+    return qkv::fail(name + " must be an integer from -9007199254740991 to 9007199254740991, got " +
+                     qkv::format_shortest(number));
+  }
+  return static_cast<std::int64_t>(number);
+}
+
+std::string format17(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+// Draws: exact numbers, and %.17g text (17 significant digits, as the command-line tool prints them).
+val draws_val(const std::vector<double>& draws) {
+  val values = val::array();
+  val text = val::array();
+  for (double value : draws) {
+    values.call<void>("push", value);
+    text.call<void>("push", format17(value));
+  }
+  val out = val::object();
+  out.set("values", values);
+  out.set("text", text);
+  return out;
+}
+
+// Computed numbers: exact values, and the shortest text that reads back to each.
+val shortest_val(const std::vector<double>& numbers) {
+  val values = val::array();
+  val text = val::array();
+  for (double value : numbers) {
+    values.call<void>("push", value);
+    text.call<void>("push", qkv::format_shortest(value));
+  }
+  val out = val::object();
+  out.set("values", values);
+  out.set("text", text);
+  return out;
+}
+
+val indices_val(const std::vector<std::size_t>& indices) {
+  val out = val::array();
+  for (std::size_t index : indices) out.call<void>("push", static_cast<double>(index));
+  return out;
+}
+
+val summary_val(const qkv::ScoreSummary& summary) {
+  val out = val::object();
+  out.set("scores", shortest_val(summary.scores));  // flat [n * n], row-major
+  out.set("argmax", indices_val(summary.argmax));
+  out.set("diagonalRows", indices_val(summary.diagonal_rows));
+  out.set("guaranteedRows", indices_val(summary.guaranteed_rows));
+  return out;
+}
+
+// Validation order: seed (integer, then range), count (integer, then range).
+val numpy_randn(val seed, val count) {
+  return guarded([&] {
+    const auto seed_number = whole_number(seed, "seed");
+    if (!seed_number) return error_val("arguments", seed_number.error());
+    auto rng = qkv::NumpyLegacyRandom::seeded(*seed_number);
+    if (!rng) return error_val("random", rng.error().message());
+    const auto draws = whole_number(count, "count");
+    if (!draws) return error_val("arguments", draws.error());
+    if (*draws < 1 || *draws > kMaxRandnCount) {
+      return error_val("arguments", "count must be between 1 and " + std::to_string(kMaxRandnCount) +
+                                        ", got " + std::to_string(*draws));
+    }
+    val out = draws_val(rng->randn(static_cast<std::size_t>(*draws)));
+    out.set("ok", true);
+    return out;
+  });
+}
+
+// Validation order: seed, tokens, dim are each checked to be integers, then the library checks their
+// ranges in the same order.
+val self_bias(val seed, val tokens, val dim) {
+  return guarded([&] {
+    qkv::SelfBiasRequest request;
+    const std::pair<const char*, std::int64_t*> fields[] = {
+        {"seed", &request.seed}, {"tokens", &request.tokens}, {"dim", &request.dim}};
+    const val* const inputs[] = {&seed, &tokens, &dim};
+    for (std::size_t i = 0; i < 3; ++i) {
+      const auto number = whole_number(*inputs[i], fields[i].first);
+      if (!number) return error_val("arguments", number.error());
+      *fields[i].second = *number;
+    }
+    const auto computed = qkv::run_self_bias(request);
+    if (!computed) return error_val("self_bias", computed.error().message());
+    const qkv::SelfBiasResult& r = *computed;
+    val result = val::object();
+    result.set("seed", static_cast<double>(request.seed));
+    result.set("tokens", static_cast<double>(r.tokens));
+    result.set("dim", static_cast<double>(r.dim));
+    result.set("x", draws_val(r.x));
+    result.set("wq", draws_val(r.wq));
+    result.set("wk", draws_val(r.wk));
+    result.set("norms", shortest_val(r.norms));
+    result.set("projectedNorms", shortest_val(r.projected_norms));
+    result.set("none", summary_val(r.none));
+    result.set("separate", summary_val(r.separate));
+    result.set("tied", summary_val(r.tied));
+    val out = val::object();
+    out.set("ok", true);
+    out.set("result", result);
+    return out;
+  });
+}
+
+// Validation order: kind, then start, count, tokens, dim as integers, then the library's ranges
+// (start, count, tokens, dim).
+val find_off_diagonal_seed(val kind, val start, val count, val tokens, val dim) {
+  return guarded([&] {
+    qkv::CounterexampleSearch search;
+    const bool is_string = kind.typeOf().as<std::string>() == "string";
+    const std::string kind_text = is_string ? kind.as<std::string>() : "";
+    if (kind_text == "none") {
+      search.kind = qkv::ScoreKind::None;
+    } else if (kind_text == "tied") {
+      search.kind = qkv::ScoreKind::Tied;
+    } else {
+      return error_val("arguments", "kind must be \"none\" or \"tied\", got " +
+                                        (is_string ? "\"" + kind_text + "\"" : type_phrase(kind)));
+    }
+    const std::pair<const char*, std::int64_t*> fields[] = {{"start", &search.start_seed},
+                                                            {"count", &search.max_seeds},
+                                                            {"tokens", &search.tokens},
+                                                            {"dim", &search.dim}};
+    const val* const inputs[] = {&start, &count, &tokens, &dim};
+    for (std::size_t i = 0; i < 4; ++i) {
+      const auto number = whole_number(*inputs[i], fields[i].first);
+      if (!number) return error_val("arguments", number.error());
+      *fields[i].second = *number;
+    }
+    const auto found = qkv::find_off_diagonal_seed(search);
+    if (!found) return error_val("self_bias", found.error().message());
+    val out = val::object();
+    out.set("ok", true);
+    out.set("found", found->has_value());
+    out.set("seed", *found ? val(static_cast<double>((*found)->seed)) : val::null());
+    out.set("row", *found ? val(static_cast<double>((*found)->row)) : val::null());
+    out.set("argmax", *found ? val(static_cast<double>((*found)->argmax)) : val::null());
+    return out;
+  });
+}
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(qkv_numpy) {
+  emscripten::function("numpyRandn", &numpy_randn);
+  emscripten::function("selfBias", &self_bias);
+  emscripten::function("findOffDiagonalSeed", &find_off_diagonal_seed);
+}

@@ -1,0 +1,325 @@
+// `qkv-lesson randn`, `self-bias` and `find-off-diagonal` against numpy (fixtures/numpy/*.json), run as a
+// separate process: what the tool prints is compared, not what the library returns.
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace {
+
+using nlohmann::json;
+
+// Same tolerance, and same reason, as self_bias_test.cpp: numpy's BLAS adds the products in another
+// order, so scores agree to about d * 2^-53 of the largest entry, not bit for bit.
+constexpr double kRelativeTolerance = 1e-12;
+
+struct CliRun {
+  int status = -1;  // the exit status, or -1 if the tool did not exit normally
+  std::string out;  // everything printed on stdout
+};
+
+// Runs `qkv-lesson <arguments>`; each argument is wrapped in single quotes (none of ours contains one).
+CliRun run_cli(const std::vector<std::string>& arguments) {
+  std::string command = "'" QKV_CLI_PATH "'";
+  for (const std::string& argument : arguments) command += " '" + argument + "'";
+  CliRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) {
+    ADD_FAILURE() << "cannot start " << command;
+    return run;
+  }
+  char buffer[65536];
+  std::size_t got = 0;
+  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, got);
+  const int wait_status = pclose(pipe);
+  if (wait_status != -1 && WIFEXITED(wait_status)) run.status = WEXITSTATUS(wait_status);
+  return run;
+}
+
+json load_fixture(const std::string& name) {
+  std::ifstream in(std::string(QKV_FIXTURES_DIR) + "/numpy/" + name);
+  EXPECT_TRUE(in.good()) << "cannot open " << name;
+  return json::parse(in);
+}
+
+std::uint64_t bits_of(double value) {
+  std::uint64_t bits = 0;
+  std::memcpy(&bits, &value, sizeof bits);
+  return bits;
+}
+
+// 16 hex digits, most significant first, as the fixtures write bit patterns.
+std::string hex_of(std::uint64_t bits) {
+  char buffer[17];
+  std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(bits));
+  return buffer;
+}
+
+std::uint64_t bits_of_hex(const json& hex) { return std::stoull(hex.get<std::string>(), nullptr, 16); }
+
+// Which of glibc's two log() builds this machine's libm behaves like (see "log_probe" in
+// fixtures/numpy/generate.py). The tool links the same libm and runs in the same environment, so the
+// answer for this process is the answer for the tool.
+bool log_uses_fma(const json& probe) {
+  const std::uint64_t x_bits = bits_of_hex(probe.at("x"));
+  double x = 0.0;
+  std::memcpy(&x, &x_bits, sizeof x);
+  const std::uint64_t got = bits_of(std::log(x));
+  if (got == bits_of_hex(probe.at("log_fma"))) return true;
+  EXPECT_EQ(got, bits_of_hex(probe.at("log_without_fma"))) << "log() matches neither of glibc's builds";
+  return false;
+}
+
+// All of a case's calls as one stream (consecutive randn calls continue it), with numpy's bits for
+// this machine's log(): "hex", or "hex_without_fma" where that build differs.
+std::vector<std::uint64_t> numpy_stream(const json& c, bool fma) {
+  std::vector<std::uint64_t> out;
+  for (const json& call : c.at("calls")) {
+    const json other = fma ? json::object() : call.value("hex_without_fma", json::object());
+    for (std::size_t i = 0; i < call.at("hex").size(); ++i) {
+      const std::string key = std::to_string(i);
+      out.push_back(bits_of_hex(other.contains(key) ? other.at(key) : call.at("hex").at(i)));
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, separator)) parts.push_back(part);
+  return parts;
+}
+
+std::string format17(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+// The widest row length from 8 down that divides `count`, so most cases print several rows.
+std::size_t columns_for(std::size_t count) {
+  for (std::size_t cols : {8u, 7u, 5u, 4u, 3u, 2u}) {
+    if (count % cols == 0) return cols;
+  }
+  return 1;
+}
+
+TEST(CliNumpyRandn, PrintsNumpysDrawsBitForBitForEveryFixtureSeed) {
+  const json fixture = load_fixture("randn.json");
+  const bool fma = log_uses_fma(fixture.at("log_probe"));
+  std::size_t compared = 0;
+  for (const json& c : fixture.at("cases")) {
+    const std::string seed = c.at("seed").dump();
+    const std::vector<std::uint64_t> want = numpy_stream(c, fma);
+    const std::size_t cols = columns_for(want.size());
+    const std::size_t rows = want.size() / cols;
+    const CliRun run =
+        run_cli({"randn", "--seed", seed, "--rows", std::to_string(rows), "--cols", std::to_string(cols)});
+    ASSERT_EQ(run.status, 0) << run.out;
+    ASSERT_FALSE(run.out.empty());
+    ASSERT_EQ(run.out.back(), '\n') << "seed " << seed;
+    const std::vector<std::string> lines = split(run.out, '\n');
+    ASSERT_EQ(lines.size(), rows) << "seed " << seed;
+    for (std::size_t r = 0; r < rows; ++r) {
+      const std::vector<std::string> items = split(lines[r], ' ');
+      ASSERT_EQ(items.size(), cols) << "seed " << seed << ", row " << r << ": " << lines[r];
+      for (std::size_t c2 = 0; c2 < cols; ++c2, ++compared) {
+        const std::string& text = items[c2];
+        char* end = nullptr;
+        const double value = std::strtod(text.c_str(), &end);
+        ASSERT_EQ(*end, '\0') << "not a number: \"" << text << "\"";
+        EXPECT_EQ(text, format17(value)) << "not %.17g";
+        const std::size_t i = r * cols + c2;
+        EXPECT_EQ(hex_of(bits_of(value)), hex_of(want[i]))
+            << "seed " << seed << ", draw " << i << ": printed " << text;
+      }
+    }
+  }
+  EXPECT_GT(compared, 1000u);
+}
+
+// Flattens a JSON list, or list of lists, of numbers in row-major order.
+std::vector<double> flatten(const json& values) {
+  std::vector<double> out;
+  for (const json& v : values) {
+    if (v.is_array()) {
+      for (const json& inner : v) out.push_back(inner.get<double>());
+    } else {
+      out.push_back(v.get<double>());
+    }
+  }
+  return out;
+}
+
+// Every entry within kRelativeTolerance of the largest |expected| entry; reports the worst difference.
+void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& name) {
+  ASSERT_EQ(got.size(), want.size()) << name;
+  double scale = 0.0;
+  double worst = 0.0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    scale = std::max(scale, std::fabs(want[i]));
+    worst = std::max(worst, std::fabs(got[i] - want[i]));
+  }
+  EXPECT_LE(worst, kRelativeTolerance * scale)
+      << name << ": max difference " << worst << " at scale " << scale;
+}
+
+// Rows whose length beats every other row's strictly, from numpy's norms: where Cauchy–Schwarz
+// guarantees the diagonal.
+std::vector<std::size_t> strictly_longest(const std::vector<double>& norms) {
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < norms.size(); ++i) {
+    bool longest = true;
+    for (std::size_t j = 0; j < norms.size(); ++j) longest = longest && (j == i || norms[i] > norms[j]);
+    if (longest) rows.push_back(i);
+  }
+  return rows;
+}
+
+json run_self_bias_cli(const json& c) {
+  const CliRun run = run_cli({"self-bias", "--seed", c.at("seed").dump(), "--tokens", c.at("tokens").dump(),
+                              "--dim", c.at("dim").dump()});
+  EXPECT_EQ(run.status, 0) << run.out;
+  return json::parse(run.out);
+}
+
+// The module's setting (seed 1, 5 tokens, width 8) is the fixture's first case; the others are run too.
+TEST(CliNumpySelfBias, MatchesNumpyForEveryFixtureCase) {
+  const json fixture = load_fixture("self_bias.json");
+  const json& cases = fixture.at("cases");
+  ASSERT_GE(cases.size(), 3u);
+  const json& module = cases.at(0);
+  EXPECT_EQ(module.at("seed"), 1);
+  EXPECT_EQ(module.at("tokens"), 5);
+  EXPECT_EQ(module.at("dim"), 8);
+  for (const json& c : cases) {
+    const json got = run_self_bias_cli(c);
+    const std::string where = "seed " + c.at("seed").dump() + ": ";
+    EXPECT_EQ(got.at("seed"), c.at("seed"));
+    EXPECT_EQ(got.at("tokens"), c.at("tokens"));
+    EXPECT_EQ(got.at("dim"), c.at("dim"));
+    const std::size_t n = c.at("tokens").get<std::size_t>();
+    expect_close(flatten(got.at("norms")), flatten(c.at("norms")), where + "norms");
+    expect_close(flatten(got.at("projected_norms")), flatten(c.at("projected_norms")),
+                 where + "projected_norms");
+    for (const char* name : {"none", "separate", "tied"}) {
+      const json& want = c.at(name);
+      const json& summary = got.at(name);
+      ASSERT_EQ(summary.at("scores").size(), n) << where << name << ": one list per row";
+      for (const json& row : summary.at("scores")) ASSERT_EQ(row.size(), n) << where << name;
+      expect_close(flatten(summary.at("scores")), flatten(want.at("scores")), where + name + " scores");
+      EXPECT_EQ(summary.at("argmax"), want.at("argmax")) << where << name;
+      EXPECT_EQ(summary.at("diagonal_rows"), want.at("diagonal_rows")) << where << name;
+    }
+    // Guaranteed rows follow from numpy's norms; separate projections guarantee nothing.
+    EXPECT_EQ(got.at("none").at("guaranteed_rows"), json(strictly_longest(flatten(c.at("norms"))))) << where;
+    EXPECT_EQ(got.at("tied").at("guaranteed_rows"), json(strictly_longest(flatten(c.at("projected_norms")))))
+        << where;
+    EXPECT_EQ(got.at("separate").at("guaranteed_rows"), json::array()) << where;
+  }
+}
+
+TEST(CliNumpySelfBias, FindOffDiagonalAgreesWithNumpysSearches) {
+  const json fixture = load_fixture("self_bias.json");
+  ASSERT_FALSE(fixture.at("searches").empty());
+  for (const json& want : fixture.at("searches")) {
+    const CliRun run = run_cli({"find-off-diagonal", "--kind", want.at("kind").get<std::string>(), "--start",
+                                want.at("start_seed").dump(), "--count", "1000", "--tokens",
+                                want.at("tokens").dump(), "--dim", want.at("dim").dump()});
+    ASSERT_EQ(run.status, 0) << run.out;
+    const json got = json::parse(run.out);
+    EXPECT_EQ(got, (json{{"seed", want.at("seed")}, {"row", want.at("row")}, {"argmax", want.at("argmax")}}))
+        << want.dump();
+  }
+  // One token always peaks on itself: nothing to find.
+  const CliRun none = run_cli({"find-off-diagonal", "--kind", "tied", "--start", "0", "--tokens", "1"});
+  EXPECT_EQ(none.status, 0);
+  EXPECT_EQ(json::parse(none.out), (json{{"seed", nullptr}}));
+}
+
+// Exactly exit status 2 and one line {"error":{"kind","message"}}, the message being the library's
+// where the library has one.
+void expect_rejected(const std::vector<std::string>& arguments, const std::string& kind,
+                     const std::string& message) {
+  std::string shown;
+  for (const std::string& argument : arguments) shown += " " + argument;
+  const CliRun run = run_cli(arguments);
+  EXPECT_EQ(run.status, 2) << shown;
+  ASSERT_FALSE(run.out.empty()) << shown;
+  EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 1) << shown;
+  const json got = json::parse(run.out);
+  EXPECT_EQ(got, (json{{"error", {{"kind", kind}, {"message", message}}}})) << shown;
+}
+
+std::vector<std::string> randn_args(const std::string& seed, const std::string& rows,
+                                    const std::string& cols) {
+  return {"randn", "--seed", seed, "--rows", rows, "--cols", cols};
+}
+
+std::vector<std::string> bias_args(const std::string& seed, const std::string& tokens,
+                                   const std::string& dim) {
+  return {"self-bias", "--seed", seed, "--tokens", tokens, "--dim", dim};
+}
+
+TEST(CliNumpyErrors, RandnRejectsBadSeedsAndSizes) {
+  const std::string seed_range = "seed must be between 0 and 4294967295, got ";
+  expect_rejected(randn_args("-1", "2", "3"), "random", seed_range + "-1");
+  expect_rejected(randn_args("4294967296", "2", "3"), "random", seed_range + "4294967296");
+  expect_rejected(randn_args("abc", "2", "3"), "arguments", "--seed must be an integer, got abc");
+  expect_rejected(randn_args("1.5", "2", "3"), "arguments", "--seed must be an integer, got 1.5");
+  expect_rejected(randn_args("99999999999999999999", "2", "3"), "arguments",
+                  "--seed must be an integer from -9223372036854775808 to 9223372036854775807, got "
+                  "99999999999999999999");
+  expect_rejected(randn_args("1", "0", "3"), "arguments", "--rows must be between 1 and 100000, got 0");
+  expect_rejected(randn_args("1", "2", "100001"), "arguments",
+                  "--cols must be between 1 and 100000, got 100001");
+  expect_rejected(randn_args("1", "100000", "101"), "arguments",
+                  "--rows times --cols must be at most 10000000, got 100000 * 101");
+  expect_rejected(randn_args("1", "2", "3e2"), "arguments", "--cols must be an integer, got 3e2");
+  // Validation order: seed, rows, cols.
+  expect_rejected(randn_args("-1", "0", "0"), "random", seed_range + "-1");
+  expect_rejected(randn_args("1", "0", "0"), "arguments", "--rows must be between 1 and 100000, got 0");
+  expect_rejected({"randn", "--seed", "1", "--rows", "2"}, "arguments", "--cols is required");
+}
+
+TEST(CliNumpyErrors, SelfBiasRejectsBadSeedsAndSizesWithTheLibrarysMessages) {
+  const std::string seed_range = "seed must be between 0 and 4294967295, got ";
+  expect_rejected(bias_args("-1", "5", "8"), "self_bias", seed_range + "-1");
+  expect_rejected(bias_args("4294967296", "5", "8"), "self_bias", seed_range + "4294967296");
+  expect_rejected(bias_args("abc", "5", "8"), "arguments", "--seed must be an integer, got abc");
+  expect_rejected(bias_args("1", "0", "8"), "self_bias", "tokens must be between 1 and 512, got 0");
+  expect_rejected(bias_args("1", "100000", "8"), "self_bias", "tokens must be between 1 and 512, got 100000");
+  expect_rejected(bias_args("1", "5", "0"), "self_bias", "dim must be between 1 and 512, got 0");
+  expect_rejected(bias_args("1", "5", "513"), "self_bias", "dim must be between 1 and 512, got 513");
+  expect_rejected(bias_args("1", "1.5", "8"), "arguments", "--tokens must be an integer, got 1.5");
+  expect_rejected(bias_args("1", "5", "eight"), "arguments", "--dim must be an integer, got eight");
+  // Validation order: seed, tokens, dim.
+  expect_rejected(bias_args("-1", "0", "0"), "self_bias", seed_range + "-1");
+  expect_rejected(bias_args("1", "0", "0"), "self_bias", "tokens must be between 1 and 512, got 0");
+}
+
+TEST(CliNumpyErrors, FindOffDiagonalRejectsBadKindsAndCounts) {
+  expect_rejected({"find-off-diagonal", "--kind", "separate", "--start", "0"}, "arguments",
+                  "--kind must be none or tied, got separate");
+  expect_rejected({"find-off-diagonal", "--kind", "none", "--start", "-1"}, "self_bias",
+                  "seed must be between 0 and 4294967295, got -1");
+  expect_rejected({"find-off-diagonal", "--kind", "none", "--start", "0", "--count", "0"}, "self_bias",
+                  "seed count must be between 1 and 1000000, got 0");
+  expect_rejected({"find-off-diagonal", "--kind", "tied", "--start", "0", "--tokens", "0"}, "self_bias",
+                  "tokens must be between 1 and 512, got 0");
+}
+
+}  // namespace
