@@ -6,11 +6,13 @@
 
 namespace qkv {
 
-std::string format_fixed6(double value) {
+std::string format_fixed(double value, int digits) {
   char buffer[400];  // %.6f of the largest double needs 316 characters
-  std::snprintf(buffer, sizeof buffer, "%.6f", value);
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
   return buffer;
 }
+
+std::string format_fixed6(double value) { return format_fixed(value, 6); }
 
 std::string format_vector6(const std::vector<double>& values) {
   std::string text = "[";

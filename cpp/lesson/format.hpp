@@ -8,6 +8,8 @@ namespace qkv {
 
 // printf's %.6f, as the course's report and trace print ("-0.000000" stays).
 std::string format_fixed6(double value);
+// printf's %.<digits>f.
+std::string format_fixed(double value, int digits);
 // "[" + %.6f values joined by "," + "]".
 std::string format_vector6(const std::vector<double>& values);
 // The shortest decimal that reads back to the same double ("1", "-1.5", "0.1", "4.4e-10").

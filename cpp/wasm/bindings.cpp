@@ -392,6 +392,15 @@ val shortest_val(const std::vector<double>& numbers) {
   return out;
 }
 
+// Also two decimals for display (np.round(s, 2) prints the module's matrices that way).
+val rounded_val(const std::vector<double>& numbers) {
+  val out = shortest_val(numbers);
+  val rounded = val::array();
+  for (double value : numbers) rounded.call<void>("push", qkv::format_fixed(value, 2));
+  out.set("rounded", rounded);
+  return out;
+}
+
 val indices_val(const std::vector<std::size_t>& indices) {
   val out = val::array();
   for (std::size_t index : indices) out.call<void>("push", static_cast<double>(index));
@@ -400,7 +409,7 @@ val indices_val(const std::vector<std::size_t>& indices) {
 
 val summary_val(const qkv::ScoreSummary& summary) {
   val out = val::object();
-  out.set("scores", shortest_val(summary.scores));  // flat [n * n], row-major
+  out.set("scores", rounded_val(summary.scores));  // flat [n * n], row-major
   out.set("argmax", indices_val(summary.argmax));
   out.set("diagonalRows", indices_val(summary.diagonal_rows));
   out.set("guaranteedRows", indices_val(summary.guaranteed_rows));
@@ -449,8 +458,8 @@ val self_bias(val seed, val tokens, val dim) {
     result.set("x", draws_val(r.x));
     result.set("wq", draws_val(r.wq));
     result.set("wk", draws_val(r.wk));
-    result.set("norms", shortest_val(r.norms));
-    result.set("projectedNorms", shortest_val(r.projected_norms));
+    result.set("norms", rounded_val(r.norms));
+    result.set("projectedNorms", rounded_val(r.projected_norms));
     result.set("none", summary_val(r.none));
     result.set("separate", summary_val(r.separate));
     result.set("tied", summary_val(r.tied));

@@ -33,7 +33,8 @@ function scoreTable(key: string, title: string, summary: ScoreSummary, tokens: n
       const isMax = summary.argmax[r] === c;
       const isOwn = r === c;
       const td = h('td', { class: `${isMax ? 'row-max' : ''} ${isOwn ? 'own' : ''}`.trim() });
-      td.append(h('bdi', { dir: 'ltr' }, summary.scores.text[cell++]));
+      td.title = summary.scores.text[cell];
+      td.append(h('bdi', { dir: 'ltr' }, summary.scores.rounded[cell++]));
       if (isMax) td.append(h('span', { 'aria-hidden': 'true' }, ' ▲'), hiddenText(' (row maximum)'));
       if (isOwn) td.append(h('span', { 'aria-hidden': 'true' }, ' ◆'), hiddenText(' (own token)'));
       row.append(td);
@@ -123,10 +124,11 @@ export function buildSelfBias(core: SelfBiasCore, idPrefix: string, onAnswer: (i
           'dl',
           { class: 'facts' },
           h('dt', {}, 'Lengths |x_i| of the rows of X'),
-          h('dd', {}, h('bdi', { dir: 'ltr' }, result.norms.text.join(', '))),
+          h('dd', {}, h('bdi', { dir: 'ltr' }, result.norms.rounded.join(', '))),
           h('dt', {}, 'Lengths |x_i W_q|'),
-          h('dd', {}, h('bdi', { dir: 'ltr' }, result.projectedNorms.text.join(', '))),
+          h('dd', {}, h('bdi', { dir: 'ltr' }, result.projectedNorms.rounded.join(', '))),
         ),
+        h('p', { class: 'note' }, 'Scores and lengths are shown to two decimals; hover a score for its full value. Row maxima and guarantees are decided on the full values.'),
         h('p', {}, 'The same numbers in numpy (legacy np.random, which this page reproduces bit for bit):'),
         h('pre', { class: 'code' }, h('code', {}, numpyCode(result))),
       );

@@ -119,8 +119,12 @@ export interface FlatNumbers {
   text: string[];
 }
 
+export interface RoundedNumbers extends FlatNumbers {
+  rounded: string[]; // two decimals, formatted by C++
+}
+
 export interface ScoreSummary {
-  scores: FlatNumbers; // n × n, row-major
+  scores: RoundedNumbers; // n × n, row-major
   argmax: number[];
   diagonalRows: number[];
   guaranteedRows: number[];
@@ -133,8 +137,8 @@ export interface SelfBiasResult {
   x: FlatNumbers;
   wq: FlatNumbers;
   wk: FlatNumbers;
-  norms: FlatNumbers;
-  projectedNorms: FlatNumbers;
+  norms: RoundedNumbers;
+  projectedNorms: RoundedNumbers;
   none: ScoreSummary;
   separate: ScoreSummary;
   tied: ScoreSummary;
