@@ -255,8 +255,7 @@ async function frameHeights(page, frame) {
 }
 
 // Waits until the iframe shows all of the lesson without scrolling inside and is at most `slack` px taller
-// than it (a frame that briefly had a scrollbar laid the lesson out narrower and taller, and the reported
-// height never shrinks again: see test 2b).
+// than it (a frame that briefly had a scrollbar lays the lesson out narrower and taller for a moment).
 const slack = 24;
 async function waitFrameFitsContent(page, frame, context, { timeout = 8000 } = {}) {
   let heights;
@@ -506,9 +505,9 @@ test('2. iframe: the height follows the content (qkv-embed-host.js), Canvas and 
   }
 });
 
-// A known limit, kept visible: the iframe reports document.documentElement.scrollHeight, which never drops
-// below the iframe's own height, so a host can grow the frame but never shrink it again.
-test('2b. iframe: the height also shrinks when the content gets shorter', { todo: 'embed.ts measures document.documentElement, which is at least the frame height' }, async () => {
+// The iframe reports its body's height: the document's own scrollHeight never drops below the frame's height,
+// which would let a host grow the frame but never shrink it again.
+test('2b. iframe: the height also shrinks when the content gets shorter', async () => {
   const { page, frame, close: closePage } = await openIframePage('/iframe.html');
   try {
     const first = await waitFrameFitsContent(page, frame, 'after load');

@@ -13,9 +13,10 @@ function post(message: unknown): void {
   if (window.parent !== window) window.parent.postMessage(message, parentOrigin);
 }
 
+// The body's height, not the document's: the document is never shorter than the frame, so measuring it
+// would let the frame grow but never shrink.
 function sizes() {
-  const root = document.documentElement;
-  return { scrollHeight: root.scrollHeight, clientHeight: root.clientHeight };
+  return { scrollHeight: document.body.scrollHeight, clientHeight: document.documentElement.clientHeight };
 }
 
 function reportHeight(): void {
