@@ -4,7 +4,7 @@
 import math from 'virtual:math';
 import { h, math as mathSpan } from './dom';
 import { editableTable, matrixTable } from './tables';
-import type { EditableKey, EditableTensor, Evidence, LessonState, TensorKey } from './types';
+import type { EditableKey, EditableTensor, Evidence, LessonState, TensorEvidence, TensorKey } from './types';
 
 export const labels: Record<TensorKey, string> = {
   input: 'X (shared input)',
@@ -79,6 +79,20 @@ class EditableSlot {
       if (!input.matches(':focus') && input.value !== text) input.value = text;
     });
   }
+}
+
+// A read-only table that is rebuilt only when its shape changes; otherwise only its cell texts change.
+function renderOutput(container: HTMLElement, key: TensorKey, tensor: TensorEvidence): void {
+  const table = container.firstElementChild as HTMLTableElement | null;
+  if (table?.dataset.shape !== tensor.shapeText) {
+    const fresh = matrixTable(key, labels[key], tensor);
+    fresh.dataset.shape = tensor.shapeText;
+    container.replaceChildren(fresh);
+    return;
+  }
+  table.querySelectorAll('td > bdi').forEach((cell, i) => {
+    if (cell.textContent !== tensor.text[i]) cell.textContent = tensor.text[i];
+  });
 }
 
 export interface DiagramRefs {
@@ -250,7 +264,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         ['Output shape', h('bdi', { dir: 'ltr' }, t[branch.output].shapeText)],
       ]),
     );
-    refs.outputs[branch.output].replaceChildren(matrixTable(branch.output, labels[branch.output], t[branch.output]));
+    renderOutput(refs.outputs[branch.output], branch.output, t[branch.output]);
   });
 
   const h0 = evidence.history;
@@ -299,9 +313,8 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
   );
 
   refs.loss.replaceChildren('Objective for these numbers: L = ', h('bdi', { dir: 'ltr' }, evidence.loss.text));
-  refs.outputs.input_gradient.replaceChildren(matrixTable('input_gradient', labels.input_gradient, t.input_gradient));
-  for (const key of ['query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'] as const) {
-    refs.outputs[key].replaceChildren(matrixTable(key, labels[key], t[key]));
+  for (const key of ['input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'] as const) {
+    renderOutput(refs.outputs[key], key, t[key]);
   }
 
   const ind = evidence.independence;

@@ -194,8 +194,10 @@ export class QkvLessonElement extends HTMLElement {
     this.applySections();
     this.shadowRoot!.addEventListener('input', (event) => this.edited(event));
 
-    // A shared link wins over the author's starting state.
-    this.startFrom(this.syncUrl && stateFromSearch(location.search) ? location.search : this.state);
+    // A shared link wins over the author's starting state; without either, the fixture computed above.
+    const search = this.syncUrl && stateFromSearch(location.search) ? location.search : this.state;
+    if (search) this.startFrom(search);
+    else this.show(fixtureEvaluation.state, fixtureEvaluation.evidence);
     this.restoreProgress();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));

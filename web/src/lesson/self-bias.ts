@@ -81,8 +81,12 @@ export function buildSelfBias(core: SelfBiasCore, idPrefix: string, onAnswer: (i
   const searchResult = h('p', { role: 'status' });
 
   let current: SelfBiasResult | undefined;
-  // The module's own settings, computed once, for the quiz.
-  const module = core.selfBias(1, 5, 8);
+  // The module's own settings, for the quiz (computed when the section is first needed, like the tables).
+  let module: ReturnType<SelfBiasCore['selfBias']> | undefined;
+  const moduleResult = () => {
+    module ??= core.selfBias(1, 5, 8);
+    return module.ok ? module.result : undefined;
+  };
 
   const view: SelfBiasView = {
     element: h('div'),
@@ -160,10 +164,10 @@ export function buildSelfBias(core: SelfBiasCore, idPrefix: string, onAnswer: (i
     }
     seed.input.value = `${found.seed}`;
     compute();
-    searchResult.textContent = `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not the longest, so Cauchy–Schwarz promised nothing.`;
+    searchResult.textContent = `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not longer than every other, so Cauchy–Schwarz promised nothing.`;
   });
 
-  const quiz = buildQuiz(module.ok ? module.result : undefined, () => current, onAnswer, idPrefix);
+  const quiz = buildQuiz(moduleResult, () => current, onAnswer, idPrefix);
   view.element = h(
     'section',
     { class: 'self-bias', 'aria-labelledby': id('title') },
@@ -171,7 +175,7 @@ export function buildSelfBias(core: SelfBiasCore, idPrefix: string, onAnswer: (i
     h(
       'p',
       {},
-      'Score every token against every other with a dot product. Without projections the query and the key of a token are the same vector x, and its own score is x·x = |x|². The Cauchy–Schwarz inequality says x·y ≤ |x| |y| for any y, with equality only when y is a non-negative multiple of x (or one of them is zero). So x·x ≥ x·y is guaranteed when |y| ≤ |x|, not for every y: a token is sure to peak on itself only if its vector is longer than every other token’s. Shorter tokens usually peak on themselves in high dimensions, but not always.',
+      'Score every token against every other with a dot product. Without projections the query and the key of a token are the same vector x, and its own score is x·x = |x|². The Cauchy–Schwarz inequality says x·y ≤ |x| |y| for any y, with equality only when y is a non-negative multiple of x (or one of them is zero). So x·x ≥ x·y is guaranteed when |y| ≤ |x|, not for every y: a token is sure to peak on itself only if its vector is longer than every other token’s. Other tokens may or may not peak on themselves.',
     ),
     h('fieldset', { class: 'sizes' }, h('legend', {}, 'The experiment (the module used seed 1, 5 tokens, width 8)'), seed.field, tokens.field, dim.field),
     error,
@@ -180,7 +184,11 @@ export function buildSelfBias(core: SelfBiasCore, idPrefix: string, onAnswer: (i
     results,
     quiz,
   );
-  compute();
+  // Below the fold: compute when the browser is idle after the lesson is ready, not before.
+  const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50));
+  idle(() => {
+    if (!current) compute();
+  });
   return view;
 }
 
@@ -190,11 +198,11 @@ type QuizItem = {
   choices?: { id: string; label: string }[];
   number?: boolean;
   answer: () => string | undefined; // computed where it can be
-  why: string;
+  why: string | (() => string);
 };
 
 function buildQuiz(
-  module: SelfBiasResult | undefined,
+  moduleResult: () => SelfBiasResult | undefined,
   current: () => SelfBiasResult | undefined,
   onAnswer: (id: string, question: string, responses: string[], correct: boolean) => void,
   idPrefix: string,
@@ -252,19 +260,29 @@ function buildQuiz(
       id: 'qkv04-quiz-2',
       question: 'Quiz 2: in the module’s experiment (seed 1, 5 tokens, width 8), how many rows of X Xᵀ peak on their own token?',
       number: true,
-      answer: () => (module ? `${module.none.diagonalRows.length}` : undefined),
-      why: module
-        ? `All of them here, but only row ${list(module.none.guaranteedRows)} is guaranteed (the longest vector); the rest peak on themselves by the luck of the draw.`
-        : '',
+      answer: () => {
+        const module = moduleResult();
+        return module ? `${module.none.diagonalRows.length}` : undefined;
+      },
+      why: () => {
+        const module = moduleResult();
+        return module
+          ? `${module.none.diagonalRows.length} of 5 here, but only row ${list(module.none.guaranteedRows)} is guaranteed (it is longer than every other); the others peak on themselves by the luck of the draw.`
+          : '';
+      },
     },
     {
       id: 'qkv04-quiz-3',
       question: 'Quiz 3: with separate W_q and W_k at the same seed, how many of the 5 rows still peak on their own token?',
       number: true,
-      answer: () => (module ? `${module.separate.diagonalRows.length}` : undefined),
-      why: module
-        ? `Rows ${list(module.separate.diagonalRows)}: the module’s prose says one, but its own printed matrix shows these.`
-        : '',
+      answer: () => {
+        const module = moduleResult();
+        return module ? `${module.separate.diagonalRows.length}` : undefined;
+      },
+      why: () => {
+        const module = moduleResult();
+        return module ? `Rows ${list(module.separate.diagonalRows)}: the module’s prose says one, but its own printed matrix shows these.` : '';
+      },
     },
     {
       id: 'qkv04-quiz-4',
@@ -275,7 +293,10 @@ function buildQuiz(
         { id: 'avoids', label: 'It avoids the bias entirely.' },
       ],
       answer: () => 'conditional',
-      why: module ? `At seed 1 the tied scores peak on the diagonal in ${module.tied.diagonalRows.length} of 5 rows, not all.` : '',
+      why: () => {
+        const module = moduleResult();
+        return module ? `At seed 1 the tied scores peak on the diagonal in ${module.tied.diagonalRows.length} of 5 rows.` : '';
+      },
     },
     {
       id: 'qkv04-quiz-5',
@@ -320,7 +341,7 @@ function buildQuiz(
       feedback.replaceChildren(
         h('p', { class: `verdict-text ${correct ? 'right' : 'wrong'}` }, correct ? '✓ Correct.' : '✗ Not quite.'),
         h('p', {}, h('strong', {}, 'Answer: '), label),
-        h('p', {}, item.why),
+        h('p', {}, typeof item.why === 'string' ? item.why : item.why()),
       );
       form.dataset.answered = correct ? 'correct' : 'incorrect';
       onAnswer(item.id, item.question, [response], correct);
