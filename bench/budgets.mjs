@@ -183,6 +183,11 @@ async function measureEdits(browser, url) {
   const { context, page, problems } = await newPage(browser);
   await page.goto(url);
   await waitReady(page);
+  // A learner reads before the first edit; the element uses that idle time to warm the WebAssembly up
+  // (data-warmed). The edits start once it has.
+  const warmStart = Date.now();
+  await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.warmed !== undefined, undefined, { timeout: 10000 });
+  const warmUpMs = Date.now() - warmStart;
   const result = await page.evaluate((count) => {
     const lesson = document.querySelector('qkv-lesson');
     const root = lesson.shadowRoot;
@@ -252,7 +257,7 @@ async function measureEdits(browser, url) {
     return { ...standalone, embedded, warmSynced, evaluate, tableCount: root.querySelectorAll('table').length, elementCount: root.querySelectorAll('*').length };
   }, edits);
   await context.close();
-  return { ...result, problems };
+  return { ...result, warmUpMs, problems };
 }
 
 function summary(samples) {
@@ -319,7 +324,8 @@ try {
       ['    median: element start(core) begins / ends', `${at('startBegin')} / ${at('startEnd')} ms`, '', ''],
       ['    median: in start(): C++ calls / JS building the DOM', `${at('coreInStart')} / ${round(median(runs.map((r) => r.startEnd - r.startBegin - r.coreInStart)), 1)} ms`, '', ''],
       ['    median: ready / next frame (style+layout before paint)', `${at('ready')} / ${at('frameAfterReady')} ms`, '', ''],
-      [`(c) edit → rendered, ${edits} edits of X[0]: p95`, `${renderStats.p95} ms`, `≤ ${goals.editP95Ms} ms`, met.edit ? 'yes' : 'NO'],
+      [`(c) edit → rendered, ${edits} edits of X[0] after the idle warm-up: p95`, `${renderStats.p95} ms`, `≤ ${goals.editP95Ms} ms`, met.edit ? 'yes' : 'NO'],
+      ['    idle warm-up after ready (data-warmed)', `${edit.warmUpMs} ms`, '', ''],
       ['    median / max', `${renderStats.median} / ${renderStats.max} ms`, '', ''],
       ['    first 10: median / max', `${renderStats.first10Median} / ${renderStats.first10Max} ms`, '', ''],
       ['    edits 11–100: median / p95', `${renderStats.restMedian} / ${renderStats.restP95} ms`, '', ''],

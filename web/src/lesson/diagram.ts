@@ -95,6 +95,15 @@ function renderOutput(container: HTMLElement, key: TensorKey, tensor: TensorEvid
   });
 }
 
+// Rebuilds a container only when the evidence it shows changed (most edits leave these parts alone).
+const shown = new WeakMap<HTMLElement, string>();
+function renderPart(container: HTMLElement, evidence: unknown, build: () => (Node | string)[]): void {
+  const key = JSON.stringify(evidence);
+  if (shown.get(container) === key) return;
+  shown.set(container, key);
+  container.replaceChildren(...build());
+}
+
 export interface DiagramRefs {
   root: HTMLElement;
   slots: Record<EditableKey, EditableSlot>;
@@ -248,8 +257,8 @@ function yesNo(value: boolean): string {
 
 export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: LessonState): void {
   const t = evidence.tensors;
-  refs.inputShape.replaceChildren(
-    ...facts([
+  renderPart(refs.inputShape, t.input.shapeText, () =>
+    facts([
       ['Shape of X', h('bdi', { dir: 'ltr' }, t.input.shapeText)],
       ['Bias policy', 'bias = false (no bias in any branch)'],
     ]),
@@ -257,8 +266,8 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
   for (const key of Object.keys(refs.slots) as EditableKey[]) refs.slots[key].render(state[key], t[key].shapeText);
 
   branches.forEach((branch, i) => {
-    refs.branchFacts[branch.role].replaceChildren(
-      ...facts([
+    renderPart(refs.branchFacts[branch.role], [evidence.parameterNames[i], t[branch.weight].shapeText, t[branch.output].shapeText], () =>
+      facts([
         ['Stable parameter', h('code', {}, evidence.parameterNames[i])],
         ['Weight shape', h('bdi', { dir: 'ltr' }, t[branch.weight].shapeText)],
         ['Output shape', h('bdi', { dir: 'ltr' }, t[branch.output].shapeText)],
@@ -268,7 +277,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
   });
 
   const h0 = evidence.history;
-  refs.history.replaceChildren(
+  renderPart(refs.history, h0, () => [
     scroller(
       'Attention source comparison',
       h(
@@ -310,15 +319,15 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       ),
     ),
     h('p', { class: 'note' }, `Mapping: ${h0.mapping}.`),
-  );
+  ]);
 
-  refs.loss.replaceChildren('Objective for these numbers: L = ', h('bdi', { dir: 'ltr' }, evidence.loss.text));
+  renderPart(refs.loss, evidence.loss.text, () => ['Objective for these numbers: L = ', h('bdi', { dir: 'ltr' }, evidence.loss.text)]);
   for (const key of ['input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'] as const) {
     renderOutput(refs.outputs[key], key, t[key]);
   }
 
   const ind = evidence.independence;
-  refs.independence.replaceChildren(
+  renderPart(refs.independence, ind, () => [
     h(
       'section',
       { class: 'card' },
@@ -332,10 +341,10 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         h('li', { class: `verdict ${ind.valueUnchanged ? 'same' : 'changed'}` }, `Value output: ${ind.valueUnchanged ? 'unchanged, bit for bit' : 'changed'}`),
       ),
     ),
-  );
+  ]);
 
   const p = evidence.probes;
-  refs.probes.replaceChildren(
+  renderPart(refs.probes, p, () => [
     h(
       'div',
       { class: 'probe-grid' },
@@ -343,7 +352,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       h('section', { class: 'card' }, h('h5', {}, 'Empty token axis'), h('p', {}, h('bdi', { dir: 'ltr' }, `${p.emptyToken.input} → ${p.emptyToken.query}, ${p.emptyToken.key}, ${p.emptyToken.value}`))),
       h('section', { class: 'card' }, h('h5', {}, 'Twice the batch'), h('p', {}, h('bdi', { dir: 'ltr' }, `${p.batch.input} → ${p.batch.query}, ${p.batch.key}, ${p.batch.value}`))),
     ),
-  );
+  ]);
 
   const r = evidence.rejections;
   const rejection = (code: string, reason: string, probe: { message: string; expectedVariant: boolean }) =>
@@ -356,7 +365,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       h('p', {}, reason),
       h('p', { class: 'library-message' }, 'Library message: ', h('q', {}, probe.message)),
     );
-  refs.rejections.replaceChildren(
+  renderPart(refs.rejections, r, () => [
     h(
       'section',
       { class: 'card' },
@@ -371,11 +380,11 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         rejection('duplicate-name', 'Parameter names must be unique.', r.duplicateName),
       ),
     ),
-  );
+  ]);
 
   const g = evidence.gradcheck;
   const init = evidence.initialization;
-  refs.checks.replaceChildren(
+  renderPart(refs.checks, [g, init, evidence.replayBitwise, evidence.parameterCount, r.duplicateName.expectedVariant], () => [
     h(
       'section',
       { class: 'card' },
@@ -399,5 +408,5 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       ),
       mathSpan(math.tolerance, 'math display'),
     ),
-  );
+  ]);
 }

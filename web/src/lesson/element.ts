@@ -201,6 +201,20 @@ export class QkvLessonElement extends HTMLElement {
     this.restoreProgress();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
+    this.warmUp();
+  }
+
+  // WebAssembly starts in a baseline tier; a few evaluations while the browser is idle let it compile the
+  // hot code optimised before the learner's first edit. Nothing is rendered; data-warmed marks the end.
+  private warmUp(): void {
+    const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50));
+    let rounds = 0;
+    const step = () => {
+      for (let i = 0; i < 5 && this.current; i++) this.core!.evaluateLesson(this.current);
+      if (++rounds < 8) idle(step);
+      else this.dataset.warmed = '';
+    };
+    idle(step);
   }
 
   // Shows the numbers of a link-format state, or the fixture when it is empty or rejected (and says so).
