@@ -40,7 +40,8 @@ std::string QkvError::message() const {
     case QkvErrorKind::Projection:
       return std::string(branch_name(branch)) + " projection: " + linear->message();
     case QkvErrorKind::InputRank:
-      return "Q/K/V input must have rank three [batch, tokens, model_width], got rank " + std::to_string(actual);
+      return "Q/K/V input must have rank three [batch, tokens, model_width], got rank " +
+             std::to_string(actual);
     case QkvErrorKind::InputWidthMismatch:
       return "Q/K/V input final width must equal model width " + std::to_string(expected) + ", got " +
              std::to_string(actual);

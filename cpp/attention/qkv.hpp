@@ -20,9 +20,9 @@ enum class QkvErrorKind {
 
 struct QkvError {
   QkvErrorKind kind;
-  Branch branch = Branch::Query;  // Projection only
-  Extent expected = 0;            // InputWidthMismatch
-  Extent actual = 0;              // InputWidthMismatch; the rank for InputRank
+  Branch branch = Branch::Query;         // Projection only
+  Extent expected = 0;                   // InputWidthMismatch
+  Extent actual = 0;                     // InputWidthMismatch; the rank for InputRank
   Extent query = 0, key = 0, value = 0;  // the branch widths for the mismatch errors
   std::optional<LinearError> linear;
   std::optional<InitializationError> initialization;

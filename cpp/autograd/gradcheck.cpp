@@ -34,7 +34,8 @@ Result<GradcheckReport, GradcheckError> gradcheck(const Tensor& point, const Ten
   const std::size_t n = point.size();
   const std::size_t samples = std::min(max_samples, n);
   std::vector<std::size_t> indices;
-  for (std::size_t k = 0; k < samples; ++k) indices.push_back(samples == 1 ? n / 2 : k * (n - 1) / (samples - 1));
+  for (std::size_t k = 0; k < samples; ++k)
+    indices.push_back(samples == 1 ? n / 2 : k * (n - 1) / (samples - 1));
 
   for (std::size_t index : indices) {
     const double x = point[index];

@@ -22,7 +22,14 @@ struct GradcheckReport {
   bool passed = true;
 };
 
-enum class GradcheckErrorKind { Step, ShapeMismatch, NonFinitePoint, StepVanishes, NonFiniteAnalytic, Objective };
+enum class GradcheckErrorKind {
+  Step,
+  ShapeMismatch,
+  NonFinitePoint,
+  StepVanishes,
+  NonFiniteAnalytic,
+  Objective
+};
 
 struct GradcheckError {
   GradcheckErrorKind kind;

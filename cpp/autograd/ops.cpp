@@ -16,8 +16,10 @@ Result<TensorValue, TensorError> matmul(const TensorValue& left, const TensorVal
       "matmul result", std::move(*out), {left, right},
       [l = left.value(), r = right.value()](const Tensor& up, const std::vector<Tensor*>& adjoints) {
         // d(left) += up · rightᵀ, d(right) += leftᵀ · up; each summed over broadcast batch axes.
-        if (adjoints[0]) add_into(*adjoints[0], sum_to_shape(checked(matmul(up, checked(transpose_last(r)))), l.shape()));
-        if (adjoints[1]) add_into(*adjoints[1], sum_to_shape(checked(matmul(checked(transpose_last(l)), up)), r.shape()));
+        if (adjoints[0])
+          add_into(*adjoints[0], sum_to_shape(checked(matmul(up, checked(transpose_last(r)))), l.shape()));
+        if (adjoints[1])
+          add_into(*adjoints[1], sum_to_shape(checked(matmul(checked(transpose_last(l)), up)), r.shape()));
       });
 }
 

@@ -44,8 +44,11 @@ int report_error(const qkv::LessonError& error) {
 json tensor_json(const Tensor& tensor) { return {{"shape", tensor.shape()}, {"values", tensor.values()}}; }
 
 // {"shape": [non-negative integers], "values": [numbers]} at `path` (for messages, e.g. "upstream.key").
-Result<Tensor, CliError> tensor_from_json(const json& parent, const std::string& key, const std::string& path) {
-  const auto bad = [&path](const std::string& what) { return qkv::fail(CliError{"input", path + " " + what}); };
+Result<Tensor, CliError> tensor_from_json(const json& parent, const std::string& key,
+                                          const std::string& path) {
+  const auto bad = [&path](const std::string& what) {
+    return qkv::fail(CliError{"input", path + " " + what});
+  };
   if (!parent.contains(key)) return bad("is missing");
   const json& object = parent.at(key);
   if (!object.is_object()) return bad("must be an object with \"shape\" and \"values\"");
@@ -103,7 +106,8 @@ Result<std::string, CliError> read_all(const std::string& path) {
   }
   // A directory opens like a file on Linux and then reads as nothing: refuse it by name.
   std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) return qkv::fail(CliError{"io", "cannot read " + path + ": it is a directory"});
+  if (std::filesystem::is_directory(path, ignored))
+    return qkv::fail(CliError{"io", "cannot read " + path + ": it is a directory"});
   std::ifstream file(path, std::ios::binary);
   if (!file) return qkv::fail(CliError{"io", "cannot read " + path});
   text << file.rdbuf();
@@ -149,7 +153,8 @@ int run_evidence(const std::string& path) {
   return 0;
 }
 
-int run_init(std::uint64_t seed, std::uint64_t model_width, std::uint64_t head_width, const std::string& prefix) {
+int run_init(std::uint64_t seed, std::uint64_t model_width, std::uint64_t head_width,
+             const std::string& prefix) {
   qkv::SplitMix64 rng(seed);
   auto layer = qkv::QkvProjections::create(prefix, model_width, head_width, rng);
   if (!layer) return report_error(qkv::lesson_error(layer.error()));
@@ -175,7 +180,8 @@ int run_chapter(bool trace) {
 // Decimal digits only, 0 to 2^64 - 1.
 Result<std::uint64_t, CliError> parse_u64(const std::string& option, const std::string& text) {
   const auto bad = [&] {
-    return qkv::fail(CliError{"arguments", option + " must be an integer from 0 to 18446744073709551615, got " + text});
+    return qkv::fail(
+        CliError{"arguments", option + " must be an integer from 0 to 18446744073709551615, got " + text});
   };
   if (text.empty() || text.size() > 20) return bad();
   std::uint64_t value = 0;
@@ -340,7 +346,8 @@ int run_find_off_diagonal(const SearchText& text) {
 }
 
 int run(int argc, char** argv) {
-  CLI::App app{"qkv-lesson: query, key and value projections (chapter 26), computed by the lesson's C++ core"};
+  CLI::App app{
+      "qkv-lesson: query, key and value projections (chapter 26), computed by the lesson's C++ core"};
   app.require_subcommand(1);
   CLI::App* report = app.add_subcommand("report", "print the chapter report");
   CLI::App* trace = app.add_subcommand("trace", "print the diagram trace");

@@ -23,7 +23,8 @@ Result<ShapeProbe, LessonError> probe_shapes(const QkvProjections& layer, Shape 
   auto input = TensorValue::constant(std::move(*zeros));
   auto outputs = layer.forward(*input);
   if (!outputs) return fail(lesson_error(outputs.error()));
-  return ShapeProbe{std::move(input_shape), outputs->query.shape(), outputs->key.shape(), outputs->value.shape()};
+  return ShapeProbe{std::move(input_shape), outputs->query.shape(), outputs->key.shape(),
+                    outputs->value.shape()};
 }
 
 RejectionProbe rejected_input(const QkvProjections& layer, const Shape& input_shape, QkvErrorKind kind,
@@ -72,7 +73,8 @@ InitializationEvidence initialization_evidence(Extent model_width, Extent head_w
       for (std::size_t j = i + 1; j < 3; ++j) {
         const TensorValue& a = first->parameters()[i].value();
         const TensorValue& b = first->parameters()[j].value();
-        evidence.independent = evidence.independent && !a.is_same_node(b) && a.value().values() != b.value().values();
+        evidence.independent =
+            evidence.independent && !a.is_same_node(b) && a.value().values() != b.value().values();
       }
     }
   }
@@ -90,7 +92,8 @@ bool same_primary_bits(const ChapterEvidence& evidence, const ProjectionEvidence
          same_bits(primary.value, replay.value) && same_bits(a.input, b.input) &&
          same_bits(a.query_weight, b.query_weight) && same_bits(a.key_weight, b.key_weight) &&
          same_bits(a.value_weight, b.value_weight) && bits_of(a.loss) == bits_of(b.loss) &&
-         primary.parameter_names == replay.parameter_names && primary.parameter_count == replay.parameter_count;
+         primary.parameter_names == replay.parameter_names &&
+         primary.parameter_count == replay.parameter_count;
 }
 
 }  // namespace
@@ -115,7 +118,8 @@ ProjectionRequest chapter_fixture() {
 }
 
 Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request) {
-  if (!request.upstream) return fail(LessonError{"upstream", "chapter evidence needs the three upstream tensors"});
+  if (!request.upstream)
+    return fail(LessonError{"upstream", "chapter evidence needs the three upstream tensors"});
   auto primary = compute_projection_evidence(request);
   if (!primary) return fail(primary.error());
   auto replay = compute_projection_evidence(request, false);
@@ -150,16 +154,21 @@ Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRe
   evidence.width = rejected_input(*layer, {batch, tokens, d + 1}, QkvErrorKind::InputWidthMismatch, d, d + 1);
   const std::string prefix = kParameterPrefix;
   const std::string query_name = prefix + ".query.weight", key_name = prefix + ".key.weight";
-  evidence.model_mismatch = rejected_weights(request, query_name, key_name, {d + 1, h}, [&](const QkvError& e) {
-    return e.kind == QkvErrorKind::BranchInputWidthMismatch && e.query == d && e.key == d + 1 && e.value == d;
-  });
-  evidence.head_mismatch = rejected_weights(request, query_name, key_name, {d, h + 1}, [&](const QkvError& e) {
-    return e.kind == QkvErrorKind::BranchOutputWidthMismatch && e.query == h && e.key == h + 1 && e.value == h;
-  });
+  evidence.model_mismatch =
+      rejected_weights(request, query_name, key_name, {d + 1, h}, [&](const QkvError& e) {
+        return e.kind == QkvErrorKind::BranchInputWidthMismatch && e.query == d && e.key == d + 1 &&
+               e.value == d;
+      });
+  evidence.head_mismatch =
+      rejected_weights(request, query_name, key_name, {d, h + 1}, [&](const QkvError& e) {
+        return e.kind == QkvErrorKind::BranchOutputWidthMismatch && e.query == h && e.key == h + 1 &&
+               e.value == h;
+      });
   evidence.duplicate_name = rejected_weights(request, "same", "same", {d, h}, [](const QkvError& e) {
     return e.kind == QkvErrorKind::Initialization &&
-           e.initialization->kind == InitializationErrorKind::DuplicateName && e.initialization->name == "same" &&
-           e.initialization->index == 0 && e.initialization->repeat_index == 1;
+           e.initialization->kind == InitializationErrorKind::DuplicateName &&
+           e.initialization->name == "same" && e.initialization->index == 0 &&
+           e.initialization->repeat_index == 1;
   });
 
   evidence.initialization = initialization_evidence(d, h);
@@ -195,8 +204,8 @@ std::string shape_rule(const ShapeProbe& probe) {
 }
 
 std::string tensor_line(const char* name, const Tensor& tensor) {
-  return std::string(name) + "=shape:" + format_shape(tensor.shape()) + " values:" + format_vector6(tensor.values()) +
-         "\n";
+  return std::string(name) + "=shape:" + format_shape(tensor.shape()) +
+         " values:" + format_vector6(tensor.values()) + "\n";
 }
 
 }  // namespace
@@ -211,7 +220,8 @@ std::string render_report(const ChapterEvidence& e) {
   out += "chapter=26-qkv-projections\n";
   out += "prediction=three independent bias-free projections preserve batch and token axes\n";
   out += "config=batch:" + std::to_string(x[0]) + " tokens:" + std::to_string(x[1]) +
-         " d_model:" + std::to_string(e.model_width) + " d_head:" + std::to_string(e.head_width) + " bias:false\n";
+         " d_model:" + std::to_string(e.model_width) + " d_head:" + std::to_string(e.head_width) +
+         " bias:false\n";
   out += tensor_line("input", r.input);
   out += tensor_line("query_weight", r.query_weight);
   out += tensor_line("key_weight", r.key_weight);
@@ -226,7 +236,8 @@ std::string render_report(const ChapterEvidence& e) {
   out += "batch_probe=" + shape_rule(e.batch) + "\n";
   out += "empty_tokens=" + shape_rule(e.report_empty_token) + "\n";
   out += "history=additive_query:" + underscored(e.history.earlier_left) +
-         " additive_key_value:" + underscored(e.history.earlier_right) + " self_attention_qkv:hidden_sequence\n";
+         " additive_key_value:" + underscored(e.history.earlier_right) +
+         " self_attention_qkv:hidden_sequence\n";
   out += "upstream_query=" + format_vector6(r.upstream->query.values()) + "\n";
   out += "upstream_key=" + format_vector6(r.upstream->key.values()) + "\n";
   out += "upstream_value=" + format_vector6(r.upstream->value.values()) + "\n";
@@ -235,13 +246,15 @@ std::string render_report(const ChapterEvidence& e) {
   out += "key_weight_gradient=" + format_vector6(g.key_weight.values()) + "\n";
   out += "value_weight_gradient=" + format_vector6(g.value_weight.values()) + "\n";
   out += "gradcheck=input_checks:" + std::to_string(check.input_checks) +
-         " query_checks:" + std::to_string(check.query_checks) + " key_checks:" + std::to_string(check.key_checks) +
-         " value_checks:" + std::to_string(check.value_checks) + " tolerance:" + format_fixed6(check.tolerance) +
-         " passed:" + flag(check.passed) + "\n";
+         " query_checks:" + std::to_string(check.query_checks) +
+         " key_checks:" + std::to_string(check.key_checks) +
+         " value_checks:" + std::to_string(check.value_checks) +
+         " tolerance:" + format_fixed6(check.tolerance) + " passed:" + flag(check.passed) + "\n";
   out += "initialization=seed:" + std::to_string(e.initialization.seed) +
          " transactional:" + flag(e.initialization.transactional) +
          " independent:" + flag(e.initialization.independent) + "\n";
-  out += std::string("errors=rank:") + flag(e.rank.expected_variant) + " width:" + flag(e.width.expected_variant) +
+  out += std::string("errors=rank:") + flag(e.rank.expected_variant) +
+         " width:" + flag(e.width.expected_variant) +
          " model_mismatch:" + flag(e.model_mismatch.expected_variant) +
          " head_mismatch:" + flag(e.head_mismatch.expected_variant) +
          " duplicate_name:" + flag(e.duplicate_name.expected_variant) + "\n";
@@ -256,8 +269,8 @@ std::string render_trace(const ChapterEvidence& e) {
   const GradcheckSummary& check = *e.primary.gradcheck;
   const auto unchanged = [](bool same) { return same ? "bitwise-unchanged" : "changed"; };
   std::string out;
-  out += "META|input_shape=" + format_shape(r.input.shape()) + "|model_width=" + std::to_string(e.model_width) +
-         "|head_width=" + std::to_string(e.head_width) +
+  out += "META|input_shape=" + format_shape(r.input.shape()) +
+         "|model_width=" + std::to_string(e.model_width) + "|head_width=" + std::to_string(e.head_width) +
          "|bias=false|parameter_count=" + std::to_string(e.primary.parameter_count) +
          "|branch_order=query,key,value\n";
   out += "INPUT|values=" + format_vector6(r.input.values()) + "\n";
@@ -273,7 +286,8 @@ std::string render_trace(const ChapterEvidence& e) {
     const auto& b = branches[i];
     out += std::string("PROJECTION|role=") + b.role + "|tensor=" + b.tensor +
            "|parameter=" + e.primary.parameter_names[i] + "|weight_shape=" + format_shape(b.weight.shape()) +
-           "|weights=" + format_vector6(b.weight.values()) + "|output_shape=" + format_shape(b.output.shape()) +
+           "|weights=" + format_vector6(b.weight.values()) +
+           "|output_shape=" + format_shape(b.output.shape()) +
            "|output=" + format_vector6(b.output.values()) + "\n";
   }
   out += "BACKWARD|query_upstream=" + format_vector6(r.upstream->query.values()) +
@@ -289,24 +303,28 @@ std::string render_trace(const ChapterEvidence& e) {
   }
   out += std::string("INDEPENDENCE|changed=query|query_changed=") + flag(e.query_changed) +
          "|key_output=" + unchanged(e.key_unchanged) + "|value_output=" + unchanged(e.value_unchanged) + "\n";
-  out += "EMPTY_SHAPES|batch_input=" + format_shape(e.empty_batch.input) +
-         "|batch_query=" + format_shape(e.empty_batch.query) + "|batch_key=" + format_shape(e.empty_batch.key) +
-         "|batch_value=" + format_shape(e.empty_batch.value) + "|token_input=" + format_shape(e.empty_token.input) +
-         "|token_query=" + format_shape(e.empty_token.query) + "|token_key=" + format_shape(e.empty_token.key) +
-         "|token_value=" + format_shape(e.empty_token.value) + "\n";
+  out +=
+      "EMPTY_SHAPES|batch_input=" + format_shape(e.empty_batch.input) +
+      "|batch_query=" + format_shape(e.empty_batch.query) + "|batch_key=" + format_shape(e.empty_batch.key) +
+      "|batch_value=" + format_shape(e.empty_batch.value) +
+      "|token_input=" + format_shape(e.empty_token.input) +
+      "|token_query=" + format_shape(e.empty_token.query) + "|token_key=" + format_shape(e.empty_token.key) +
+      "|token_value=" + format_shape(e.empty_token.value) + "\n";
   const std::pair<const char*, const RejectionProbe*> errors[] = {
       {"rank-two", &e.rank}, {"input-width", &e.width}, {"branch-mismatch", &e.model_mismatch}};
   for (const auto& [name, probe] : errors) {
     out += std::string("ERROR|case=") + name + "|rejected=" + flag(probe->expected_variant) +
            "|message=" + probe->message + "\n";
   }
-  out += std::string("HISTORY|earlier_left=") + e.history.earlier_left + "|earlier_right=" + e.history.earlier_right +
-         "|transformer_source=" + e.history.transformer_source + "|mapping=" + e.history.mapping + "\n";
+  out += std::string("HISTORY|earlier_left=") + e.history.earlier_left +
+         "|earlier_right=" + e.history.earlier_right + "|transformer_source=" + e.history.transformer_source +
+         "|mapping=" + e.history.mapping + "\n";
   out += "PROOF|input_checks=" + std::to_string(check.input_checks) +
          "|query_weight_checks=" + std::to_string(check.query_checks) +
          "|key_weight_checks=" + std::to_string(check.key_checks) +
-         "|value_weight_checks=" + std::to_string(check.value_checks) + "|tolerance=" + format_fixed6(check.tolerance) +
-         "|gradcheck=" + flag(check.passed) + "|replay=" + (e.replay_bitwise ? "bitwise" : "mismatch") +
+         "|value_weight_checks=" + std::to_string(check.value_checks) +
+         "|tolerance=" + format_fixed6(check.tolerance) + "|gradcheck=" + flag(check.passed) +
+         "|replay=" + (e.replay_bitwise ? "bitwise" : "mismatch") +
          "|names=" + (e.duplicate_name.expected_variant ? "unique" : "unchecked") +
          "|initialization=" + (e.initialization.transactional ? "transactional" : "partial") + "\n";
   out += "NEXT|chapter=27-self-attention\n";

@@ -39,8 +39,8 @@ struct HistoryEvidence {
 };
 
 struct ChapterEvidence {
-  ProjectionRequest request;    // with upstreams
-  ProjectionEvidence primary;   // forward, gradients, gradcheck
+  ProjectionRequest request;   // with upstreams
+  ProjectionEvidence primary;  // forward, gradients, gradcheck
   Extent model_width = 0, head_width = 0;
   ShapeProbe batch;               // X twice along the batch axis
   ShapeProbe empty_batch;         // [0, T, d]

@@ -16,7 +16,8 @@ EditableTensor editable(const Tensor& tensor) {
 // A tensor without a shape (as read from a link) whose cell count fits is taken in row-major order.
 EditableTensor conform(const EditableTensor& tensor, const Shape& shape) {
   if (tensor.shape == shape) return tensor;
-  if (tensor.shape.empty() && tensor.cells.size() == element_count(shape).value()) return {shape, tensor.cells};
+  if (tensor.shape.empty() && tensor.cells.size() == element_count(shape).value())
+    return {shape, tensor.cells};
   EditableTensor out{shape, {}};
   const Extent count = element_count(shape).value();  // sizes are capped, so this cannot fail
   std::vector<Extent> index(shape.size(), 0);
@@ -110,7 +111,8 @@ LessonEvaluation evaluate_lesson(const LessonState& typed) {
     parsed.push_back(std::move(*tensor));
   }
 
-  ProjectionRequest request{parsed[0], parsed[1], parsed[2], parsed[3], Upstreams{parsed[4], parsed[5], parsed[6]}};
+  ProjectionRequest request{parsed[0], parsed[1], parsed[2], parsed[3],
+                            Upstreams{parsed[4], parsed[5], parsed[6]}};
   auto evidence = compute_chapter_evidence(request);
   if (!evidence) {
     const LessonError& error = evidence.error();

@@ -23,7 +23,7 @@ struct LessonState {
 };
 
 struct FieldError {
-  std::string field;        // "batch", ..., "input", "query_weight", ..., "query_upstream", ...; "" for the layer
+  std::string field;  // "batch", ..., "input", "query_weight", ..., "query_upstream", ...; "" for the layer
   std::int64_t index = -1;  // the cell, for a cell's error
   std::string kind;         // "size" | "number" | a LessonError kind
   std::string message;

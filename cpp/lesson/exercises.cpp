@@ -42,13 +42,14 @@ ExerciseCheck choice_check(const std::string& response, const std::string& expec
 
 const std::vector<std::string>& exercise_ids() {
   static const std::vector<std::string> ids = {
-      "ch26-output-shapes", "ch26-first-token", "ch26-change-query-only", "ch26-parameter-count",
-      "ch26-empty-axes",    "ch26-rank-two",    "ch26-divisibility",      "ch26-history",
-      "ch26-still-missing"};
+      "ch26-output-shapes",   "ch26-first-token", "ch26-change-query-only",
+      "ch26-parameter-count", "ch26-empty-axes",  "ch26-rank-two",
+      "ch26-divisibility",    "ch26-history",     "ch26-still-missing"};
   return ids;
 }
 
-Result<ExerciseCheck, std::string> check_exercise(const std::string& id, const std::vector<std::string>& responses,
+Result<ExerciseCheck, std::string> check_exercise(const std::string& id,
+                                                  const std::vector<std::string>& responses,
                                                   const ChapterEvidence& fixture) {
   const auto need = [&](std::size_t count) -> std::optional<std::string> {
     if (responses.size() == count) return std::nullopt;

@@ -17,7 +17,8 @@ const std::vector<std::string>& exercise_ids();
 
 // `responses` holds one entry per blank of the exercise (three for the first-token vectors, two for the
 // empty shapes, one otherwise); choices are option ids. Unknown ids and wrong counts are errors.
-Result<ExerciseCheck, std::string> check_exercise(const std::string& id, const std::vector<std::string>& responses,
+Result<ExerciseCheck, std::string> check_exercise(const std::string& id,
+                                                  const std::vector<std::string>& responses,
                                                   const ChapterEvidence& fixture);
 
 }  // namespace qkv

@@ -17,7 +17,8 @@ LessonError lesson_error(const QkvError& error, std::string field) {
   return {"qkv", error.message(), std::move(field)};
 }
 
-Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query_weight, const Tensor& key_weight,
+Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query_weight,
+                                                             const Tensor& key_weight,
                                                              const Tensor& value_weight) {
   const std::string prefix = kParameterPrefix;
   auto query = NamedParameter::create(prefix + ".query.weight", query_weight);
@@ -47,7 +48,8 @@ Result<Upstreams, LessonError> check_upstreams(const Upstreams& upstream, const 
     if (tensor->shape() != outputs.query.shape()) {
       return fail(LessonError{"upstream",
                               std::string(name) + " upstream must have the output shape " +
-                                  format_shape(outputs.query.shape()) + ", got " + format_shape(tensor->shape()),
+                                  format_shape(outputs.query.shape()) + ", got " +
+                                  format_shape(tensor->shape()),
                               std::string(name) + "_upstream"});
     }
     if (first_non_finite(*tensor) >= 0) {
@@ -94,7 +96,8 @@ GradcheckSummary check_gradients(const ProjectionRequest& request, const Project
       return objective_at(trial);
     };
     const Tensor& point = request.*probe.tensor;
-    auto report = gradcheck(point, *probe.analytic, objective, std::min(point.size(), kGradcheckSamplesPerTensor));
+    auto report =
+        gradcheck(point, *probe.analytic, objective, std::min(point.size(), kGradcheckSamplesPerTensor));
     if (!report) {
       summary.passed = false;
       summary.problem = std::string(probe.name) + ": " + report.error().message();
@@ -130,13 +133,15 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
   auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
   if (!layer) return fail(layer.error());
   // X is a parameter only when a gradient for it is wanted.
-  auto input = request.upstream ? TensorValue::parameter(request.input) : TensorValue::constant(request.input);
+  auto input =
+      request.upstream ? TensorValue::parameter(request.input) : TensorValue::constant(request.input);
   if (!input) return fail(lesson_error(input.error(), "input"));
   auto outputs = layer->forward(*input);
   if (!outputs) return fail(lesson_error(outputs.error(), "input"));
 
   ProjectionEvidence evidence;
-  for (const NamedParameter& parameter : layer->parameters()) evidence.parameter_names.push_back(parameter.name());
+  for (const NamedParameter& parameter : layer->parameters())
+    evidence.parameter_names.push_back(parameter.name());
   evidence.parameter_count = layer->parameter_count();
   evidence.query = outputs->query.value();
   evidence.key = outputs->key.value();

@@ -70,7 +70,8 @@ LessonError lesson_error(const InitializationError& error, std::string field = "
 LessonError lesson_error(const QkvError& error, std::string field = "");
 
 // Builds the chapter's layer from three weights (names "<prefix>.query.weight", ...).
-Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query_weight, const Tensor& key_weight,
+Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query_weight,
+                                                             const Tensor& key_weight,
                                                              const Tensor& value_weight);
 // L for given outputs and upstreams; each product reduced by repeated sum_axis(0), added (q + k) + v.
 Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, const Upstreams& upstream);

@@ -31,16 +31,16 @@ enum class InitializationErrorKind {
   InvalidNameByte,   // anything outside a-z 0-9 _ .
   ZeroFanIn,
   ZeroFanOut,
-  Tensor,            // values rejected by the tape (non-finite) or a shape too large
+  Tensor,  // values rejected by the tape (non-finite) or a shape too large
   DuplicateName,
 };
 
 struct InitializationError {
   InitializationErrorKind kind;
-  std::size_t index = 0;          // byte index for name errors; first index for duplicates
-  std::size_t repeat_index = 0;   // duplicates only
-  unsigned char byte = 0;         // InvalidNameByte only
-  std::string name;               // DuplicateName only
+  std::size_t index = 0;         // byte index for name errors; first index for duplicates
+  std::size_t repeat_index = 0;  // duplicates only
+  unsigned char byte = 0;        // InvalidNameByte only
+  std::string name;              // DuplicateName only
   std::optional<TensorError> tensor;
 
   std::string message() const;

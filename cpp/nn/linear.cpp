@@ -49,7 +49,8 @@ std::string LinearError::message() const {
   return "unknown linear error";
 }
 
-Result<Linear, LinearError> Linear::from_parameters(NamedParameter weight, std::optional<NamedParameter> bias) {
+Result<Linear, LinearError> Linear::from_parameters(NamedParameter weight,
+                                                    std::optional<NamedParameter> bias) {
   const Shape& w = weight.shape();
   if (w.size() != 2) return fail(error_of(LinearErrorKind::WeightRank, 2, w.size()));
   if (w[0] == 0) return fail(error_of(LinearErrorKind::ZeroInputWidth));

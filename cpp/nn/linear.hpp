@@ -32,10 +32,11 @@ struct LinearError {
 class Linear {
  public:
   // Checks, in order: weight rank, input width, output width, bias rank, bias width, unique names.
-  static Result<Linear, LinearError> from_parameters(NamedParameter weight, std::optional<NamedParameter> bias);
+  static Result<Linear, LinearError> from_parameters(NamedParameter weight,
+                                                     std::optional<NamedParameter> bias);
   // "{prefix}.weight" (Xavier) and, with bias, "{prefix}.bias" (zeros). `rng` moves only on success.
-  static Result<Linear, LinearError> create(const std::string& prefix, Extent input_width, Extent output_width,
-                                            bool bias, SplitMix64& rng);
+  static Result<Linear, LinearError> create(const std::string& prefix, Extent input_width,
+                                            Extent output_width, bool bias, SplitMix64& rng);
 
   // Any rank >= 1 whose last axis is the input width; leading axes are kept.
   Result<TensorValue, LinearError> forward(const TensorValue& input) const;

@@ -32,7 +32,9 @@ class [[nodiscard]] Result {
   // Reaching for the wrong alternative is a bug in the caller, never a user error: stop at once.
   const T& value() const& { return ok() ? std::get<0>(state_) : (std::abort(), std::get<0>(state_)); }
   T& value() & { return ok() ? std::get<0>(state_) : (std::abort(), std::get<0>(state_)); }
-  T&& value() && { return ok() ? std::get<0>(std::move(state_)) : (std::abort(), std::get<0>(std::move(state_))); }
+  T&& value() && {
+    return ok() ? std::get<0>(std::move(state_)) : (std::abort(), std::get<0>(std::move(state_)));
+  }
   const E& error() const { return ok() ? (std::abort(), std::get<1>(state_)) : std::get<1>(state_); }
 
   const T& operator*() const& { return value(); }

@@ -75,7 +75,8 @@ std::string TensorError::message() const {
     case TensorErrorKind::TooLarge:
       return "shape " + format_shape(actual) + " has more than " + std::to_string(kMaxElements) + " elements";
     case TensorErrorKind::NonFinite:
-      return operation + " must be finite, got " + format_number(value) + " at index " + std::to_string(index);
+      return operation + " must be finite, got " + format_number(value) + " at index " +
+             std::to_string(index);
     case TensorErrorKind::RankTooLow:
       return operation + " needs rank at least " + std::to_string(expected_count) + ", got rank " +
              std::to_string(actual_count);
@@ -83,7 +84,8 @@ std::string TensorError::message() const {
       return "matmul inner widths must match, got " + std::to_string(expected_count) + " and " +
              std::to_string(actual_count);
     case TensorErrorKind::Broadcast:
-      return operation + " cannot broadcast shapes " + format_shape(expected) + " and " + format_shape(actual);
+      return operation + " cannot broadcast shapes " + format_shape(expected) + " and " +
+             format_shape(actual);
     case TensorErrorKind::AxisOutOfRange:
       return "sum_axis axis " + std::to_string(index) + " is out of range for rank " +
              std::to_string(actual_count);

@@ -93,6 +93,7 @@ Tensor sum_to_shape(const Tensor& tensor, const Shape& shape);
 // into += term, elementwise; the shapes must already be equal (the tape guarantees it).
 void add_into(Tensor& into, const Tensor& term);
 // Result shape of broadcasting `left` with `right`, trailing-aligned.
-Result<Shape, TensorError> broadcast_shapes(const std::string& operation, const Shape& left, const Shape& right);
+Result<Shape, TensorError> broadcast_shapes(const std::string& operation, const Shape& left,
+                                            const Shape& right);
 
 }  // namespace qkv

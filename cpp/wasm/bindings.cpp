@@ -189,7 +189,8 @@ qkv::EditableTensor editable_of(const val& object) {
     for (unsigned i = 0; i < length; ++i) {
       const double extent = shape[i].typeOf().as<std::string>() == "number" ? shape[i].as<double>() : 0.0;
       // Only a shape that matches the cells is kept; conform() rebuilds anything else from the sizes.
-      out.shape.push_back(extent >= 0 && extent <= qkv::kMaxEditableExtent ? static_cast<qkv::Extent>(extent) : 0);
+      out.shape.push_back(extent >= 0 && extent <= qkv::kMaxEditableExtent ? static_cast<qkv::Extent>(extent)
+                                                                           : 0);
     }
   }
   out.cells = strings_of(object["cells"]);
