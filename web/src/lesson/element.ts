@@ -181,7 +181,7 @@ export class QkvLessonElement extends HTMLElement {
         h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture.'),
         ...exercises.map((spec, i) => exercise(spec.id, i + 1, `${this.idPrefix}-exercise`)),
       ),
-      'self-bias': buildSelfBias(core as QkvCore & SelfBiasCore, this.idPrefix, (id, question, responses, correct) =>
+      'self-bias': buildSelfBias(core as QkvCore & SelfBiasCore, this.idPrefix, () => this.reveal, (id, question, responses, correct) =>
         this.report(id, question, responses, correct),
       ).element,
       next: renderNext(),

@@ -11,7 +11,11 @@ export interface ExerciseSpec {
   question: string;
   blanks?: Blank[];
   choices?: Choice[];
-  why: string;
+  why: string | (() => string); // a function when the reason quotes computed values
+}
+
+function whyText(spec: ExerciseSpec): string {
+  return typeof spec.why === 'string' ? spec.why : spec.why();
 }
 
 export const exercises: ExerciseSpec[] = [
@@ -161,7 +165,7 @@ export function renderExercise(spec: ExerciseSpec, options: ExerciseOptions): Ex
     const computed = options.check(spec.id, spec.choices ? [''] : (spec.blanks ?? []).map(() => ''));
     if (computed.ok) {
       teacherAnswer.hidden = false;
-      teacherAnswer.append(h('p', {}, h('strong', {}, 'Answer: '), h('bdi', { dir: 'ltr' }, answerText(spec, computed.expected))), h('p', {}, spec.why));
+      teacherAnswer.append(h('p', {}, h('strong', {}, 'Answer: '), h('bdi', { dir: 'ltr' }, answerText(spec, computed.expected))), h('p', {}, whyText(spec)));
     }
   }
 
@@ -179,7 +183,7 @@ export function renderExercise(spec: ExerciseSpec, options: ExerciseOptions): Ex
     }
     const verdict = h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.');
     if (options.reveal() === 'never') feedback.replaceChildren(verdict);
-    else feedback.replaceChildren(verdict, h('p', {}, h('strong', {}, 'Answer: '), h('bdi', { dir: 'ltr' }, answerText(spec, result.expected))), h('p', {}, spec.why));
+    else feedback.replaceChildren(verdict, h('p', {}, h('strong', {}, 'Answer: '), h('bdi', { dir: 'ltr' }, answerText(spec, result.expected))), h('p', {}, whyText(spec)));
     form.dataset.answered = result.correct ? 'correct' : 'incorrect';
     options.onAnswer({ id: spec.id, responses, check: result }, replayed);
   };

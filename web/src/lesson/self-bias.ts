@@ -2,7 +2,8 @@
 // generator bit-identical to numpy's legacy np.random. The page states only what the mathematics and the
 // computation show.
 import { h } from './dom';
-import type { CoreError, ScoreSummary, SelfBiasCore, SelfBiasResult } from './types';
+import { renderExercise, type ExerciseSpec, type Reveal } from './exercises';
+import type { CoreError, ExerciseCheck, ScoreSummary, SelfBiasCore, SelfBiasResult } from './types';
 
 const kinds = [
   { key: 'none', title: 'No projection: scores = X Xᵀ' },
@@ -66,7 +67,12 @@ export interface SelfBiasView {
 }
 
 // The controls and results; `compute` runs the core for the typed seed, tokens and width.
-export function buildSelfBias(core: SelfBiasCore, idPrefix: string, onAnswer: (id: string, question: string, responses: string[], correct: boolean) => void): SelfBiasView {
+export function buildSelfBias(
+  core: SelfBiasCore,
+  idPrefix: string,
+  reveal: () => Reveal,
+  onAnswer: (id: string, question: string, responses: string[], correct: boolean) => void,
+): SelfBiasView {
   const id = (name: string) => `${idPrefix}-sb-${name}`;
   const number = (name: string, label: string, value: string, max: string) => {
     const input = h('input', { id: id(name), type: 'number', min: name === 'seed' ? '0' : '1', max, step: '1', value, 'aria-describedby': id('error') });
@@ -167,7 +173,7 @@ export function buildSelfBias(core: SelfBiasCore, idPrefix: string, onAnswer: (i
     searchResult.textContent = `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not longer than every other, so Cauchy–Schwarz promised nothing.`;
   });
 
-  const quiz = buildQuiz(moduleResult, () => current, onAnswer, idPrefix);
+  const quiz = buildQuiz(moduleResult, () => current, onAnswer, idPrefix, reveal);
   view.element = h(
     'section',
     { class: 'self-bias', 'aria-labelledby': id('title') },
@@ -192,20 +198,15 @@ export function buildSelfBias(core: SelfBiasCore, idPrefix: string, onAnswer: (i
   return view;
 }
 
-type QuizItem = {
-  id: string;
-  question: string;
-  choices?: { id: string; label: string }[];
-  number?: boolean;
-  answer: () => string | undefined; // computed where it can be
-  why: string | (() => string);
-};
+// An exercise of this section, and how to compute its answer.
+type QuizItem = ExerciseSpec & { answer: () => string | undefined };
 
 function buildQuiz(
   moduleResult: () => SelfBiasResult | undefined,
   current: () => SelfBiasResult | undefined,
   onAnswer: (id: string, question: string, responses: string[], correct: boolean) => void,
   idPrefix: string,
+  reveal: () => Reveal,
 ): HTMLElement {
   const items: QuizItem[] = [
     {
@@ -259,7 +260,7 @@ function buildQuiz(
     {
       id: 'qkv04-quiz-2',
       question: 'Quiz 2: in the module’s experiment (seed 1, 5 tokens, width 8), how many rows of X Xᵀ peak on their own token?',
-      number: true,
+      blanks: [{ label: 'Rows', placeholder: 'a whole number' }],
       answer: () => {
         const module = moduleResult();
         return module ? `${module.none.diagonalRows.length}` : undefined;
@@ -274,7 +275,7 @@ function buildQuiz(
     {
       id: 'qkv04-quiz-3',
       question: 'Quiz 3: with separate W_q and W_k at the same seed, how many of the 5 rows still peak on their own token?',
-      number: true,
+      blanks: [{ label: 'Rows', placeholder: 'a whole number' }],
       answer: () => {
         const module = moduleResult();
         return module ? `${module.separate.diagonalRows.length}` : undefined;
@@ -311,43 +312,22 @@ function buildQuiz(
     },
   ];
 
-  const forms = items.map((item) => {
-    const name = `${idPrefix}-${item.id}`;
-    const feedback = h('div', { class: 'feedback', 'aria-live': 'polite' });
-    const inputs: HTMLInputElement[] = [];
-    const fields: Node[] = [];
-    if (item.number) {
-      const input = h('input', { id: `${name}-n`, type: 'number', min: '0', step: '1' });
-      inputs.push(input);
-      fields.push(h('p', { class: 'blank' }, h('label', { for: `${name}-n` }, 'Rows'), ' ', input));
-    } else {
-      const group = h('fieldset', { class: 'choices' }, h('legend', {}, 'Choose one'));
-      for (const choice of item.choices ?? []) {
-        const input = h('input', { id: `${name}-${choice.id}`, type: 'radio', name, value: choice.id });
-        inputs.push(input);
-        group.append(h('p', {}, input, ' ', h('label', { for: `${name}-${choice.id}` }, choice.label)));
-      }
-      fields.push(group);
-    }
-    const form = h('form', { class: 'exercise', 'data-exercise': item.id }, h('h4', {}, item.question), ...fields, h('button', { type: 'submit' }, 'Check'), feedback);
-    form.addEventListener('submit', (event) => {
-      event.preventDefault();
-      const expected = item.answer();
-      if (expected === undefined) return;
-      // A number input's value is the browser's canonical text of what was typed; compare it as text.
-      const response = item.number ? inputs[0].value.trim() : (inputs.find((input) => input.checked)?.value ?? '');
-      const correct = response === expected;
-      const label = item.choices?.find((choice) => choice.id === expected)?.label ?? expected;
-      feedback.replaceChildren(
-        h('p', { class: `verdict-text ${correct ? 'right' : 'wrong'}` }, correct ? '✓ Correct.' : '✗ Not quite.'),
-        h('p', {}, h('strong', {}, 'Answer: '), label),
-        h('p', {}, typeof item.why === 'string' ? item.why : item.why()),
-      );
-      form.dataset.answered = correct ? 'correct' : 'incorrect';
-      onAnswer(item.id, item.question, [response], correct);
-    });
-    return form;
-  });
+  // Answers are computed here, from the core's results; the comparison is of texts ("2" with "2").
+  const check = (id: string, responses: string[]): ExerciseCheck => {
+    const expected = items.find((item) => item.id === id)?.answer();
+    if (expected === undefined) return { ok: false, error: { kind: 'exercise', message: 'the experiment has not been computed yet' } };
+    return { ok: true, correct: responses[0]?.trim() === expected, expected, problem: '' };
+  };
+  const forms = items.map(
+    (item) =>
+      renderExercise(item, {
+        idPrefix,
+        number: 0,
+        check,
+        reveal,
+        onAnswer: (record) => onAnswer(record.id, item.question, record.responses, record.check.correct),
+      }).form,
+  );
 
   return h(
     'div',
