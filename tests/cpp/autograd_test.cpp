@@ -11,44 +11,16 @@
 
 #include "autograd/ops.hpp"
 #include "autograd/tensor_value.hpp"
+#include "support.hpp"
 
 namespace qkv {
 namespace {
 
+using namespace qkv::test;
+
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kMax = std::numeric_limits<double>::max();
-
-std::uint64_t bits(double value) {
-  std::uint64_t out = 0;
-  std::memcpy(&out, &value, sizeof out);
-  return out;
-}
-
-std::vector<std::uint64_t> bits(const std::vector<double>& values) {
-  std::vector<std::uint64_t> out;
-  for (double value : values) out.push_back(bits(value));
-  return out;
-}
-
-std::string describe(const std::vector<double>& values) {
-  std::string text = "[";
-  char buffer[32];
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(buffer, sizeof buffer, "%s%.17g", i > 0 ? ", " : "", values[i]);
-    text += buffer;
-  }
-  return text + "]";
-}
-
-Tensor make(Shape shape, std::vector<double> values) {
-  auto tensor = Tensor::from_values(std::move(shape), std::move(values));
-  if (!tensor) {
-    ADD_FAILURE() << "make: " << tensor.error().message();
-    return Tensor();
-  }
-  return std::move(tensor).value();
-}
 
 // Leaves and op results; a failure is a test failure, and the placeholder is a constant scalar.
 TensorValue unwrap(Result<TensorValue, TensorError> result) {

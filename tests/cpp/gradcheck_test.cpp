@@ -8,23 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 namespace qkv {
 namespace {
+
+using namespace qkv::test;
 
 // The defaults the chapter uses: a nominal step of 1e-6 and a tolerance of 2e-6 on the scaled difference.
 constexpr double kStep = 1e-6;
 constexpr double kTolerance = 2e-6;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
-
-Tensor make(Shape shape, std::vector<double> values) {
-  auto tensor = Tensor::from_values(std::move(shape), std::move(values));
-  if (!tensor) {
-    ADD_FAILURE() << "make: " << tensor.error().message();
-    return Tensor();
-  }
-  return std::move(tensor).value();
-}
 
 Tensor vector_of(std::vector<double> values) {
   const Extent n = values.size();

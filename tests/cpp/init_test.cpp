@@ -15,36 +15,14 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 namespace qkv {
 namespace {
 
+using namespace qkv::test;
+
 constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ULL;  // SplitMix64's state increment
-
-std::uint64_t bits(double value) {
-  std::uint64_t out = 0;
-  std::memcpy(&out, &value, sizeof out);
-  return out;
-}
-
-// Bit patterns as 16 hex digits, so a mismatch prints readably.
-std::vector<std::string> hex_bits(const std::vector<double>& values) {
-  std::vector<std::string> out;
-  char buffer[17];
-  for (double value : values) {
-    std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(bits(value)));
-    out.push_back(buffer);
-  }
-  return out;
-}
-
-Tensor make(Shape shape, std::vector<double> values) {
-  auto tensor = Tensor::from_values(std::move(shape), std::move(values));
-  if (!tensor) {
-    ADD_FAILURE() << "make: " << tensor.error().message();
-    return Tensor();
-  }
-  return std::move(tensor).value();
-}
 
 template <class T>
 InitializationError error_of(const Result<T, InitializationError>& result) {

@@ -11,42 +11,14 @@
 #include <vector>
 
 #include "autograd/ops.hpp"
+#include "support.hpp"
 
 namespace qkv {
 namespace {
 
+using namespace qkv::test;
+
 constexpr std::uint64_t kGolden = 0x9e3779b97f4a7c15ULL;  // SplitMix64's state increment per draw
-
-std::uint64_t bits(double value) {
-  std::uint64_t out = 0;
-  std::memcpy(&out, &value, sizeof out);
-  return out;
-}
-
-std::vector<std::uint64_t> bits(const std::vector<double>& values) {
-  std::vector<std::uint64_t> out;
-  for (double value : values) out.push_back(bits(value));
-  return out;
-}
-
-std::string describe(const std::vector<double>& values) {
-  std::string text = "[";
-  char buffer[32];
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(buffer, sizeof buffer, "%s%.17g", i > 0 ? ", " : "", values[i]);
-    text += buffer;
-  }
-  return text + "]";
-}
-
-Tensor make(Shape shape, std::vector<double> values) {
-  auto tensor = Tensor::from_values(std::move(shape), std::move(values));
-  if (!tensor) {
-    ADD_FAILURE() << "make: " << tensor.error().message();
-    return Tensor();
-  }
-  return std::move(tensor).value();
-}
 
 NamedParameter named(const std::string& name, Shape shape, std::vector<double> values) {
   auto parameter = NamedParameter::create(name, make(std::move(shape), std::move(values)));

@@ -14,9 +14,12 @@
 
 #include "autograd/gradcheck.hpp"
 #include "lesson/projection_evidence.hpp"
+#include "support.hpp"
 
 namespace qkv {
 namespace {
+
+using namespace qkv::test;
 
 // Finite differences: the chapter's nominal step and tolerance. L is linear in each probed tensor, so
 // the central difference carries only rounding error, about eps·|L|/step ≈ 1e-9 for these sizes.
@@ -24,42 +27,6 @@ constexpr double kStep = 1e-6;
 constexpr double kTolerance = 2e-6;
 
 const std::string kPrefix = "decoder.block.0.attention";
-
-std::uint64_t bits(double value) {
-  std::uint64_t out = 0;
-  std::memcpy(&out, &value, sizeof out);
-  return out;
-}
-
-// Bit patterns as 16 hex digits, so a mismatch prints readably.
-std::vector<std::string> hex_bits(const std::vector<double>& values) {
-  std::vector<std::string> out;
-  char buffer[17];
-  for (double value : values) {
-    std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(bits(value)));
-    out.push_back(buffer);
-  }
-  return out;
-}
-
-std::string describe(const std::vector<double>& values) {
-  std::string text = "[";
-  char buffer[32];
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(buffer, sizeof buffer, "%s%.17g", i > 0 ? ", " : "", values[i]);
-    text += buffer;
-  }
-  return text + "]";
-}
-
-Tensor make(Shape shape, std::vector<double> values) {
-  auto tensor = Tensor::from_values(std::move(shape), std::move(values));
-  if (!tensor) {
-    ADD_FAILURE() << "make: " << tensor.error().message();
-    return Tensor();
-  }
-  return std::move(tensor).value();
-}
 
 Tensor zeros(Shape shape) {
   auto tensor = Tensor::zeros(std::move(shape));

@@ -10,39 +10,12 @@
 #include <string>
 #include <vector>
 
+#include "support.hpp"
+
 namespace qkv {
 namespace {
 
-std::uint64_t bits(double value) {
-  std::uint64_t out = 0;
-  std::memcpy(&out, &value, sizeof out);
-  return out;
-}
-
-std::vector<std::uint64_t> bits(const std::vector<double>& values) {
-  std::vector<std::uint64_t> out;
-  for (double value : values) out.push_back(bits(value));
-  return out;
-}
-
-Tensor make(Shape shape, std::vector<double> values) {
-  auto tensor = Tensor::from_values(std::move(shape), std::move(values));
-  if (!tensor) {
-    ADD_FAILURE() << "make: " << tensor.error().message();
-    return Tensor();
-  }
-  return std::move(tensor).value();
-}
-
-std::string describe(const std::vector<double>& values) {
-  std::string text = "[";
-  char buffer[32];
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    std::snprintf(buffer, sizeof buffer, "%s%.17g", i > 0 ? ", " : "", values[i]);
-    text += buffer;
-  }
-  return text + "]";
-}
+using namespace qkv::test;
 
 // Shape equal and every value equal bit for bit (so +0.0 and -0.0 differ).
 void expect_tensor(const Tensor& actual, const Shape& shape, const std::vector<double>& values) {
