@@ -17,7 +17,8 @@ step "ctest (native)"
 ctest --test-dir build/native --output-on-failure -j2
 
 step "ctest (AddressSanitizer + UndefinedBehaviorSanitizer)"
-cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DQKV_SANITIZE=ON >/dev/null
+# -O0 with line tables only: the instrumented build compiles in a fraction of the time of -O2 -g.
+cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DQKV_SANITIZE=ON >/dev/null
 cmake --build build/sanitize -j2
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/sanitize --output-on-failure -j2
