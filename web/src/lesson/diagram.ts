@@ -247,6 +247,16 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
   return { root, slots, outputs, inputShape, branchFacts, loss, history, independence, probes, rejections, checks, fieldErrors };
 }
 
+// A dotted parameter name that may wrap after its dots, never inside a word.
+function dottedName(name: string): HTMLElement {
+  const code = h('code', { class: 'name' });
+  name.split('.').forEach((part, i) => {
+    if (i > 0) code.append('.', h('wbr'));
+    code.append(part);
+  });
+  return code;
+}
+
 function facts(entries: [string, string | Node][]): Node[] {
   return entries.flatMap(([term, detail]) => [h('dt', {}, term), h('dd', {}, detail)]);
 }
@@ -268,7 +278,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
   branches.forEach((branch, i) => {
     renderPart(refs.branchFacts[branch.role], [evidence.parameterNames[i], t[branch.weight].shapeText, t[branch.output].shapeText], () =>
       facts([
-        ['Stable parameter', h('code', {}, evidence.parameterNames[i])],
+        ['Stable parameter', dottedName(evidence.parameterNames[i])],
         ['Weight shape', h('bdi', { dir: 'ltr' }, t[branch.weight].shapeText)],
         ['Output shape', h('bdi', { dir: 'ltr' }, t[branch.output].shapeText)],
       ]),
