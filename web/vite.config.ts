@@ -3,7 +3,7 @@
 import { resolve } from 'node:path';
 import katex from 'katex';
 import { defineConfig, type Plugin } from 'vite';
-import { formulas } from './src/math/formulas';
+import { formulas } from './src/math/formulas.ts';
 
 // KaTeX positions glyphs with inline style attributes, which a Content-Security-Policy without
 // 'unsafe-inline' blocks. Each distinct style becomes a data-ks attribute and one rule in a style sheet.
@@ -44,11 +44,11 @@ function prerenderedMath(): Plugin {
 }
 
 export default defineConfig({
-  root: __dirname,
+  root: import.meta.dirname,
   base: './',
   plugins: [prerenderedMath()],
   build: {
-    outDir: resolve(__dirname, '../dist'),
+    outDir: resolve(import.meta.dirname, '../dist'),
     emptyOutDir: true,
     target: 'es2022',
     // Never inline assets as data: URLs (a strict font-src/img-src would refuse them).
@@ -57,9 +57,9 @@ export default defineConfig({
       // index.html: the standalone page; embed.html: the iframe page; qkv-lesson: the element for course
       // pages, at a stable URL (dist/qkv-lesson.js) with the WASM and fonts beside it in assets/.
       input: {
-        index: resolve(__dirname, 'index.html'),
-        embed: resolve(__dirname, 'embed.html'),
-        'qkv-lesson': resolve(__dirname, 'src/lesson/define.ts'),
+        index: resolve(import.meta.dirname, 'index.html'),
+        embed: resolve(import.meta.dirname, 'embed.html'),
+        'qkv-lesson': resolve(import.meta.dirname, 'src/lesson/define.ts'),
       },
       output: {
         entryFileNames: (chunk) => (chunk.name === 'qkv-lesson' ? 'qkv-lesson.js' : 'assets/[name]-[hash].js'),
