@@ -187,3 +187,12 @@ export function qkvExpected({ input, query_weight, key_weight, value_weight, ups
   out.loss = ['query', 'key', 'value'].reduce((sum, role) => sum + out[role].reduce((s, v, i) => s + v * u[role][i], 0), 0);
   return out;
 }
+
+// The element writes the URL once typing pauses; wait until it shows what is on screen.
+export async function waitUrlSynced(page) {
+  await page.waitForFunction(() => {
+    const lesson = document.querySelector('qkv-lesson');
+    return lesson && lesson.dataset.urlRevision === lesson.dataset.rendered;
+  }, undefined, { timeout: 5000 });
+  return page.url();
+}

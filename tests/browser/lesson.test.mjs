@@ -21,6 +21,7 @@ import {
   tableTexts,
   waitRenderedAfter,
   waitReady,
+  waitUrlSynced,
 } from './harness.mjs';
 
 const tensorKeys = [
@@ -151,6 +152,7 @@ test('3. editing X[0] from 1 to 2 recomputes Q, K, V, the gradients and the loss
     const loss = await inLesson(page, '.loss').innerText();
     assert.ok(loss.includes(`L = ${String(expected.loss)}`), `loss should now be L = ${expected.loss}, got "${loss}"`);
 
+    await waitUrlSynced(page);
     const x = new URL(page.url()).searchParams.get('x');
     assert.equal(x, texts(edited.input.values).join(','), `URL ?x= should carry the edited cells, URL is ${page.url()}`);
     assert.ok(new URL(page.url()).search.includes('x=2%2C') || new URL(page.url()).search.includes('x=2,'), `query string should contain x=2,…: ${page.url()}`);
@@ -319,7 +321,7 @@ test('7. a copied URL reproduces an edit in a new page, and Reset restores the f
     edited.value_weight.values[0] = -2.5;
     const expected = qkvExpected(edited);
     await assertOutputs(first.page, expected, 'first page after W_V[0] = -2.5');
-    const copied = first.page.url();
+    const copied = await waitUrlSynced(first.page);
     assert.equal(new URL(copied).searchParams.get('wv'), texts(edited.value_weight.values).join(','), `URL should carry wv: ${copied}`);
 
     second = await openLesson(browser, copied);
@@ -331,7 +333,7 @@ test('7. a copied URL reproduces an edit in a new page, and Reset restores the f
     await second.page.locator('qkv-lesson').getByRole('button', { name: 'Reset to the frozen fixture' }).click();
     await assertOutputs(second.page, Object.fromEntries(outputKeys.map((key) => [key, fixture.expected[key].values])), 'after Reset');
     assert.equal(await cell(second.page, 'value_weight', 0).inputValue(), String(fixture.value_weight.values[0]), 'Reset should restore W_V[0]');
-    const params = new URL(second.page.url()).searchParams;
+    const params = new URL(await waitUrlSynced(second.page)).searchParams;
     const expectedParams = {
       b: String(fixture.input.shape[0]),
       t: String(fixture.input.shape[1]),

@@ -56,6 +56,7 @@ export class QkvLessonElement extends HTMLElement {
   private readonly sizesError = h('p', { class: 'field-error', id: `${this.idPrefix}-error-sizes`, hidden: true });
   private announceTimer?: ReturnType<typeof setTimeout>;
   private renders = 0;
+  private urlTimer?: ReturnType<typeof setTimeout>;
 
   private readonly sectionElements = new Map<SectionName, HTMLElement>();
   private readonly exerciseViews = new Map<string, ExerciseView>();
@@ -322,8 +323,20 @@ export class QkvLessonElement extends HTMLElement {
     }
     renderDiagram(this.diagram!, evidence, state);
     this.dataset.rendered = `${++this.renders}`;
-    if (this.syncUrl) history.replaceState(history.state, '', `?${stateToSearch(state)}${location.hash}`);
+    if (this.syncUrl) this.scheduleUrl(state);
     this.dispatchEvent(new CustomEvent('qkv-lesson-rendered', { bubbles: true, composed: true }));
+  }
+
+  // The URL follows the last valid state, written once typing pauses (browsers throttle rapid
+  // history updates, and the write need not delay the diagram). data-url-revision = data-rendered once
+  // the URL shows what is on screen.
+  private scheduleUrl(state: LessonState): void {
+    clearTimeout(this.urlTimer);
+    const revision = `${this.renders}`;
+    this.urlTimer = setTimeout(() => {
+      history.replaceState(history.state, '', `?${stateToSearch(state)}${location.hash}`);
+      this.dataset.urlRevision = revision;
+    }, 150);
   }
 
   // The last valid diagram stays; the message goes next to the field and to the live region.
