@@ -51,24 +51,37 @@ export function tensorCaption(label: string, shapeText: string): string {
   return `${label}, shape ${shapeText}`;
 }
 
-// A read-only matrix whose cells are the core's formatted strings.
-export function matrixTable(key: string, label: string, tensor: TensorEvidence, attribute = 'data-tensor'): HTMLTableElement {
-  const table = h('table', { [attribute]: key, class: 'matrix' }, h('caption', {}, tensorCaption(label, tensor.shapeText)));
-  table.append(header(tensor.shape, corner(tensor.shape), columnPrefix(tensor.shape)));
-  const labels = rowLabels(tensor.shape);
+// The table every matrix shares: caption, column headers, one row per row label, and `cellContent` for
+// each cell (given its row-major index, its row label and its column).
+function matrix(
+  attributes: Record<string, string>,
+  caption: string,
+  shape: number[],
+  cellContent: (cell: number, row: RowLabel, column: number) => Node,
+): HTMLTableElement {
+  const table = h('table', attributes, h('caption', {}, caption));
+  table.append(header(shape, corner(shape), columnPrefix(shape)));
+  const labels = rowLabels(shape);
   if (labels.length === 0) {
-    table.append(emptyBody(tensor.shape));
+    table.append(emptyBody(shape));
     return table;
   }
   const body = h('tbody');
   let cell = 0;
   for (const label of labels) {
     const row = h('tr', {}, h('th', { scope: 'row' }, label.text));
-    for (let c = 0; c < columnCount(tensor.shape); c++) row.append(h('td', {}, h('bdi', { dir: 'ltr' }, tensor.text[cell++])));
+    for (let c = 0; c < columnCount(shape); c++) row.append(h('td', {}, cellContent(cell++, label, c)));
     body.append(row);
   }
   table.append(body);
   return table;
+}
+
+// A read-only matrix whose cells are the core's formatted strings.
+export function matrixTable(key: string, label: string, tensor: TensorEvidence, attribute = 'data-tensor'): HTMLTableElement {
+  return matrix({ [attribute]: key, class: 'matrix' }, tensorCaption(label, tensor.shapeText), tensor.shape, (cell) =>
+    h('bdi', { dir: 'ltr' }, tensor.text[cell]),
+  );
 }
 
 // An editable matrix: one labelled text input per cell. The page never reads the numbers; it hands the
@@ -80,37 +93,19 @@ export function editableTable(
   shapeText: string,
   errorId: string,
 ): HTMLTableElement {
-  const table = h(
-    'table',
-    { 'data-tensor': key, 'data-editable': key, class: 'matrix editable' },
-    h('caption', {}, tensorCaption(label, shapeText)),
-  );
-  table.append(header(tensor.shape, corner(tensor.shape), columnPrefix(tensor.shape)));
-  const labels = rowLabels(tensor.shape);
-  if (labels.length === 0) {
-    table.append(emptyBody(tensor.shape));
-    return table;
-  }
-  const body = h('tbody');
-  let cell = 0;
-  for (const rowLabel of labels) {
-    const row = h('tr', {}, h('th', { scope: 'row' }, rowLabel.text));
-    for (let c = 0; c < columnCount(tensor.shape); c++) {
-      const input = h('input', {
-        type: 'text',
-        inputmode: 'decimal',
-        autocomplete: 'off',
-        spellcheck: 'false',
-        'data-field': key,
-        'data-index': `${cell}`,
-        'aria-label': `${label}, ${rowLabel.name}, ${tensor.shape.length === 3 ? 'feature' : 'column'} ${c}`,
-        'aria-describedby': errorId,
-      });
-      input.value = tensor.cells[cell++];
-      row.append(h('td', {}, input));
-    }
-    body.append(row);
-  }
-  table.append(body);
-  return table;
+  const attributes = { 'data-tensor': key, 'data-editable': key, class: 'matrix editable' };
+  return matrix(attributes, tensorCaption(label, shapeText), tensor.shape, (cell, row, column) => {
+    const input = h('input', {
+      type: 'text',
+      inputmode: 'decimal',
+      autocomplete: 'off',
+      spellcheck: 'false',
+      'data-field': key,
+      'data-index': `${cell}`,
+      'aria-label': `${label}, ${row.name}, ${tensor.shape.length === 3 ? 'feature' : 'column'} ${column}`,
+      'aria-describedby': errorId,
+    });
+    input.value = tensor.cells[cell];
+    return input;
+  });
 }
