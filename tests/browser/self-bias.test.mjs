@@ -81,6 +81,24 @@ test('the seed search finds numpy’s counterexample', async () => {
   }
 });
 
+test('the tied search finds a seed no later than numpy’s counterexample, and the table agrees', async () => {
+  const { page, close } = await openLesson(browser, server.url);
+  try {
+    const tied = numpy.searches.find((s) => s.kind === 'tied' && s.tokens === 5 && s.dim === 8);
+    await page.locator(`${section} button`, { hasText: 'Find one for tied projections' }).click();
+    const status = await page.locator(`${section} p[role="status"]`).innerText();
+    const match = /Seed (\d+): row (\d+) of the tied scores peaks at token (\d+)/.exec(status);
+    assert.ok(match, `status should name the seed, row and argmax: "${status}"`);
+    const [seed, row, argmax] = match.slice(1).map(Number);
+    // numpy found seed 1 searching from 1; from 0 the first hit is 0 or that one.
+    assert.ok(seed <= tied.seed, `found seed ${seed}, numpy's counterexample is ${tied.seed}`);
+    if (seed === tied.seed) assert.deepEqual([row, argmax], [tied.row, tied.argmax]);
+    assert.equal((await markedMaxima(page, 'tied'))[row], argmax, 'the tied table marks the same maximum');
+  } finally {
+    await close();
+  }
+});
+
 test('quiz answers are checked against the computed counts', async () => {
   const { page, close } = await openLesson(browser, server.url);
   try {

@@ -84,6 +84,7 @@ export function buildSelfBias(
   const error = h('p', { class: 'field-error', id: id('error'), hidden: true });
   const results = h('div', { class: 'self-bias-results', 'aria-live': 'polite' });
   const search = h('button', { type: 'button' }, 'Find a seed where some row of X Xᵀ does not peak on its own token');
+  const searchTied = h('button', { type: 'button' }, 'Find one for tied projections');
   const searchResult = h('p', { role: 'status' });
 
   let current: SelfBiasResult | undefined;
@@ -158,8 +159,9 @@ export function buildSelfBias(
     else view.reject(computed.error);
   };
   for (const input of [seed.input, tokens.input, dim.input]) input.addEventListener('input', compute);
-  search.addEventListener('click', () => {
-    const found = core.findOffDiagonalSeed('none', 0, 1000, tokens.input.valueAsNumber, dim.input.valueAsNumber);
+  // The search starts at seed 0 and checks up to 1000 seeds with the current sizes, in C++.
+  const searchFor = (kind: 'none' | 'tied') => {
+    const found = core.findOffDiagonalSeed(kind, 0, 1000, tokens.input.valueAsNumber, dim.input.valueAsNumber);
     if (!found.ok) {
       view.reject(found.error);
       return;
@@ -170,8 +172,13 @@ export function buildSelfBias(
     }
     seed.input.value = `${found.seed}`;
     compute();
-    searchResult.textContent = `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not longer than every other, so Cauchy–Schwarz promised nothing.`;
-  });
+    searchResult.textContent =
+      kind === 'none'
+        ? `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not longer than every other, so Cauchy–Schwarz promised nothing.`
+        : `Seed ${found.seed}: row ${found.row} of the tied scores peaks at token ${found.argmax}, not on itself. Its projected vector is not longer than every other, so tying promised nothing for it.`;
+  };
+  search.addEventListener('click', () => searchFor('none'));
+  searchTied.addEventListener('click', () => searchFor('tied'));
 
   const quiz = buildQuiz(moduleResult, () => current, onAnswer, idPrefix, reveal);
   view.element = h(
@@ -185,7 +192,7 @@ export function buildSelfBias(
     ),
     h('fieldset', { class: 'sizes' }, h('legend', {}, 'The experiment (the module used seed 1, 5 tokens, width 8)'), seed.field, tokens.field, dim.field),
     error,
-    h('p', {}, search),
+    h('p', { class: 'searches' }, search, ' ', searchTied),
     searchResult,
     results,
     quiz,
