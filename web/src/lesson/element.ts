@@ -112,6 +112,16 @@ export class QkvLessonElement extends HTMLElement {
     this.setAttribute('parent-origin', value);
   }
 
+  /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */
+  get theme(): 'light' | 'dark' | 'auto' {
+    const value = this.getAttribute('theme');
+    return value === 'light' || value === 'dark' ? value : 'auto';
+  }
+  set theme(value: 'light' | 'dark' | 'auto') {
+    if (value === 'auto') this.removeAttribute('theme');
+    else this.setAttribute('theme', value);
+  }
+
   attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
     if (previous === next || this.dataset.state !== 'ready') return;
     if (name === 'sections') this.applySections();
