@@ -49,7 +49,6 @@ export class QkvLessonElement extends HTMLElement {
   private started = false;
   private core?: QkvCore;
   private current?: LessonState;
-  private evidence?: Evidence;
   private diagram?: DiagramRefs;
   private readonly status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   private readonly sizeInputs = {} as Record<SizeField, HTMLInputElement>;
@@ -325,7 +324,6 @@ export class QkvLessonElement extends HTMLElement {
 
   private show(state: LessonState, evidence: Evidence): void {
     this.current = state;
-    this.evidence = evidence;
     this.clearErrors();
     for (const field of sizeFields) {
       const input = this.sizeInputs[field];

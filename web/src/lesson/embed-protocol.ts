@@ -1,6 +1,4 @@
 // The iframe protocol, as pure functions so that they can be tested without a browser.
-import { sectionNames } from './element';
-
 export const heightMessageType = 'qkv-lesson:height';
 
 // Attributes an embedding author may set through the iframe's query string (?sections=diagram&reveal=never).
@@ -46,4 +44,3 @@ export function heightMessages(size: { scrollHeight: number; clientHeight: numbe
   return messages;
 }
 
-export { sectionNames };

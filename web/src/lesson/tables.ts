@@ -47,7 +47,7 @@ function columnPrefix(shape: number[]): string {
   return shape.length === 3 ? 'f' : 'out ';
 }
 
-export function tensorCaption(label: string, shapeText: string): string {
+function tensorCaption(label: string, shapeText: string): string {
   return `${label}, shape ${shapeText}`;
 }
 
