@@ -10,9 +10,11 @@
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "lesson/chapter26.hpp"
+#include "lesson/format.hpp"
 #include "lesson/numpy_random.hpp"
 #include "lesson/self_bias.hpp"
 
@@ -177,43 +179,43 @@ int run_chapter(bool trace) {
   return 0;
 }
 
-// Decimal digits only, 0 to 2^64 - 1.
-Result<std::uint64_t, CliError> parse_u64(const std::string& option, const std::string& text) {
-  const auto bad = [&] {
-    return qkv::fail(
-        CliError{"arguments", option + " must be an integer from 0 to 18446744073709551615, got " + text});
-  };
-  if (text.empty() || text.size() > 20) return bad();
+// The value of a run of decimal digits, or nothing if it is empty, holds anything else, or passes 2^64 - 1.
+std::optional<std::uint64_t> decimal_digits(const std::string& digits) {
+  if (digits.empty()) return std::nullopt;
   std::uint64_t value = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return bad();
-    const std::uint64_t digit = static_cast<std::uint64_t>(c - '0');
-    if (value > (UINT64_MAX - digit) / 10) return bad();
+  for (char c : digits) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (value > (UINT64_MAX - digit) / 10) return std::nullopt;
     value = value * 10 + digit;
   }
   return value;
+}
+
+// 0 to 2^64 - 1 (SplitMix64 seeds and widths).
+Result<std::uint64_t, CliError> parse_u64(const std::string& option, const std::string& text) {
+  if (auto value = decimal_digits(text)) return *value;
+  return qkv::fail(
+      CliError{"arguments", option + " must be an integer from 0 to 18446744073709551615, got " + text});
 }
 
 // An optional '-' then decimal digits, within int64_t. Ranges are the library's business: "-1" parses
 // here and comes back from the library with its own message.
 Result<std::int64_t, CliError> parse_i64(const std::string& option, const std::string& text) {
   const bool negative = !text.empty() && text[0] == '-';
-  std::string digits = negative ? text.substr(1) : text;
+  const std::string digits = negative ? text.substr(1) : text;
   if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
     return qkv::fail(CliError{"arguments", option + " must be an integer, got " + text});
   }
-  digits.erase(0, std::min(digits.find_first_not_of('0'), digits.size() - 1));  // "007" -> "7"
-  std::uint64_t magnitude = 0;
-  if (digits.size() <= 19) {  // 19 digits always fit in 64 bits
-    for (char c : digits) magnitude = magnitude * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  if (digits.size() > 19 || magnitude > (negative ? 9223372036854775808u : 9223372036854775807u)) {
+  const std::optional<std::uint64_t> magnitude = decimal_digits(digits);
+  const std::uint64_t limit = negative ? 9223372036854775808u : 9223372036854775807u;
+  if (!magnitude || *magnitude > limit) {
     return qkv::fail(CliError{
         "arguments",
         option + " must be an integer from -9223372036854775808 to 9223372036854775807, got " + text});
   }
-  if (!negative) return static_cast<std::int64_t>(magnitude);
-  return magnitude == 0 ? 0 : -static_cast<std::int64_t>(magnitude - 1) - 1;
+  if (!negative) return static_cast<std::int64_t>(*magnitude);
+  return *magnitude == 0 ? 0 : -static_cast<std::int64_t>(*magnitude - 1) - 1;
 }
 
 // randn prints about 24 bytes per draw: 10^7 draws is a quarter of a gigabyte, plenty for any check.
@@ -253,13 +255,11 @@ int run_randn(const std::string& seed_text, const std::string& rows_text, const 
   }
   // Row by row: consecutive randn calls continue one stream, so this is randn(rows, cols) row-major.
   std::string line;
-  char number[32];
   for (std::int64_t row = 0; row < *rows; ++row) {
     line.clear();
     for (double value : rng->randn(static_cast<std::size_t>(*cols))) {
       if (!line.empty()) line += ' ';
-      std::snprintf(number, sizeof number, "%.17g", value);
-      line += number;
+      line += qkv::format_significant17(value);
     }
     line += '\n';
     std::cout << line;

@@ -23,6 +23,12 @@ std::string format_vector6(const std::vector<double>& values) {
   return text + "]";
 }
 
+std::string format_significant17(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
 std::string format_shortest(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";

@@ -12,6 +12,8 @@ std::string format_fixed6(double value);
 std::string format_fixed(double value, int digits);
 // "[" + %.6f values joined by "," + "]".
 std::string format_vector6(const std::vector<double>& values);
+// printf's %.17g: always enough digits to read back the same double (numpy-style listings print this).
+std::string format_significant17(double value);
 // The shortest decimal that reads back to the same double ("1", "-1.5", "0.1", "4.4e-10").
 std::string format_shortest(double value);
 

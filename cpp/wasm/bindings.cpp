@@ -28,19 +28,26 @@ val shape_val(const qkv::Shape& shape) {
   return out;
 }
 
-// Numbers for tests (exact doubles), C++-formatted text for display, and the shape.
-val tensor_val(const qkv::Tensor& tensor) {
+// Numbers as {values, text}: the exact doubles (for tests that compare bits) and their text as C++
+// formats it for display (shortest round-trip unless the caller asks for another format).
+val numbers_val(const std::vector<double>& numbers, std::string (*format)(double) = qkv::format_shortest) {
   val values = val::array();
   val text = val::array();
-  for (double value : tensor.values()) {
+  for (double value : numbers) {
     values.call<void>("push", value);
-    text.call<void>("push", qkv::format_shortest(value));
+    text.call<void>("push", format(value));
   }
   val out = val::object();
-  out.set("shape", shape_val(tensor.shape()));
-  out.set("shapeText", qkv::format_shape(tensor.shape()));
   out.set("values", values);
   out.set("text", text);
+  return out;
+}
+
+// A tensor: its numbers, its shape, and the shape as text.
+val tensor_val(const qkv::Tensor& tensor) {
+  val out = numbers_val(tensor.values());
+  out.set("shape", shape_val(tensor.shape()));
+  out.set("shapeText", qkv::format_shape(tensor.shape()));
   return out;
 }
 
@@ -260,6 +267,7 @@ val fixture_state() {
     val out = val::object();
     out.set("ok", true);
     out.set("state", state_val(qkv::fixture_state()));
+    out.set("maxExtent", static_cast<double>(qkv::kMaxEditableExtent));
     return out;
   });
 }
@@ -359,43 +367,9 @@ qkv::Result<std::int64_t, std::string> whole_number(const val& value, const std:
   return static_cast<std::int64_t>(number);
 }
 
-std::string format17(double value) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.17g", value);
-  return buffer;
-}
-
-// Draws: exact numbers, and %.17g text (17 significant digits, as the command-line tool prints them).
-val draws_val(const std::vector<double>& draws) {
-  val values = val::array();
-  val text = val::array();
-  for (double value : draws) {
-    values.call<void>("push", value);
-    text.call<void>("push", format17(value));
-  }
-  val out = val::object();
-  out.set("values", values);
-  out.set("text", text);
-  return out;
-}
-
-// Computed numbers: exact values, and the shortest text that reads back to each.
-val shortest_val(const std::vector<double>& numbers) {
-  val values = val::array();
-  val text = val::array();
-  for (double value : numbers) {
-    values.call<void>("push", value);
-    text.call<void>("push", qkv::format_shortest(value));
-  }
-  val out = val::object();
-  out.set("values", values);
-  out.set("text", text);
-  return out;
-}
-
 // Also two decimals for display (np.round(s, 2) prints the module's matrices that way).
 val rounded_val(const std::vector<double>& numbers) {
-  val out = shortest_val(numbers);
+  val out = numbers_val(numbers);
   val rounded = val::array();
   for (double value : numbers) rounded.call<void>("push", qkv::format_fixed(value, 2));
   out.set("rounded", rounded);
@@ -430,13 +404,28 @@ val numpy_randn(val seed, val count) {
       return error_val("arguments", "count must be between 1 and " + std::to_string(kMaxRandnCount) +
                                         ", got " + std::to_string(*draws));
     }
-    val out = draws_val(rng->randn(static_cast<std::size_t>(*draws)));
+    val out = numbers_val(rng->randn(static_cast<std::size_t>(*draws)), qkv::format_significant17);
     out.set("ok", true);
     return out;
   });
 }
 
 // Validation order: seed, tokens, dim are each checked to be integers, then the library checks their
+// The request field a self-bias error is about, so the page can mark that input.
+std::string field_of(const qkv::SelfBiasError& error) {
+  switch (error.kind) {
+    case qkv::SelfBiasErrorKind::SeedOutOfRange:
+      return "seed";
+    case qkv::SelfBiasErrorKind::TokensOutOfRange:
+      return "tokens";
+    case qkv::SelfBiasErrorKind::DimOutOfRange:
+      return "dim";
+    case qkv::SelfBiasErrorKind::SeedCountOutOfRange:
+      return "count";
+  }
+  return "";
+}
+
 // ranges in the same order.
 val self_bias(val seed, val tokens, val dim) {
   return guarded([&] {
@@ -446,19 +435,19 @@ val self_bias(val seed, val tokens, val dim) {
     const val* const inputs[] = {&seed, &tokens, &dim};
     for (std::size_t i = 0; i < 3; ++i) {
       const auto number = whole_number(*inputs[i], fields[i].first);
-      if (!number) return error_val("arguments", number.error());
+      if (!number) return error_val("arguments", number.error(), fields[i].first);
       *fields[i].second = *number;
     }
     const auto computed = qkv::run_self_bias(request);
-    if (!computed) return error_val("self_bias", computed.error().message());
+    if (!computed) return error_val("self_bias", computed.error().message(), field_of(computed.error()));
     const qkv::SelfBiasResult& r = *computed;
     val result = val::object();
     result.set("seed", static_cast<double>(request.seed));
     result.set("tokens", static_cast<double>(r.tokens));
     result.set("dim", static_cast<double>(r.dim));
-    result.set("x", draws_val(r.x));
-    result.set("wq", draws_val(r.wq));
-    result.set("wk", draws_val(r.wk));
+    result.set("x", numbers_val(r.x, qkv::format_significant17));
+    result.set("wq", numbers_val(r.wq, qkv::format_significant17));
+    result.set("wk", numbers_val(r.wk, qkv::format_significant17));
     result.set("norms", rounded_val(r.norms));
     result.set("projectedNorms", rounded_val(r.projected_norms));
     result.set("none", summary_val(r.none));
@@ -493,11 +482,11 @@ val find_off_diagonal_seed(val kind, val start, val count, val tokens, val dim) 
     const val* const inputs[] = {&start, &count, &tokens, &dim};
     for (std::size_t i = 0; i < 4; ++i) {
       const auto number = whole_number(*inputs[i], fields[i].first);
-      if (!number) return error_val("arguments", number.error());
+      if (!number) return error_val("arguments", number.error(), fields[i].first);
       *fields[i].second = *number;
     }
     const auto found = qkv::find_off_diagonal_seed(search);
-    if (!found) return error_val("self_bias", found.error().message());
+    if (!found) return error_val("self_bias", found.error().message(), field_of(found.error()));
     val out = val::object();
     out.set("ok", true);
     out.set("found", found->has_value());

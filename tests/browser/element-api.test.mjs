@@ -1,22 +1,13 @@
 // The element's public surface: every observed attribute has a property that parses it, and setting
 // `sections` and `state` after ready takes effect without a reload.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { assertNoProblems, launchBrowser, openLesson, startServer, tableTexts } from './harness.mjs';
+import { test } from 'node:test';
+import { assertNoProblems, openLesson, tableTexts, useServerAndBrowser } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const run = useServerAndBrowser();
 
 test('every observed attribute has a property, and properties parse into closed values', async () => {
-  const { page, problems, close } = await openLesson(browser, server.url);
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
     const result = await page.evaluate(() => {
       const element = document.querySelector('qkv-lesson');

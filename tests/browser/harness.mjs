@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
@@ -195,4 +196,19 @@ export async function waitUrlSynced(page) {
     return lesson && lesson.dataset.urlRevision === lesson.dataset.rendered;
   }, undefined, { timeout: 5000 });
   return page.url();
+}
+
+// One server on dist/ and one browser for a whole test file: started before its first test, stopped after
+// its last. Read `.server` and `.browser` of what it returns inside the tests.
+export function useServerAndBrowser(options) {
+  const run = { server: undefined, browser: undefined };
+  before(async () => {
+    run.server = await startServer(options);
+    run.browser = await launchBrowser();
+  });
+  after(async () => {
+    await run.browser?.close();
+    await run.server?.close();
+  });
+  return run;
 }

@@ -3,19 +3,10 @@
 import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { after, before, test } from 'node:test';
-import { assertNoProblems, launchBrowser, openPage, repo, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { assertNoProblems, openPage, repo, useServerAndBrowser } from './harness.mjs';
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const run = useServerAndBrowser();
 
 async function answer(scope, id, text) {
   const form = scope.locator(`qkv-lesson form[data-exercise="${id}"]`);
@@ -24,9 +15,9 @@ async function answer(scope, id, text) {
 }
 
 test('the example course page embeds the lesson both ways and receives both answers', async () => {
-  const { page, problems, close } = await openPage(browser, { width: 1280, height: 900 });
+  const { page, problems, close } = await openPage(run.browser, { width: 1280, height: 900 });
   try {
-    await page.goto(`${server.url}host-example.html`);
+    await page.goto(`${run.server.url}host-example.html`);
     await page.waitForSelector('qkv-lesson[data-state="ready"]');
     const frame = page.frameLocator('iframe[data-qkv-lesson]');
     await frame.locator('qkv-lesson[data-state="ready"]').waitFor();

@@ -3,23 +3,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { after, before, test } from 'node:test';
-import { assertNoProblems, launchBrowser, openLesson, repo, startServer } from './harness.mjs';
+import { test } from 'node:test';
+import { assertNoProblems, openLesson, repo, useServerAndBrowser } from './harness.mjs';
 
 const numpy = JSON.parse(readFileSync(resolve(repo, 'fixtures/numpy/self_bias.json'), 'utf8'));
 const moduleCase = numpy.cases.find((c) => c.seed === 1 && c.tokens === 5 && c.dim === 8);
 const search = numpy.searches.find((s) => s.kind === 'none' && s.tokens === 5 && s.dim === 8 && s.start_seed === 0);
 
-let server;
-let browser;
-before(async () => {
-  server = await startServer();
-  browser = await launchBrowser();
-});
-after(async () => {
-  await browser?.close();
-  await server?.close();
-});
+const run = useServerAndBrowser();
 
 const section = 'qkv-lesson section.self-bias';
 
@@ -31,7 +22,7 @@ function markedMaxima(page, kind) {
 }
 
 test('the module settings show numpy’s scores, maxima and counts', async () => {
-  const { page, problems, close } = await openLesson(browser, server.url);
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
     for (const kind of ['none', 'separate', 'tied']) {
       assert.deepEqual(await markedMaxima(page, kind), moduleCase[kind].argmax, `${kind} row maxima`);
@@ -53,7 +44,7 @@ test('the module settings show numpy’s scores, maxima and counts', async () =>
 });
 
 test('changing the seed recomputes; a bad size is rejected and the tables stay', async () => {
-  const { page, problems, close } = await openLesson(browser, server.url);
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
     await page.locator(`${section} input[id$="-sb-seed"]`).fill(`${search.seed}`);
     const maxima = await markedMaxima(page, 'none');
@@ -62,6 +53,7 @@ test('changing the seed recomputes; a bad size is rejected and the tables stay',
     const error = page.locator(`${section} .field-error`);
     await assert.doesNotReject(error.waitFor({ state: 'visible' }));
     assert.match(await error.innerText(), /tokens must be between 1 and 512, got 0/);
+    assert.equal(await page.locator(`${section} input[id$="-sb-tokens"]`).getAttribute('aria-invalid'), 'true', 'the tokens input is marked');
     assert.deepEqual(await markedMaxima(page, 'none'), maxima, 'the last accepted tables stay');
     assertNoProblems(problems, 'self-bias edits');
   } finally {
@@ -70,7 +62,7 @@ test('changing the seed recomputes; a bad size is rejected and the tables stay',
 });
 
 test('the seed search finds numpy’s counterexample', async () => {
-  const { page, close } = await openLesson(browser, server.url);
+  const { page, close } = await openLesson(run.browser, run.server.url);
   try {
     await page.locator(`${section} button`, { hasText: 'Find a seed' }).click();
     const status = await page.locator(`${section} p[role="status"]`).innerText();
@@ -82,7 +74,7 @@ test('the seed search finds numpy’s counterexample', async () => {
 });
 
 test('the tied search finds a seed no later than numpy’s counterexample, and the table agrees', async () => {
-  const { page, close } = await openLesson(browser, server.url);
+  const { page, close } = await openLesson(run.browser, run.server.url);
   try {
     const tied = numpy.searches.find((s) => s.kind === 'tied' && s.tokens === 5 && s.dim === 8);
     await page.locator(`${section} button`, { hasText: 'Find one for tied projections' }).click();
@@ -100,7 +92,7 @@ test('the tied search finds a seed no later than numpy’s counterexample, and t
 });
 
 test('quiz answers are checked against the computed counts', async () => {
-  const { page, close } = await openLesson(browser, server.url);
+  const { page, close } = await openLesson(run.browser, run.server.url);
   try {
     await page.evaluate(() => {
       window.__answers = [];

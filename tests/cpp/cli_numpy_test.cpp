@@ -16,69 +16,18 @@
 #include <utility>
 #include <vector>
 
+#include "cli_support.hpp"
+#include "numpy_support.hpp"
+
 namespace {
 
-using nlohmann::json;
-
-// Same tolerance, and same reason, as self_bias_test.cpp: numpy's BLAS adds the products in another
-// order, so scores agree to about d * 2^-53 of the largest entry, not bit for bit.
-constexpr double kRelativeTolerance = 1e-12;
-
-struct CliRun {
-  int status = -1;  // the exit status, or -1 if the tool did not exit normally
-  std::string out;  // everything printed on stdout
-};
-
-// Runs `qkv-lesson <arguments>`; each argument is wrapped in single quotes (none of ours contains one).
-CliRun run_cli(const std::vector<std::string>& arguments) {
-  std::string command = "'" QKV_CLI_PATH "'";
-  for (const std::string& argument : arguments) command += " '" + argument + "'";
-  CliRun run;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) {
-    ADD_FAILURE() << "cannot start " << command;
-    return run;
-  }
-  char buffer[65536];
-  std::size_t got = 0;
-  while ((got = std::fread(buffer, 1, sizeof buffer, pipe)) > 0) run.out.append(buffer, got);
-  const int wait_status = pclose(pipe);
-  if (wait_status != -1 && WIFEXITED(wait_status)) run.status = WEXITSTATUS(wait_status);
-  return run;
-}
-
-json load_fixture(const std::string& name) {
-  std::ifstream in(std::string(QKV_FIXTURES_DIR) + "/numpy/" + name);
-  EXPECT_TRUE(in.good()) << "cannot open " << name;
-  return json::parse(in);
-}
-
-std::uint64_t bits_of(double value) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
+using namespace qkv::test;
 
 // 16 hex digits, most significant first, as the fixtures write bit patterns.
 std::string hex_of(std::uint64_t bits) {
   char buffer[17];
   std::snprintf(buffer, sizeof buffer, "%016llx", static_cast<unsigned long long>(bits));
   return buffer;
-}
-
-std::uint64_t bits_of_hex(const json& hex) { return std::stoull(hex.get<std::string>(), nullptr, 16); }
-
-// Which of glibc's two log() builds this machine's libm behaves like (see "log_probe" in
-// fixtures/numpy/generate.py). The tool links the same libm and runs in the same environment, so the
-// answer for this process is the answer for the tool.
-bool log_uses_fma(const json& probe) {
-  const std::uint64_t x_bits = bits_of_hex(probe.at("x"));
-  double x = 0.0;
-  std::memcpy(&x, &x_bits, sizeof x);
-  const std::uint64_t got = bits_of(std::log(x));
-  if (got == bits_of_hex(probe.at("log_fma"))) return true;
-  EXPECT_EQ(got, bits_of_hex(probe.at("log_without_fma"))) << "log() matches neither of glibc's builds";
-  return false;
 }
 
 // All of a case's calls as one stream (consecutive randn calls continue it), with numpy's bits for
@@ -118,7 +67,7 @@ std::size_t columns_for(std::size_t count) {
 }
 
 TEST(CliNumpyRandn, PrintsNumpysDrawsBitForBitForEveryFixtureSeed) {
-  const json fixture = load_fixture("randn.json");
+  const json fixture = load_numpy_fixture("randn.json");
   const bool fma = log_uses_fma(fixture.at("log_probe"));
   std::size_t compared = 0;
   for (const json& c : fixture.at("cases")) {
@@ -151,32 +100,6 @@ TEST(CliNumpyRandn, PrintsNumpysDrawsBitForBitForEveryFixtureSeed) {
   EXPECT_GT(compared, 1000u);
 }
 
-// Flattens a JSON list, or list of lists, of numbers in row-major order.
-std::vector<double> flatten(const json& values) {
-  std::vector<double> out;
-  for (const json& v : values) {
-    if (v.is_array()) {
-      for (const json& inner : v) out.push_back(inner.get<double>());
-    } else {
-      out.push_back(v.get<double>());
-    }
-  }
-  return out;
-}
-
-// Every entry within kRelativeTolerance of the largest |expected| entry; reports the worst difference.
-void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& name) {
-  ASSERT_EQ(got.size(), want.size()) << name;
-  double scale = 0.0;
-  double worst = 0.0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    scale = std::max(scale, std::fabs(want[i]));
-    worst = std::max(worst, std::fabs(got[i] - want[i]));
-  }
-  EXPECT_LE(worst, kRelativeTolerance * scale)
-      << name << ": max difference " << worst << " at scale " << scale;
-}
-
 // Rows whose length beats every other row's strictly, from numpy's norms: where Cauchy–Schwarz
 // guarantees the diagonal.
 std::vector<std::size_t> strictly_longest(const std::vector<double>& norms) {
@@ -198,7 +121,7 @@ json run_self_bias_cli(const json& c) {
 
 // The module's setting (seed 1, 5 tokens, width 8) is the fixture's first case; the others are run too.
 TEST(CliNumpySelfBias, MatchesNumpyForEveryFixtureCase) {
-  const json fixture = load_fixture("self_bias.json");
+  const json fixture = load_numpy_fixture("self_bias.json");
   const json& cases = fixture.at("cases");
   ASSERT_GE(cases.size(), 3u);
   const json& module = cases.at(0);
@@ -233,7 +156,7 @@ TEST(CliNumpySelfBias, MatchesNumpyForEveryFixtureCase) {
 }
 
 TEST(CliNumpySelfBias, FindOffDiagonalAgreesWithNumpysSearches) {
-  const json fixture = load_fixture("self_bias.json");
+  const json fixture = load_numpy_fixture("self_bias.json");
   ASSERT_FALSE(fixture.at("searches").empty());
   for (const json& want : fixture.at("searches")) {
     const CliRun run = run_cli({"find-off-diagonal", "--kind", want.at("kind").get<std::string>(), "--start",

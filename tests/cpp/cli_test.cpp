@@ -11,13 +11,12 @@
 #include <string>
 #include <vector>
 
-#include "fixture.hpp"
+#include "cli_support.hpp"
 
 namespace qkv {
 namespace {
 
-using test::bits_of;
-using test::json;
+using namespace test;
 
 // Spec section 4: the course observed gradcheck errors at or below 4.4e-10 on the fixture.
 constexpr double kFixtureMaxErrorBelow = 5e-10;
@@ -25,53 +24,6 @@ constexpr double kFixtureMaxErrorBelow = 5e-10;
 const json& fixture() {
   static const json loaded = test::load_fixture();
   return loaded;
-}
-
-struct CliRun {
-  std::string out;
-  std::string err;
-  bool exited = false;  // false: killed by a signal (or popen failed)
-  int status = -1;      // the exit status when `exited`
-};
-
-// A fresh path under the test's temporary directory.
-std::string temp_path(const std::string& stem) {
-  static int counter = 0;
-  return ::testing::TempDir() + "qkv_cli_" + std::to_string(::getpid()) + "_" + std::to_string(counter++) +
-         "_" + stem;
-}
-
-std::string write_temp(const std::string& stem, const std::string& text) {
-  const std::string path = temp_path(stem);
-  std::ofstream(path, std::ios::binary) << text;
-  return path;
-}
-
-std::string quoted(const std::string& text) {
-  std::string out = "'";
-  for (char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out + "'";
-}
-
-// Runs `qkv-lesson <args>` with `stdin_text` on standard input (empty by default); stdout and stderr are
-// captured separately.
-CliRun run_cli(const std::string& args, const std::string& stdin_text = "") {
-  const std::string in = write_temp("stdin", stdin_text);
-  const std::string err = temp_path("stderr");
-  const std::string command = quoted(QKV_CLI_PATH) + " " + args + " <" + quoted(in) + " 2>" + quoted(err);
-  CliRun run;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (pipe == nullptr) return run;
-  char buffer[4096];
-  for (std::size_t n; (n = std::fread(buffer, 1, sizeof buffer, pipe)) > 0;) run.out.append(buffer, n);
-  const int status = ::pclose(pipe);
-  // sh reports a child killed by signal n as 128 + n: status 2 can only be our own exit.
-  run.exited = status != -1 && WIFEXITED(status);
-  run.status = run.exited ? WEXITSTATUS(status) : -1;
-  run.err = test::read_file(err);
-  std::remove(in.c_str());
-  std::remove(err.c_str());
-  return run;
 }
 
 // `qkv-lesson evidence --input <file holding request>`.

@@ -11,41 +11,12 @@
 #include <random>
 #include <string>
 
+#include "numpy_support.hpp"
+
 namespace qkv {
 namespace {
 
-nlohmann::json load_randn_fixture() {
-  std::ifstream in(std::string(QKV_FIXTURES_DIR) + "/numpy/randn.json");
-  EXPECT_TRUE(in.good()) << "cannot open randn.json";
-  return nlohmann::json::parse(in);
-}
-
-std::uint64_t bits_of(double value) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
-
-// The fixture's hex is struct.pack('>d', v).hex(): the bit pattern, most significant byte first.
-std::uint64_t bits_of_hex(const std::string& hex) { return std::stoull(hex, nullptr, 16); }
-
-double double_of_hex(const std::string& hex) {
-  const std::uint64_t bits = bits_of_hex(hex);
-  double value = 0.0;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-// numpy's gaussian calls libm's log(), and glibc picks one of two builds by CPU: one using fused
-// multiply-add (most x86-64 machines) and one without (older CPUs; WebAssembly has no FMA either).
-// They differ in the last bit for about one input in 10000, so numpy itself gives two answers. The
-// fixture's log_probe is such an input: our std::log's answer to it says which answer we must match.
-bool log_uses_fma(const nlohmann::json& probe) {
-  const std::uint64_t got = bits_of(std::log(double_of_hex(probe.at("x"))));
-  if (got == bits_of_hex(probe.at("log_fma"))) return true;
-  EXPECT_EQ(got, bits_of_hex(probe.at("log_without_fma"))) << "log() matches neither of glibc's builds";
-  return false;
-}
+using namespace qkv::test;
 
 // numpy's bits for draw i: "hex", unless this log() lacks FMA and the draw depended on it.
 std::uint64_t numpy_bits(const nlohmann::json& draws, std::size_t i, bool fma) {
@@ -59,7 +30,7 @@ std::uint64_t numpy_bits(const nlohmann::json& draws, std::size_t i, bool fma) {
 NumpyLegacyRandom seeded(std::int64_t seed) { return NumpyLegacyRandom::seeded(seed).value(); }
 
 TEST(NumpyRandomFixture, RecordsItsNumpyVersionAndCoversOddEvenAndSequentialCalls) {
-  const nlohmann::json fixture = load_randn_fixture();
+  const nlohmann::json fixture = load_numpy_fixture("randn.json");
   EXPECT_FALSE(fixture.at("numpy_version").get<std::string>().empty());
   bool odd = false, even = false, sequential = false;
   for (const auto& c : fixture.at("cases")) {
@@ -80,7 +51,7 @@ TEST(NumpyRandomFixture, RecordsItsNumpyVersionAndCoversOddEvenAndSequentialCall
 
 // Guards the fixture itself: the readable float and the hex must be the same double.
 TEST(NumpyRandomFixture, HexAndFloatAgree) {
-  const nlohmann::json fixture = load_randn_fixture();
+  const nlohmann::json fixture = load_numpy_fixture("randn.json");
   for (const auto& c : fixture.at("cases")) {
     for (const auto& call : c.at("calls")) {
       for (std::size_t i = 0; i < call.at("hex").size(); ++i) {
@@ -94,7 +65,7 @@ TEST(NumpyRandomFixture, HexAndFloatAgree) {
 // checks that the cached second gaussian carries from one call into the next.
 TEST(NumpyLegacyRandom, RandnIsBitIdenticalToNumpy) {
   // Keep the document in a variable: a range-for over a member of a temporary would dangle.
-  const nlohmann::json fixture = load_randn_fixture();
+  const nlohmann::json fixture = load_numpy_fixture("randn.json");
   const bool fma = log_uses_fma(fixture.at("log_probe"));
   std::size_t compared = 0;
   std::size_t log_dependent = 0;

@@ -13,60 +13,17 @@
 #include <utility>
 #include <vector>
 
+#include "numpy_support.hpp"
+
 namespace qkv {
 namespace {
 
-// numpy's matmul and norm go through BLAS and pairwise sums, which add the same products in a
-// different order than our ascending loops, so the last bits differ. Both orders are within about
-// d * 2^-53 of the exact value relative to the largest |entry|; 1e-12 leaves ample room for d <= 16
-// while still catching any wrong product or index.
-constexpr double kRelativeTolerance = 1e-12;
-
-nlohmann::json load_fixture() {
-  std::ifstream in(std::string(QKV_FIXTURES_DIR) + "/numpy/self_bias.json");
-  EXPECT_TRUE(in.good()) << "cannot open self_bias.json";
-  return nlohmann::json::parse(in);
-}
-
-std::uint64_t bits_of(double value) {
-  std::uint64_t bits = 0;
-  std::memcpy(&bits, &value, sizeof bits);
-  return bits;
-}
+using namespace qkv::test;
 
 SelfBiasResult run(std::int64_t seed, std::int64_t tokens, std::int64_t dim) {
   const auto result = run_self_bias({seed, tokens, dim});
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message());
   return result.value();
-}
-
-// Flattens a JSON list, or list of lists, of numbers in row-major order.
-std::vector<double> flatten(const nlohmann::json& values) {
-  std::vector<double> out;
-  for (const auto& v : values) {
-    if (v.is_array()) {
-      for (const auto& inner : v) out.push_back(inner.get<double>());
-    } else {
-      out.push_back(v.get<double>());
-    }
-  }
-  return out;
-}
-
-std::uint64_t bits_of_hex(const nlohmann::json& hex) {
-  return std::stoull(hex.get<std::string>(), nullptr, 16);
-}
-
-// Which of glibc's two log() builds (with or without FMA) this program's std::log behaves like; see
-// "log_probe" in fixtures/numpy/generate.py and log_uses_fma() in numpy_random_test.cpp.
-bool log_uses_fma(const nlohmann::json& probe) {
-  const std::uint64_t x_bits = bits_of_hex(probe.at("x"));
-  double x = 0.0;
-  std::memcpy(&x, &x_bits, sizeof x);
-  const std::uint64_t got = bits_of(std::log(x));
-  if (got == bits_of_hex(probe.at("log_fma"))) return true;
-  EXPECT_EQ(got, bits_of_hex(probe.at("log_without_fma"))) << "log() matches neither of glibc's builds";
-  return false;
 }
 
 // numpy's bits for every draw: "hex", except where this log() lacks FMA and the draw depended on it.
@@ -82,19 +39,6 @@ void expect_bits_equal(const std::vector<double>& got, const nlohmann::json& dra
   }
 }
 
-// Every entry within kRelativeTolerance of the largest |expected| entry; reports the worst difference.
-void expect_close(const std::vector<double>& got, const std::vector<double>& want, const std::string& name) {
-  ASSERT_EQ(got.size(), want.size()) << name;
-  double scale = 0.0;
-  double worst = 0.0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    scale = std::max(scale, std::fabs(want[i]));
-    worst = std::max(worst, std::fabs(got[i] - want[i]));
-  }
-  EXPECT_LE(worst, kRelativeTolerance * scale)
-      << name << ": max difference " << worst << " at scale " << scale;
-}
-
 std::vector<std::size_t> indices(const nlohmann::json& values) {
   return values.get<std::vector<std::size_t>>();
 }
@@ -104,7 +48,7 @@ bool is_subset(const std::vector<std::size_t>& small, const std::vector<std::siz
 }
 
 TEST(SelfBias, MatchesNumpyForEveryFixtureCase) {
-  const nlohmann::json fixture = load_fixture();
+  const nlohmann::json fixture = load_numpy_fixture("self_bias.json");
   EXPECT_FALSE(fixture.at("numpy_version").get<std::string>().empty());
   ASSERT_GE(fixture.at("cases").size(), 3u);
   const bool fma = log_uses_fma(fixture.at("log_probe"));
@@ -172,7 +116,7 @@ TEST(SelfBias, GuaranteedRowsAreAlwaysDiagonalRows) {
 }
 
 TEST(SelfBias, SearchFindsTheSameCounterexamplesAsNumpy) {
-  const nlohmann::json fixture = load_fixture();
+  const nlohmann::json fixture = load_numpy_fixture("self_bias.json");
   ASSERT_FALSE(fixture.at("searches").empty());
   for (const auto& want : fixture.at("searches")) {
     CounterexampleSearch search;

@@ -148,30 +148,31 @@ describe('findOffDiagonalSeed', () => {
 });
 
 describe('errors come back as values', () => {
-  const rejected = (kind, message) => ({ ok: false, error: { kind, message } });
+  // `field` names the argument the error is about, so the page can mark that input.
+  const rejected = (kind, message, field) => ({ ok: false, error: field ? { kind, message, field } : { kind, message } });
   const seedRange = 'seed must be between 0 and 4294967295, got ';
 
   test('with the library\'s messages for out-of-range numbers', () => {
-    assert.deepEqual(core.selfBias(-1, 5, 8), rejected('self_bias', `${seedRange}-1`));
-    assert.deepEqual(core.selfBias(4294967296, 5, 8), rejected('self_bias', `${seedRange}4294967296`));
-    assert.deepEqual(core.selfBias(1, 0, 8), rejected('self_bias', 'tokens must be between 1 and 512, got 0'));
-    assert.deepEqual(core.selfBias(1, 100000, 8), rejected('self_bias', 'tokens must be between 1 and 512, got 100000'));
-    assert.deepEqual(core.selfBias(1, 5, 0), rejected('self_bias', 'dim must be between 1 and 512, got 0'));
-    assert.deepEqual(core.selfBias(-1, 0, 0), rejected('self_bias', `${seedRange}-1`), 'seed is checked first');
+    assert.deepEqual(core.selfBias(-1, 5, 8), rejected('self_bias', `${seedRange}-1`, 'seed'));
+    assert.deepEqual(core.selfBias(4294967296, 5, 8), rejected('self_bias', `${seedRange}4294967296`, 'seed'));
+    assert.deepEqual(core.selfBias(1, 0, 8), rejected('self_bias', 'tokens must be between 1 and 512, got 0', 'tokens'));
+    assert.deepEqual(core.selfBias(1, 100000, 8), rejected('self_bias', 'tokens must be between 1 and 512, got 100000', 'tokens'));
+    assert.deepEqual(core.selfBias(1, 5, 0), rejected('self_bias', 'dim must be between 1 and 512, got 0', 'dim'));
+    assert.deepEqual(core.selfBias(-1, 0, 0), rejected('self_bias', `${seedRange}-1`, 'seed'), 'seed is checked first');
     assert.deepEqual(core.numpyRandn(-1, 3), rejected('random', `${seedRange}-1`));
     assert.deepEqual(core.numpyRandn(1, 0), rejected('arguments', 'count must be between 1 and 100000, got 0'));
-    assert.deepEqual(core.findOffDiagonalSeed('none', 0, 0, 5, 8), rejected('self_bias', 'seed count must be between 1 and 1000000, got 0'));
+    assert.deepEqual(core.findOffDiagonalSeed('none', 0, 0, 5, 8), rejected('self_bias', 'seed count must be between 1 and 1000000, got 0', 'count'));
   });
 
   test('for numbers that are not integers, and values that are not numbers', () => {
-    assert.deepEqual(core.selfBias(1.5, 5, 8), rejected('arguments', 'seed must be an integer, got 1.5'));
-    assert.deepEqual(core.selfBias(1, 1.5, 8), rejected('arguments', 'tokens must be an integer, got 1.5'));
-    assert.deepEqual(core.selfBias(1, 5, 1.5), rejected('arguments', 'dim must be an integer, got 1.5'));
+    assert.deepEqual(core.selfBias(1.5, 5, 8), rejected('arguments', 'seed must be an integer, got 1.5', 'seed'));
+    assert.deepEqual(core.selfBias(1, 1.5, 8), rejected('arguments', 'tokens must be an integer, got 1.5', 'tokens'));
+    assert.deepEqual(core.selfBias(1, 5, 1.5), rejected('arguments', 'dim must be an integer, got 1.5', 'dim'));
     assert.deepEqual(core.numpyRandn(1, 1.5), rejected('arguments', 'count must be an integer, got 1.5'));
-    assert.deepEqual(core.selfBias(NaN, 5, 8), rejected('arguments', 'seed must be an integer, got NaN'));
-    assert.deepEqual(core.selfBias(1e20, 5, 8), rejected('arguments', 'seed must be an integer from -9007199254740991 to 9007199254740991, got 1e+20'));
-    assert.deepEqual(core.selfBias('1', 5, 8), rejected('arguments', 'seed must be a number, got a string'));
-    assert.deepEqual(core.selfBias(1, null, 8), rejected('arguments', 'tokens must be a number, got null'));
+    assert.deepEqual(core.selfBias(NaN, 5, 8), rejected('arguments', 'seed must be an integer, got NaN', 'seed'));
+    assert.deepEqual(core.selfBias(1e20, 5, 8), rejected('arguments', 'seed must be an integer from -9007199254740991 to 9007199254740991, got 1e+20', 'seed'));
+    assert.deepEqual(core.selfBias('1', 5, 8), rejected('arguments', 'seed must be a number, got a string', 'seed'));
+    assert.deepEqual(core.selfBias(1, null, 8), rejected('arguments', 'tokens must be a number, got null', 'tokens'));
     assert.deepEqual(core.findOffDiagonalSeed('separate', 0, 10, 5, 8), rejected('arguments', 'kind must be "none" or "tied", got "separate"'));
   });
 
@@ -190,7 +191,11 @@ describe('errors come back as values', () => {
         let got;
         assert.doesNotThrow(() => { got = call(); }, String(value));
         assert.equal(typeof got.ok, 'boolean', String(value));
-        if (!got.ok) assert.deepEqual(Object.keys(got.error).sort(), ['kind', 'message'], String(value));
+        if (!got.ok) {
+          const { field, ...rest } = got.error;
+          assert.deepEqual(Object.keys(rest).sort(), ['kind', 'message'], String(value));
+          if (field !== undefined) assert.ok(['seed', 'tokens', 'dim', 'start', 'count'].includes(field), `field ${field}`);
+        }
       }
     }
     assert.equal(core.selfBias(1, 5, 8).ok, true);

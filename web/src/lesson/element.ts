@@ -181,7 +181,7 @@ export class QkvLessonElement extends HTMLElement {
       diagram: h(
         'section',
         { class: 'diagram-section', 'aria-labelledby': `${this.idPrefix}-diagram-title` },
-        this.renderControls(),
+        this.renderControls(fixture.maxExtent),
         diagram.root,
       ),
       exercises: h(
@@ -261,7 +261,8 @@ export class QkvLessonElement extends HTMLElement {
     }
   }
 
-  private renderControls(): HTMLElement {
+  // `maxExtent`: the largest size the core accepts here (it says so itself when a size is refused).
+  private renderControls(maxExtent: number): HTMLElement {
     const fields = sizeFields.map((field) => {
       const id = `${this.idPrefix}-size-${field}`;
       const input = h('input', {
@@ -280,7 +281,7 @@ export class QkvLessonElement extends HTMLElement {
     return h(
       'div',
       { class: 'controls' },
-      h('fieldset', { class: 'sizes' }, h('legend', {}, 'Sizes (0 to 8; edit any cell below too)'), ...fields, reset),
+      h('fieldset', { class: 'sizes' }, h('legend', {}, `Sizes (0 to ${maxExtent}; edit any cell below too)`), ...fields, reset),
       this.sizesError,
       this.status,
     );

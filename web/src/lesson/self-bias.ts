@@ -147,8 +147,8 @@ export function buildSelfBias(
     reject(problem) {
       error.hidden = false;
       error.textContent = `Rejected: ${problem.message}. The tables still show the last accepted settings.`;
-      const field = { seed: seed.input, tokens: tokens.input, dim: dim.input }[problem.message.split(' ')[0]];
-      field?.setAttribute('aria-invalid', 'true');
+      const inputs: Record<string, HTMLInputElement> = { seed: seed.input, tokens: tokens.input, dim: dim.input };
+      if (problem.field) inputs[problem.field]?.setAttribute('aria-invalid', 'true');
     },
   };
 

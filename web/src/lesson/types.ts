@@ -106,7 +106,7 @@ export type ExerciseCheck =
   | { ok: false; error: CoreError };
 
 export interface QkvCore {
-  fixtureState(): { ok: true; state: LessonState } | { ok: false; error: CoreError };
+  fixtureState(): { ok: true; state: LessonState; maxExtent: number } | { ok: false; error: CoreError };
   evaluateLesson(state: LessonState): Evaluation;
   checkExercise(id: string, responses: string[]): ExerciseCheck;
   exerciseIds(): string[];
