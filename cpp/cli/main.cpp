@@ -13,10 +13,10 @@
 #include <optional>
 #include <sstream>
 
-#include "lesson/chapter26.hpp"
-#include "lesson/format.hpp"
-#include "lesson/numpy_random.hpp"
-#include "lesson/self_bias.hpp"
+#include "chapter26/chapter26.hpp"
+#include "text/format.hpp"
+#include "selfscore/numpy_random.hpp"
+#include "selfscore/self_bias.hpp"
 
 namespace {
 
@@ -37,7 +37,7 @@ int report_error(const CliError& error) {
 }
 
 int report_error(const qkv::LessonError& error) {
-  json body{{"kind", error.kind}, {"message", error.message}};
+  json body{{"kind", qkv::kind_name(error.kind)}, {"message", error.message}};
   if (!error.field.empty()) body["field"] = error.field;
   std::cout << json{{"error", body}}.dump() << "\n";
   return kBadInput;

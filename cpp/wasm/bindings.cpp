@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <new>
 
-#include "lesson/editable_lesson.hpp"
-#include "lesson/exercises.hpp"
-#include "lesson/format.hpp"
+#include "learner/editable_state.hpp"
+#include "learner/exercises.hpp"
+#include "text/format.hpp"
 
 using emscripten::val;
 
@@ -334,8 +334,8 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
 #include <string>
 #include <vector>
 
-#include "lesson/numpy_random.hpp"
-#include "lesson/self_bias.hpp"
+#include "selfscore/numpy_random.hpp"
+#include "selfscore/self_bias.hpp"
 
 namespace {
 

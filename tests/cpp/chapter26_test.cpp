@@ -1,6 +1,6 @@
 // Chapter 26 against fixtures/: the frozen fixture's every number bit for bit, the golden report and trace
 // byte for byte, the seed-26 weights, the rejected requests, and evidence for arbitrary valid requests.
-#include "lesson/chapter26.hpp"
+#include "chapter26/chapter26.hpp"
 
 #include <gtest/gtest.h>
 
@@ -381,14 +381,14 @@ TEST(Chapter26Errors, NonFiniteInputValueNamesTheInputField) {
   ProjectionRequest request = chapter_fixture();
   request.input.mutable_values()[4] = std::numeric_limits<double>::quiet_NaN();
   LessonError error = rejection(request);
-  EXPECT_EQ(error.kind, "tensor");
+  EXPECT_EQ(kind_name(error.kind), std::string("tensor"));
   EXPECT_EQ(error.field, "input");
   EXPECT_EQ(error.message, "parameter must be finite, got NaN at index 4");
 
   request.upstream.reset();  // forward only: X is a constant
   request.input.mutable_values()[4] = -std::numeric_limits<double>::infinity();
   error = rejection(request);
-  EXPECT_EQ(error.kind, "tensor");
+  EXPECT_EQ(kind_name(error.kind), std::string("tensor"));
   EXPECT_EQ(error.field, "input");
   EXPECT_EQ(error.message, "constant must be finite, got -inf at index 4");
 }
@@ -397,7 +397,7 @@ TEST(Chapter26Errors, NonFiniteWeightNamesItsField) {
   ProjectionRequest request = chapter_fixture();
   request.key_weight.mutable_values()[5] = std::numeric_limits<double>::infinity();
   const LessonError error = rejection(request);
-  EXPECT_EQ(error.kind, "tensor");
+  EXPECT_EQ(kind_name(error.kind), std::string("tensor"));
   EXPECT_EQ(error.field, "key_weight");
   EXPECT_EQ(error.message, "parameter must be finite, got inf at index 5");
 }
@@ -407,14 +407,14 @@ TEST(Chapter26Errors, UpstreamOfTheWrongShapeIsRejectedWithItsBranch) {
   const Upstreams& u = *fixture_request.upstream;
   const LessonError error =
       rejection(with_upstreams(fixture_request, u.query, make({1, 2, 3}, {0, 0, 0, 0, 0, 0}), u.value));
-  EXPECT_EQ(error.kind, "upstream");
+  EXPECT_EQ(kind_name(error.kind), std::string("upstream"));
   EXPECT_EQ(error.field, "key_upstream");
   EXPECT_EQ(error.message, "key upstream must have the output shape [1,2,2], got [1,2,3]");
 
   // Same number of values, other shape: still rejected (shapes, not counts, must agree).
   const LessonError flat =
       rejection(with_upstreams(fixture_request, make({4}, {1, 0, -1, 2}), u.key, u.value));
-  EXPECT_EQ(flat.kind, "upstream");
+  EXPECT_EQ(kind_name(flat.kind), std::string("upstream"));
   EXPECT_EQ(flat.field, "query_upstream");
   EXPECT_EQ(flat.message, "query upstream must have the output shape [1,2,2], got [4]");
 }
@@ -425,7 +425,7 @@ TEST(Chapter26Errors, NonFiniteUpstreamIsRejected) {
   const LessonError error =
       rejection(with_upstreams(fixture_request, u.query, u.key,
                                make({1, 2, 2}, {2, std::numeric_limits<double>::infinity(), 0, -0.5})));
-  EXPECT_EQ(error.kind, "tensor");
+  EXPECT_EQ(kind_name(error.kind), std::string("tensor"));
   EXPECT_EQ(error.field, "value_upstream");
   EXPECT_EQ(error.message, "constant must be finite, got inf at index 1");
 }
@@ -435,13 +435,13 @@ TEST(Chapter26Errors, RankAndWidthMismatchesUseTheLayersMessages) {
   request.upstream.reset();
   request.input = make({2, 3}, {1, 2, -1, 0, 1, 2});
   LessonError error = rejection(request);
-  EXPECT_EQ(error.kind, "qkv");
+  EXPECT_EQ(kind_name(error.kind), std::string("qkv"));
   EXPECT_EQ(error.field, "input");
   EXPECT_EQ(error.message, expected().at("rejections").at("rank").get<std::string>());
 
   request.input = make({1, 2, 4}, {1, 2, -1, 0, 0, 1, 2, 0});
   error = rejection(request);
-  EXPECT_EQ(error.kind, "qkv");
+  EXPECT_EQ(kind_name(error.kind), std::string("qkv"));
   EXPECT_EQ(error.field, "input");
   EXPECT_EQ(error.message, expected().at("rejections").at("width").get<std::string>());
 }
@@ -450,7 +450,7 @@ TEST(Chapter26Errors, BranchMismatchUsesTheLayersMessage) {
   ProjectionRequest request = chapter_fixture();
   request.key_weight = Tensor::zeros({4, 2}).value();
   const LessonError error = rejection(request);
-  EXPECT_EQ(error.kind, "qkv");
+  EXPECT_EQ(kind_name(error.kind), std::string("qkv"));
   EXPECT_EQ(error.field, "");
   EXPECT_EQ(error.message, expected().at("rejections").at("model_mismatch").get<std::string>());
 
@@ -463,7 +463,7 @@ TEST(Chapter26Errors, ChapterEvidenceNeedsUpstreams) {
   request.upstream.reset();
   auto evidence = compute_chapter_evidence(request);
   ASSERT_FALSE(evidence.ok());
-  EXPECT_EQ(evidence.error().kind, "upstream");
+  EXPECT_EQ(kind_name(evidence.error().kind), std::string("upstream"));
   EXPECT_EQ(evidence.error().message, "chapter evidence needs the three upstream tensors");
 }
 

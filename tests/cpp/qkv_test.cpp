@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "autograd/gradcheck.hpp"
-#include "lesson/projection_evidence.hpp"
+#include "chapter26/projection_evidence.hpp"
 #include "support.hpp"
 
 namespace qkv {

@@ -1,5 +1,5 @@
 // The self-bias experiment against numpy (fixtures/numpy/self_bias.json) and against the module's claims.
-#include "lesson/self_bias.hpp"
+#include "selfscore/self_bias.hpp"
 
 #include <gtest/gtest.h>
 

@@ -6,8 +6,9 @@
 //   separate = (X Wq)(X Wk)ᵀ       (two projections)
 //   tied     = (X Wq)(X Wq)ᵀ       (one shared projection)
 // Cauchy–Schwarz gives x_i·x_j <= |x_i||x_j|, so x_i·x_i = |x_i|^2 beats x_i·x_j only when |x_j| < |x_i|.
-// The diagonal is therefore guaranteed to win only in rows whose vector is the strictly longest; other
-// rows usually win too, but not always, and find_off_diagonal_seed() finds a seed where one does not.
+// The diagonal is therefore guaranteed to win only in rows whose vector is at least as long as every
+// other and equal to none of them; other rows usually win too, but not always, and
+// find_off_diagonal_seed() finds a seed where one does not.
 #pragma once
 
 #include <cstddef>
@@ -37,7 +38,7 @@ struct ScoreSummary {
   std::vector<std::size_t> argmax;           // [n]: first column holding the row's maximum, like np.argmax
   std::vector<std::size_t> diagonal_rows;    // ascending rows i with argmax[i] == i
   std::vector<std::size_t> guaranteed_rows;  // ascending rows whose diagonal must win by Cauchy–Schwarz
-                                             // (q_i strictly longer than every other q_j); none for separate
+                                             // (|q_i| >= every |q_j| and q_j != q_i); none for separate
 };
 
 struct SelfBiasResult {
@@ -74,7 +75,7 @@ constexpr std::int64_t kMaxSearchSeeds = 1000000;
 struct CounterexampleSearch {
   ScoreKind kind = ScoreKind::None;
   std::int64_t start_seed = 0;    // first seed tried, in [0, 2^32 - 1]
-  std::int64_t max_seeds = 1000;  // seeds tried at most, in [1, kMaxSearchSeeds]; none beyond 2^32 - 1
+  std::int64_t max_seeds = 1000;  // seeds tried at most, in [1, kMaxSearchSeeds]; after 2^32 - 1 comes 0
   std::int64_t tokens = 5;
   std::int64_t dim = 8;
 };
@@ -85,8 +86,8 @@ struct Counterexample {
   std::size_t argmax = 0;  // the column where that row peaks instead
 };
 
-// The first seed, counting up from start_seed, where some row of `kind`'s scores peaks off the
-// diagonal; std::nullopt if every tried seed keeps all maxima on the diagonal.
+// The first seed, counting up from start_seed (and wrapping to 0 after the last), where some row of `kind`'s
+// scores peaks off the diagonal; std::nullopt if every tried seed keeps all maxima on the diagonal.
 // Validation order: start_seed, max_seeds, tokens, dim.
 Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
     const CounterexampleSearch& search);

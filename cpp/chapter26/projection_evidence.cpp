@@ -1,4 +1,4 @@
-#include "lesson/projection_evidence.hpp"
+#include "chapter26/projection_evidence.hpp"
 
 #include <algorithm>
 
@@ -7,14 +7,14 @@
 namespace qkv {
 
 LessonError lesson_error(const TensorError& error, std::string field) {
-  return {"tensor", error.message(), std::move(field)};
+  return {ErrorKind::Tensor, error.message(), std::move(field)};
 }
 LessonError lesson_error(const InitializationError& error, std::string field) {
   if (error.kind == InitializationErrorKind::Tensor) return lesson_error(*error.tensor, std::move(field));
-  return {"initialization", error.message(), std::move(field)};
+  return {ErrorKind::Initialization, error.message(), std::move(field)};
 }
 LessonError lesson_error(const QkvError& error, std::string field) {
-  return {"qkv", error.message(), std::move(field)};
+  return {ErrorKind::Qkv, error.message(), std::move(field)};
 }
 
 Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query_weight,
@@ -46,7 +46,7 @@ Result<Upstreams, LessonError> check_upstreams(const Upstreams& upstream, const 
       {&upstream.query, "query"}, {&upstream.key, "key"}, {&upstream.value, "value"}};
   for (const auto& [tensor, name] : branches) {
     if (tensor->shape() != outputs.query.shape()) {
-      return fail(LessonError{"upstream",
+      return fail(LessonError{ErrorKind::Upstream,
                               std::string(name) + " upstream must have the output shape " +
                                   format_shape(outputs.query.shape()) + ", got " +
                                   format_shape(tensor->shape()),

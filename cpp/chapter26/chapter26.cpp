@@ -1,8 +1,8 @@
-#include "lesson/chapter26.hpp"
+#include "chapter26/chapter26.hpp"
 
 #include <cstring>
 
-#include "lesson/format.hpp"
+#include "text/format.hpp"
 
 namespace qkv {
 namespace {
@@ -119,7 +119,7 @@ ProjectionRequest chapter_fixture() {
 
 Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request) {
   if (!request.upstream)
-    return fail(LessonError{"upstream", "chapter evidence needs the three upstream tensors"});
+    return fail(LessonError{ErrorKind::Upstream, "chapter evidence needs the three upstream tensors"});
   auto primary = compute_projection_evidence(request);
   if (!primary) return fail(primary.error());
   auto replay = compute_projection_evidence(request, false);

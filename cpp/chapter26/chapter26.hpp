@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "lesson/projection_evidence.hpp"
+#include "chapter26/projection_evidence.hpp"
 
 namespace qkv {
 

@@ -7,6 +7,7 @@
 
 #include "attention/qkv.hpp"
 #include "autograd/gradcheck.hpp"
+#include "support/lesson_error.hpp"
 
 namespace qkv {
 
@@ -58,12 +59,6 @@ struct ProjectionEvidence {
   std::optional<GradcheckSummary> gradcheck;
 };
 
-// A rejected request: `kind` names the layer that refused it, `message` is that layer's own words.
-struct LessonError {
-  std::string kind;     // "tensor" | "initialization" | "qkv" | "upstream"
-  std::string message;  // the library's message, unchanged
-  std::string field;    // the request field it is about ("input", "query_weight", ...), when one is
-};
 
 LessonError lesson_error(const TensorError& error, std::string field = "");
 LessonError lesson_error(const InitializationError& error, std::string field = "");

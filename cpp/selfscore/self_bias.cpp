@@ -1,39 +1,30 @@
 // Self-bias: draws X, Wq, Wk like the numpy module and reports where each score row peaks.
-#include "lesson/self_bias.hpp"
+#include "selfscore/self_bias.hpp"
 
+#include <algorithm>
 #include <cmath>
 
-#include "lesson/numpy_random.hpp"
+#include "selfscore/numpy_random.hpp"
+#include "tensor/tensor.hpp"
 
 namespace qkv {
 namespace {
 
 using Matrix = std::vector<double>;  // row-major
 
-// a [n, k] @ b [k, m] -> [n, m]; each sum starts at +0.0 and runs over ascending t.
+// The experiment multiplies with the tensor kernels (each sum from +0.0 over ascending k, as numpy's
+// formula reads; BLAS may sum in another order, hence the last-digit differences from numpy).
+// Sizes are validated before this runs and stay far below the element cap, so these cannot fail.
 Matrix matmul(const Matrix& a, const Matrix& b, std::size_t n, std::size_t k, std::size_t m) {
-  Matrix out(n * m);
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < m; ++j) {
-      double sum = 0.0;
-      for (std::size_t t = 0; t < k; ++t) sum += a[i * k + t] * b[t * m + j];
-      out[i * m + j] = sum;
-    }
-  }
-  return out;
+  const Tensor left = Tensor::from_values({n, k}, a).value();
+  const Tensor right = Tensor::from_values({k, m}, b).value();
+  return qkv::matmul(left, right).value().values();
 }
 
 // q [n, k] @ key [n, k]ᵀ -> [n, n]: every query row dotted with every key row.
 Matrix scores_of(const Matrix& q, const Matrix& key, std::size_t n, std::size_t k) {
-  Matrix out(n * n);
-  for (std::size_t i = 0; i < n; ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      double sum = 0.0;
-      for (std::size_t t = 0; t < k; ++t) sum += q[i * k + t] * key[j * k + t];
-      out[i * n + j] = sum;
-    }
-  }
-  return out;
+  const Tensor keys = Tensor::from_values({n, k}, key).value();
+  return qkv::matmul(Tensor::from_values({n, k}, q).value(), transpose_last(keys).value()).value().values();
 }
 
 // a [n, k] -> [n]: Euclidean length of each row.
@@ -47,24 +38,31 @@ std::vector<double> row_norms(const Matrix& a, std::size_t n, std::size_t k) {
   return out;
 }
 
-// Row i's diagonal must win when q_i = k_i is strictly longer than every other row: then
-// q_i·q_j <= |q_i||q_j| < |q_i|^2 = q_i·q_i. Equal lengths are not enough, because two equal vectors
-// tie and np.argmax reports the earlier column. (This is exact-arithmetic reasoning; the rounded scores
-// could only disagree for two nearly parallel rows of nearly equal length.)
-std::vector<std::size_t> strictly_longest_rows(const std::vector<double>& norms) {
+// Row i's diagonal must win when q_i = k_i is at least as long as every other row and no other row
+// equals it: for |q_j| < |q_i|, q_i·q_j <= |q_i||q_j| < |q_i|^2; for |q_j| = |q_i|, Cauchy–Schwarz is an
+// equality only when q_j is a non-negative multiple of q_i of the same length, that is q_j = q_i.
+// (Exact-arithmetic reasoning; the rounded scores could only disagree for two nearly parallel rows of
+// nearly equal length.)
+std::vector<std::size_t> guaranteed_rows(const Matrix& vectors, const std::vector<double>& norms,
+                                         std::size_t k) {
+  const auto same_row = [&](std::size_t i, std::size_t j) {
+    return std::equal(vectors.begin() + i * k, vectors.begin() + (i + 1) * k, vectors.begin() + j * k);
+  };
   std::vector<std::size_t> rows;
   for (std::size_t i = 0; i < norms.size(); ++i) {
-    bool longest = true;
+    bool sure = true;
     for (std::size_t j = 0; j < norms.size(); ++j) {
-      if (j != i && !(norms[i] > norms[j])) longest = false;
+      if (j != i && (!(norms[i] >= norms[j]) || same_row(i, j))) sure = false;
     }
-    if (longest) rows.push_back(i);
+    if (sure) rows.push_back(i);
   }
   return rows;
 }
 
-// scores [n, n]; `lengths` is the norm of each row's vector when queries equal keys, else nullptr.
-ScoreSummary summarize(Matrix scores, std::size_t n, const std::vector<double>* lengths) {
+// scores [n, n]; `vectors` [n, k] are the rows' vectors when queries equal keys (else nullptr), `lengths`
+// their norms.
+ScoreSummary summarize(Matrix scores, std::size_t n, const Matrix* vectors,
+                       const std::vector<double>* lengths, std::size_t k) {
   ScoreSummary summary;
   for (std::size_t i = 0; i < n; ++i) {
     std::size_t best = 0;
@@ -74,7 +72,7 @@ ScoreSummary summarize(Matrix scores, std::size_t n, const std::vector<double>* 
     summary.argmax.push_back(best);
     if (best == i) summary.diagonal_rows.push_back(i);
   }
-  if (lengths != nullptr) summary.guaranteed_rows = strictly_longest_rows(*lengths);
+  if (vectors != nullptr) summary.guaranteed_rows = guaranteed_rows(*vectors, *lengths, k);
   summary.scores = std::move(scores);
   return summary;
 }
@@ -109,9 +107,9 @@ SelfBiasResult compute(std::int64_t seed, std::size_t n, std::size_t d) {
   const Matrix k = matmul(r.x, r.wk, n, d, d);
   r.norms = row_norms(r.x, n, d);
   r.projected_norms = row_norms(q, n, d);
-  r.none = summarize(scores_of(r.x, r.x, n, d), n, &r.norms);
-  r.separate = summarize(scores_of(q, k, n, d), n, nullptr);
-  r.tied = summarize(scores_of(q, q, n, d), n, &r.projected_norms);
+  r.none = summarize(scores_of(r.x, r.x, n, d), n, &r.x, &r.norms, d);
+  r.separate = summarize(scores_of(q, k, n, d), n, nullptr, nullptr, d);
+  r.tied = summarize(scores_of(q, q, n, d), n, &q, &r.projected_norms, d);
   return r;
 }
 
@@ -163,8 +161,8 @@ Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
   const auto n = static_cast<std::size_t>(search.tokens);
   const auto d = static_cast<std::size_t>(search.dim);
   for (std::int64_t tried = 0; tried < search.max_seeds; ++tried) {
-    const std::int64_t seed = search.start_seed + tried;
-    if (seed > NumpyLegacyRandom::kMaxSeed) break;
+    // Past the last seed numpy accepts, the search wraps around to seed 0.
+    const std::int64_t seed = (search.start_seed + tried) % (NumpyLegacyRandom::kMaxSeed + 1);
     const ScoreSummary summary = compute(seed, n, d).summary(search.kind);
     for (std::size_t row = 0; row < n; ++row) {
       if (summary.argmax[row] != row)

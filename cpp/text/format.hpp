@@ -1,6 +1,8 @@
-// Number formatting for every output the lesson prints: C++ formats, the page only displays.
+// Text for every output the lesson prints: C++ formats numbers and shortens echoed entries; the page
+// only displays.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -16,5 +18,10 @@ std::string format_vector6(const std::vector<double>& values);
 std::string format_significant17(double value);
 // The shortest decimal that reads back to the same double ("1", "-1.5", "0.1", "4.4e-10").
 std::string format_shortest(double value);
+// format_shortest with the page's minus sign (U+2212), as prose and answers show numbers: "−1.5".
+std::string format_prose(double value);
+// At most `limit` characters (UTF-8 code points) of `text`, then "…" when it was longer: an echoed entry
+// of any length stays one readable line. Bytes that are not UTF-8 become "?", so the result always is.
+std::string shortened(const std::string& text, std::size_t limit = 80);
 
 }  // namespace qkv

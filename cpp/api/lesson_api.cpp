@@ -1,0 +1,280 @@
+#include "api/lesson_api.hpp"
+
+#include <cinttypes>
+#include <cstdio>
+
+#include "learner/answer_reader.hpp"
+#include "learner/exercises.hpp"
+#include "selfscore/numpy_random.hpp"
+#include "text/format.hpp"
+
+namespace qkv::api {
+namespace {
+
+TensorView tensor_view(const Tensor& tensor) {
+  TensorView out{tensor.shape(), shape_text(tensor.shape()), tensor.values(), {}};
+  for (double value : tensor.values()) out.text.push_back(format_shortest(value));
+  return out;
+}
+
+NumberView number_view(double value) { return {value, format_shortest(value)}; }
+
+RoundedView rounded_view(const std::vector<double>& values) {
+  RoundedView out{values, {}, {}};
+  for (double value : values) {
+    out.text.push_back(format_shortest(value));
+    out.rounded.push_back(format_fixed(value, 2));
+  }
+  return out;
+}
+
+ShapeProbeView probe_view(const ShapeProbe& probe) {
+  return {shape_text(probe.input), shape_text(probe.query), shape_text(probe.key), shape_text(probe.value)};
+}
+
+RejectionView rejection_view(const RejectionProbe& probe) { return {probe.message, probe.expected_variant}; }
+
+EvidenceView evidence_view(const ChapterEvidence& e) {
+  const ProjectionRequest& r = e.request;
+  const ProjectionGradients& g = *e.primary.gradients;
+  const GradcheckSummary& check = *e.primary.gradcheck;
+  EvidenceView out;
+  out.input = tensor_view(r.input);
+  out.query_weight = tensor_view(r.query_weight);
+  out.key_weight = tensor_view(r.key_weight);
+  out.value_weight = tensor_view(r.value_weight);
+  out.query_upstream = tensor_view(r.upstream->query);
+  out.key_upstream = tensor_view(r.upstream->key);
+  out.value_upstream = tensor_view(r.upstream->value);
+  out.query = tensor_view(e.primary.query);
+  out.key = tensor_view(e.primary.key);
+  out.value = tensor_view(e.primary.value);
+  out.input_gradient = tensor_view(g.input);
+  out.query_weight_gradient = tensor_view(g.query_weight);
+  out.key_weight_gradient = tensor_view(g.key_weight);
+  out.value_weight_gradient = tensor_view(g.value_weight);
+  out.loss = number_view(g.loss);
+  out.parameter_names = e.primary.parameter_names;
+  out.parameter_count = e.primary.parameter_count;
+  out.model_width = e.model_width;
+  out.head_width = e.head_width;
+  out.gradcheck = {check.passed,
+                   check.checks,
+                   check.input_checks,
+                   check.query_checks,
+                   check.key_checks,
+                   check.value_checks,
+                   number_view(check.max_error),
+                   number_view(check.tolerance),
+                   number_view(GradcheckOptions{}.step),
+                   check.problem};
+  out.batch_probe = probe_view(e.batch);
+  out.empty_batch_probe = probe_view(e.empty_batch);
+  out.empty_token_probe = probe_view(e.empty_token);
+  out.rank_rejection = rejection_view(e.rank);
+  out.width_rejection = rejection_view(e.width);
+  out.model_mismatch_rejection = rejection_view(e.model_mismatch);
+  out.head_mismatch_rejection = rejection_view(e.head_mismatch);
+  out.duplicate_name_rejection = rejection_view(e.duplicate_name);
+  out.initialization_seed = e.initialization.seed;
+  out.initialization_reproducible = e.initialization.reproducible;
+  out.initialization_independent = e.initialization.independent;
+  out.initialization_transactional = e.initialization.transactional;
+  char state[19];
+  std::snprintf(state, sizeof state, "0x%016" PRIx64, e.initialization.state_after);
+  out.initialization_state_after = state;
+  out.query_changed = e.query_changed;
+  out.key_unchanged = e.key_unchanged;
+  out.value_unchanged = e.value_unchanged;
+  out.replay_bitwise = e.replay_bitwise;
+  return out;
+}
+
+// A typed count, or the error naming its field in the learner's words.
+Result<std::int64_t, LessonError> read_setting(const std::string& text, const std::string& field, Extent min,
+                                               Extent max, ErrorKind kind) {
+  auto value = read_count(text, min, max);
+  if (!value) {
+    std::string label = field_label(field);
+    if (label[0] >= 'a' && label[0] <= 'z') label[0] = static_cast<char>(label[0] - 'a' + 'A');  // "The seed"
+    return fail(LessonError{kind, label + ": " + value.error().message(), field});
+  }
+  return static_cast<std::int64_t>(*value);
+}
+
+Result<SelfBiasRequest, LessonError> read_self_score(const SelfScoreRequest& typed) {
+  SelfBiasRequest request;
+  auto seed = read_setting(typed.seed, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
+  if (!seed) return fail(seed.error());
+  auto tokens = read_setting(typed.tokens, "tokens", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
+  if (!tokens) return fail(tokens.error());
+  auto dim = read_setting(typed.dim, "dim", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
+  if (!dim) return fail(dim.error());
+  return SelfBiasRequest{*seed, *tokens, *dim};
+}
+
+// The experiment for a request, computed once: the page asks for the same settings to draw the tables,
+// to list the exercises and to check each answer.
+Result<const SelfBiasResult*, LessonError> experiment(const SelfBiasRequest& request) {
+  static std::optional<std::pair<SelfBiasRequest, SelfBiasResult>> last;
+  if (last && last->first.seed == request.seed && last->first.tokens == request.tokens &&
+      last->first.dim == request.dim)
+    return &last->second;
+  auto result = run_self_bias(request);
+  if (!result) return fail(LessonError{ErrorKind::SelfScore, result.error().message()});
+  last.emplace(request, std::move(*result));
+  return &last->second;
+}
+
+const SelfBiasResult& module_experiment() {
+  static const SelfBiasResult result = run_self_bias(kModuleExperiment).value();
+  return result;
+}
+
+const ChapterEvidence& fixture_evidence() {
+  static const ChapterEvidence evidence = compute_chapter_evidence(chapter_fixture()).value();
+  return evidence;
+}
+
+Result<std::vector<Exercise>, LessonError> registry(const SelfScoreRequest& typed) {
+  auto request = read_self_score(typed);
+  if (!request) return fail(request.error());
+  auto current = experiment(*request);
+  if (!current) return fail(current.error());
+  return lesson_exercises({fixture_evidence(), **current, request->seed, module_experiment()});
+}
+
+}  // namespace
+
+ErrorView error_view(const LessonError& error) {
+  return {kind_name(error.kind), error.message, error.field, error.index, error.sentence()};
+}
+
+FixtureResponse fixture() {
+  FixtureResponse out{true, fixture_state(), {}};
+  for (const SizeLimit& limit : kSizeLimits) out.size_limits.push_back({limit.field, limit.min, limit.max});
+  return out;
+}
+
+LessonResponse evaluate(const LessonState& state) {
+  LessonEvaluation evaluation = evaluate_lesson(state);
+  LessonResponse out;
+  out.ok = evaluation.evidence.has_value();
+  out.state = std::move(evaluation.state);
+  if (evaluation.evidence) out.evidence = evidence_view(*evaluation.evidence);
+  if (evaluation.error) out.error = error_view(*evaluation.error);
+  out.notes = std::move(evaluation.notes);
+  return out;
+}
+
+SelfScoreResponse self_score(const SelfScoreRequest& typed) {
+  SelfScoreResponse out;
+  auto request = read_self_score(typed);
+  if (!request) {
+    out.error = error_view(request.error());
+    return out;
+  }
+  auto computed = experiment(*request);
+  if (!computed) {
+    out.error = error_view(computed.error());
+    return out;
+  }
+  const SelfBiasResult& r = **computed;
+  const auto summary = [](const ScoreSummary& s) {
+    return ScoreSummaryView{rounded_view(s.scores), s.argmax, s.diagonal_rows, s.guaranteed_rows};
+  };
+  out.ok = true;
+  out.result = SelfScoreView{request->seed,
+                             r.tokens,
+                             r.dim,
+                             rounded_view(r.x),
+                             rounded_view(r.wq),
+                             rounded_view(r.wk),
+                             rounded_view(r.norms),
+                             rounded_view(r.projected_norms),
+                             summary(r.none),
+                             summary(r.separate),
+                             summary(r.tied)};
+  return out;
+}
+
+SeedSearchResponse find_seed(const SeedSearchRequest& typed) {
+  SeedSearchResponse out;
+  const auto refuse = [&](const LessonError& error) {
+    out.error = error_view(error);
+    return out;
+  };
+  CounterexampleSearch search;
+  if (typed.kind == "none") {
+    search.kind = ScoreKind::None;
+  } else if (typed.kind == "tied") {
+    search.kind = ScoreKind::Tied;
+  } else {
+    return refuse({ErrorKind::Arguments,
+                   "kind must be \"none\" or \"tied\", got \"" + shortened(typed.kind) + "\"", "kind"});
+  }
+  auto start = read_setting(typed.start, "start", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
+  if (!start) return refuse(start.error());
+  auto count = read_setting(typed.count, "count", 1, kMaxSearchSeeds, ErrorKind::SelfScore);
+  if (!count) return refuse(count.error());
+  auto tokens = read_setting(typed.tokens, "tokens", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
+  if (!tokens) return refuse(tokens.error());
+  auto dim = read_setting(typed.dim, "dim", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
+  if (!dim) return refuse(dim.error());
+  search.start_seed = *start;
+  search.max_seeds = *count;
+  search.tokens = *tokens;
+  search.dim = *dim;
+  auto found = find_off_diagonal_seed(search);
+  if (!found) return refuse({ErrorKind::SelfScore, found.error().message()});
+  out.ok = true;
+  out.found = found->has_value();
+  if (*found) {
+    out.seed = (*found)->seed;
+    out.row = (*found)->row;
+    out.argmax = (*found)->argmax;
+  }
+  return out;
+}
+
+ExercisesResponse exercises(const SelfScoreRequest& self_score) {
+  ExercisesResponse out;
+  auto all = registry(self_score);
+  if (!all) {
+    out.error = error_view(all.error());
+    return out;
+  }
+  out.ok = true;
+  for (const Exercise& exercise : *all)
+    out.exercises.push_back({exercise.id, answer_kind_name(exercise.blanks[0].kind), exercise.blanks.size(),
+                             exercise.choices, answer_text(exercise), exercise.explanation});
+  return out;
+}
+
+AnswerResponse check_answer(const AnswerRequest& request) {
+  AnswerResponse out;
+  auto all = registry(request.self_score);
+  if (!all) {
+    out.error = error_view(all.error());
+    return out;
+  }
+  for (const Exercise& exercise : *all) {
+    if (exercise.id != request.id) continue;
+    auto verdict = qkv::check_answer(exercise, request.responses);
+    if (!verdict) {
+      out.error = error_view(verdict.error());
+      return out;
+    }
+    out.ok = true;
+    out.correct = verdict->correct;
+    out.read = verdict->read;
+    out.hint = verdict->hint;
+    out.answer = verdict->answer;
+    out.explanation = verdict->explanation;
+    return out;
+  }
+  out.error = error_view({ErrorKind::Exercise, "unknown exercise \"" + shortened(request.id) + "\"", "id"});
+  return out;
+}
+
+}  // namespace qkv::api

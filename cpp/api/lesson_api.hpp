@@ -1,0 +1,239 @@
+// The lesson's calls as its two front ends see them (the WebAssembly module and the command-line tool):
+// one request and one response type per call, each listing its fields once in a describe() function.
+// The front ends only convert these fields (to JavaScript values or to JSON); validation, reading numbers,
+// rounding and error fields all happen here. Every response is {ok: true, ...} or {ok: false, error}.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "learner/editable_state.hpp"
+#include "learner/exercise.hpp"
+#include "selfscore/self_bias.hpp"
+
+namespace qkv::api {
+
+// ---- values the page shows: numbers with the text C++ formatted for them ----
+
+struct TensorView {
+  Shape shape;
+  std::string shape_text;          // "[1, 2, 3]"
+  std::vector<double> values;      // exact, for tests that compare bits
+  std::vector<std::string> text;   // shortest round-trip decimal of each value
+};
+struct NumberView {
+  double value = 0.0;
+  std::string text;
+};
+struct RoundedView {
+  std::vector<double> values;
+  std::vector<std::string> text;     // shortest round-trip decimal
+  std::vector<std::string> rounded;  // two decimals, as np.round(x, 2) prints
+};
+struct ErrorView {
+  std::string kind;  // kind_name()
+  std::string message;
+  std::string field;
+  std::int64_t index = -1;
+  std::string sentence;
+};
+ErrorView error_view(const LessonError& error);
+
+// ---- chapter 26: the editable lesson ----
+
+struct ShapeProbeView {
+  std::string input, query, key, value;
+};
+struct RejectionView {
+  std::string message;
+  bool expected_variant = false;
+};
+struct GradcheckView {
+  bool passed = false;
+  std::size_t checks = 0, input_checks = 0, query_checks = 0, key_checks = 0, value_checks = 0;
+  NumberView max_error, tolerance, step;
+  std::string problem;
+};
+struct EvidenceView {
+  TensorView input, query_weight, key_weight, value_weight, query_upstream, key_upstream, value_upstream;
+  TensorView query, key, value;
+  TensorView input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
+  NumberView loss;
+  std::vector<std::string> parameter_names;
+  std::size_t parameter_count = 0, model_width = 0, head_width = 0;
+  GradcheckView gradcheck;
+  ShapeProbeView batch_probe, empty_batch_probe, empty_token_probe;
+  RejectionView rank_rejection, width_rejection, model_mismatch_rejection, head_mismatch_rejection,
+      duplicate_name_rejection;
+  std::uint64_t initialization_seed = 26;
+  bool initialization_reproducible = false, initialization_independent = false,
+       initialization_transactional = false;
+  std::string initialization_state_after;  // "0x1fe68f0af33cb994"
+  bool query_changed = false, key_unchanged = false, value_unchanged = false, replay_bitwise = false;
+};
+
+struct SizeLimitView {
+  std::string field;
+  std::size_t min = 0, max = 0;
+};
+
+struct FixtureResponse {
+  bool ok = true;
+  LessonState state;
+  std::vector<SizeLimitView> size_limits;
+};
+FixtureResponse fixture();
+
+struct LessonResponse {
+  bool ok = false;
+  LessonState state;                    // conformed to the sizes, whether or not they were accepted
+  std::optional<EvidenceView> evidence;
+  std::optional<ErrorView> error;
+  std::vector<std::string> notes;       // values a link gave that could not be used, and what was used
+};
+LessonResponse evaluate(const LessonState& state);
+
+// ---- the self-score experiment (typed text; C++ reads it) ----
+
+struct SelfScoreRequest {
+  std::string seed = "1", tokens = "5", dim = "8";
+};
+struct ScoreSummaryView {
+  RoundedView scores;  // n × n, row-major
+  std::vector<std::size_t> argmax, diagonal_rows, guaranteed_rows;
+};
+struct SelfScoreView {
+  std::int64_t seed = 0;
+  std::size_t tokens = 0, dim = 0;
+  RoundedView x, wq, wk, norms, projected_norms;
+  ScoreSummaryView none, separate, tied;
+};
+struct SelfScoreResponse {
+  bool ok = false;
+  std::optional<SelfScoreView> result;
+  std::optional<ErrorView> error;
+};
+SelfScoreResponse self_score(const SelfScoreRequest& request);
+
+// Searches from `start` (the seed after the current one, as typed) for a seed where some row peaks off
+// the diagonal.
+struct SeedSearchRequest {
+  std::string kind = "none";  // "none" or "tied"
+  std::string start = "0", count = "1000", tokens = "5", dim = "8";
+};
+struct SeedSearchResponse {
+  bool ok = false;
+  bool found = false;
+  std::int64_t seed = 0;
+  std::size_t row = 0, argmax = 0;
+  std::optional<ErrorView> error;
+};
+SeedSearchResponse find_seed(const SeedSearchRequest& request);
+
+// ---- exercises ----
+
+struct ExerciseView {
+  std::string id;
+  std::string kind;  // answer_kind_name()
+  std::size_t blanks = 1;
+  std::vector<std::string> choices;  // option ids, in the order shown
+  std::vector<std::string> answer;   // for reveal="always": the right answer per blank
+  std::string explanation;
+};
+struct ExercisesResponse {
+  bool ok = false;
+  std::vector<ExerciseView> exercises;
+  std::optional<ErrorView> error;
+};
+// The registry for the experiment as the learner set it.
+ExercisesResponse exercises(const SelfScoreRequest& self_score);
+
+struct AnswerRequest {
+  std::string id;
+  std::vector<std::string> responses;  // one per blank; an option id for a choice
+  SelfScoreRequest self_score;
+};
+struct AnswerResponse {
+  bool ok = false;
+  bool correct = false;
+  std::vector<std::string> read;    // what was read from each response
+  std::string hint;
+  std::vector<std::string> answer;  // the right answer per blank
+  std::string explanation;
+  std::optional<ErrorView> error;   // kind "number" when a response could not be read
+};
+AnswerResponse check_answer(const AnswerRequest& request);
+
+// ---- the field lists: one per type, used by both front ends ----
+// A writer visits v(name, member) to convert each field out; a reader visits the same list over an object
+// it owns (not const) and fills each member, so a request's fields are listed once as well.
+
+#define QKV_FIELD(name) v(#name, t.name)
+template <class V> void describe(V& v, const TensorView& t) {
+  QKV_FIELD(shape); QKV_FIELD(shape_text); QKV_FIELD(values); QKV_FIELD(text);
+}
+template <class V> void describe(V& v, const NumberView& t) { QKV_FIELD(value); QKV_FIELD(text); }
+template <class V> void describe(V& v, const RoundedView& t) { QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(rounded); }
+template <class V> void describe(V& v, const ErrorView& t) {
+  QKV_FIELD(kind); QKV_FIELD(message); QKV_FIELD(field); QKV_FIELD(index); QKV_FIELD(sentence);
+}
+template <class V> void describe(V& v, const ShapeProbeView& t) { QKV_FIELD(input); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); }
+template <class V> void describe(V& v, const RejectionView& t) { QKV_FIELD(message); QKV_FIELD(expected_variant); }
+template <class V> void describe(V& v, const GradcheckView& t) {
+  QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(input_checks); QKV_FIELD(query_checks); QKV_FIELD(key_checks);
+  QKV_FIELD(value_checks); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(step); QKV_FIELD(problem);
+}
+template <class V> void describe(V& v, const EvidenceView& t) {
+  QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
+  QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
+  QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value);
+  QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
+  QKV_FIELD(value_weight_gradient); QKV_FIELD(loss); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count);
+  QKV_FIELD(model_width); QKV_FIELD(head_width); QKV_FIELD(gradcheck);
+  QKV_FIELD(batch_probe); QKV_FIELD(empty_batch_probe); QKV_FIELD(empty_token_probe);
+  QKV_FIELD(rank_rejection); QKV_FIELD(width_rejection); QKV_FIELD(model_mismatch_rejection);
+  QKV_FIELD(head_mismatch_rejection); QKV_FIELD(duplicate_name_rejection);
+  QKV_FIELD(initialization_seed); QKV_FIELD(initialization_reproducible); QKV_FIELD(initialization_independent);
+  QKV_FIELD(initialization_transactional); QKV_FIELD(initialization_state_after);
+  QKV_FIELD(query_changed); QKV_FIELD(key_unchanged); QKV_FIELD(value_unchanged); QKV_FIELD(replay_bitwise);
+}
+template <class V> void describe(V& v, const SizeLimitView& t) { QKV_FIELD(field); QKV_FIELD(min); QKV_FIELD(max); }
+template <class V> void describe(V& v, const EditableCells& t) { QKV_FIELD(shape); QKV_FIELD(cells); }
+template <class V> void describe(V& v, const EditableTensor& t) { QKV_FIELD(shape); QKV_FIELD(cells); QKV_FIELD(kept); }
+template <class V> void describe(V& v, const LessonState& t) {
+  QKV_FIELD(batch); QKV_FIELD(tokens); QKV_FIELD(model_width); QKV_FIELD(head_width);
+  QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
+  QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
+}
+template <class V> void describe(V& v, const SelfScoreRequest& t) { QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); }
+template <class V> void describe(V& v, const SeedSearchRequest& t) {
+  QKV_FIELD(kind); QKV_FIELD(start); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim);
+}
+template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); }
+template <class V> void describe(V& v, const FixtureResponse& t) { QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); }
+template <class V> void describe(V& v, const LessonResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);
+}
+template <class V> void describe(V& v, const ScoreSummaryView& t) {
+  QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_rows); QKV_FIELD(guaranteed_rows);
+}
+template <class V> void describe(V& v, const SelfScoreView& t) {
+  QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(x); QKV_FIELD(wq); QKV_FIELD(wk); QKV_FIELD(norms);
+  QKV_FIELD(projected_norms); QKV_FIELD(none); QKV_FIELD(separate); QKV_FIELD(tied);
+}
+template <class V> void describe(V& v, const SelfScoreResponse& t) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
+template <class V> void describe(V& v, const SeedSearchResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(found); QKV_FIELD(seed); QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(error);
+}
+template <class V> void describe(V& v, const ExerciseView& t) {
+  QKV_FIELD(id); QKV_FIELD(kind); QKV_FIELD(blanks); QKV_FIELD(choices); QKV_FIELD(answer); QKV_FIELD(explanation);
+}
+template <class V> void describe(V& v, const ExercisesResponse& t) { QKV_FIELD(ok); QKV_FIELD(exercises); QKV_FIELD(error); }
+template <class V> void describe(V& v, const AnswerResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(correct); QKV_FIELD(read); QKV_FIELD(hint); QKV_FIELD(answer); QKV_FIELD(explanation);
+  QKV_FIELD(error);
+}
+#undef QKV_FIELD
+
+}  // namespace qkv::api

@@ -1,0 +1,156 @@
+#include "learner/answer_reader.hpp"
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+
+#include "text/format.hpp"
+
+namespace qkv {
+namespace {
+
+constexpr const char* kNumberExpected = "a number such as −1.5, 3/2 or 2e-3";
+constexpr const char* kShapeExpected = "a shape such as [4, 7, 2] or 4 × 7 × 2";
+constexpr const char* kVectorExpected = "numbers such as [−1, 1.5]";
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+std::string trimmed(const std::string& text) {
+  std::size_t begin = 0, end = text.size();
+  while (begin < end && is_space(text[begin])) ++begin;
+  while (end > begin && is_space(text[end - 1])) --end;
+  return text.substr(begin, end - begin);
+}
+
+// The page writes "−" (U+2212) and "×" (U+00D7); the grammar below speaks ASCII.
+std::string ascii_signs(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text.compare(i, 3, "\xE2\x88\x92") == 0) {
+      out += '-';
+      i += 2;
+    } else if (text.compare(i, 2, "\xC3\x97") == 0) {
+      out += 'x';
+      i += 1;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+// Optional sign, digits with an optional point, optional exponent: checked before strtod so that its
+// extras (inf, nan, hex) never get in.
+bool is_decimal(const std::string& s) {
+  std::size_t i = 0;
+  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+  std::size_t digits = 0;
+  while (i < s.size() && is_digit(s[i])) ++i, ++digits;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    while (i < s.size() && is_digit(s[i])) ++i, ++digits;
+  }
+  if (digits == 0) return false;
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    std::size_t exponent_digits = 0;
+    while (i < s.size() && is_digit(s[i])) ++i, ++exponent_digits;
+    if (exponent_digits == 0) return false;
+  }
+  return i == s.size();
+}
+
+std::optional<double> decimal(const std::string& text) {
+  const std::string s = trimmed(text);
+  if (!is_decimal(s)) return std::nullopt;
+  const double value = std::strtod(s.c_str(), nullptr);
+  if (!std::isfinite(value)) return std::nullopt;
+  return value;
+}
+
+Failure<ReadError> not_read(const std::string& typed, std::string expected) {
+  return fail(ReadError{shortened(trimmed(typed)), std::move(expected)});
+}
+
+// "[a, b]" or "(a, b)" without its brackets; a lone or mismatched bracket stays and is refused later.
+std::string unbracketed(const std::string& text) {
+  const std::string s = trimmed(text);
+  if (s.size() >= 2 && ((s.front() == '[' && s.back() == ']') || (s.front() == '(' && s.back() == ')')))
+    return s.substr(1, s.size() - 2);
+  return s;
+}
+
+// Splits at any of `separators` (and spaces); empty items between separators are skipped.
+std::vector<std::string> items(const std::string& text, const std::string& separators) {
+  std::vector<std::string> out(1);
+  for (char c : text) {
+    if (is_space(c) || separators.find(c) != std::string::npos) {
+      if (!out.back().empty()) out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
+}  // namespace
+
+std::string ReadError::message() const {
+  if (typed.empty()) return "nothing typed: expected " + expected;
+  return "\"" + typed + "\" is not read: expected " + expected;
+}
+
+Result<double, ReadError> read_number(const std::string& text) {
+  const std::string s = ascii_signs(trimmed(text));
+  const std::size_t slash = s.find('/');
+  if (slash == std::string::npos) {
+    if (auto value = decimal(s)) return *value;
+    return not_read(text, kNumberExpected);
+  }
+  const auto numerator = decimal(s.substr(0, slash));
+  const auto denominator = decimal(s.substr(slash + 1));
+  if (!numerator || !denominator || *denominator == 0.0) return not_read(text, kNumberExpected);
+  const double value = *numerator / *denominator;
+  if (!std::isfinite(value)) return not_read(text, kNumberExpected);
+  return value;
+}
+
+Result<Extent, ReadError> read_count(const std::string& text, Extent min, Extent max) {
+  const std::string expected = "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
+  // "2 of 5", the page's own wording for a count out of a total: the count is the first word.
+  std::vector<std::string> words = items(text, "");
+  if (words.size() == 3 && (words[1] == "of" || words[1] == "OF" || words[1] == "Of")) words.resize(1);
+  if (words.size() != 1) return not_read(text, expected);
+  const auto number = read_number(words[0]);
+  if (!number || std::trunc(*number) != *number || *number < static_cast<double>(min) ||
+      *number > static_cast<double>(max))
+    return not_read(text, expected);
+  return static_cast<Extent>(*number);
+}
+
+Result<Shape, ReadError> read_shape(const std::string& text) {
+  Shape shape;
+  for (const std::string& item : items(unbracketed(ascii_signs(text)), ",;xX*")) {
+    auto extent = read_count(item, 0, kMaxElements);
+    if (!extent) return not_read(text, kShapeExpected);
+    shape.push_back(*extent);
+  }
+  if (shape.empty()) return not_read(text, kShapeExpected);
+  return shape;
+}
+
+Result<std::vector<double>, ReadError> read_vector(const std::string& text) {
+  std::vector<double> values;
+  for (const std::string& item : items(unbracketed(text), ",;")) {
+    auto value = read_number(item);
+    if (!value) return not_read(text, kVectorExpected);
+    values.push_back(*value);
+  }
+  if (values.empty()) return not_read(text, kVectorExpected);
+  return values;
+}
+
+}  // namespace qkv

@@ -1,0 +1,175 @@
+#include "learner/editable_state.hpp"
+
+#include <algorithm>
+
+#include "learner/answer_reader.hpp"
+#include "learner/exercise.hpp"
+#include "text/format.hpp"
+
+namespace qkv {
+namespace {
+
+EditableTensor editable(const Tensor& tensor) {
+  EditableTensor out{tensor.shape(), {}, {}};
+  for (double value : tensor.values()) out.cells.push_back(format_shortest(value));
+  return out;
+}
+
+// Calls visit(index) for every multi-index of `shape`, in row-major order.
+template <class Visit>
+void each_index(const Shape& shape, Visit&& visit) {
+  const Extent count = element_count(shape).value();  // sizes are capped, so this cannot fail
+  std::vector<Extent> index(shape.size(), 0);
+  for (Extent flat = 0; flat < count; ++flat) {
+    visit(index);
+    for (std::size_t axis = shape.size(); axis-- > 0;) {
+      if (++index[axis] < shape[axis]) break;
+      index[axis] = 0;
+    }
+  }
+}
+
+// The cell of `cells` at `index`, if its shape holds that index.
+const std::string* cell_at(const EditableCells& cells, const std::vector<Extent>& index) {
+  if (cells.shape.size() != index.size()) return nullptr;
+  Extent flat = 0;
+  for (std::size_t axis = 0; axis < index.size(); ++axis) {
+    if (index[axis] >= cells.shape[axis]) return nullptr;
+    flat = flat * cells.shape[axis] + index[axis];
+  }
+  return flat < cells.cells.size() ? &cells.cells[flat] : nullptr;
+}
+
+// Cells for `shape`, each from the first of `sources` that holds its index, else "0".
+std::vector<std::string> cells_for(const Shape& shape, std::initializer_list<const EditableCells*> sources) {
+  std::vector<std::string> out;
+  each_index(shape, [&](const std::vector<Extent>& index) {
+    const std::string* found = nullptr;
+    for (const EditableCells* source : sources)
+      if (!found) found = cell_at(*source, index);
+    out.push_back(found ? *found : "0");
+  });
+  return out;
+}
+
+std::string numbers(std::size_t count) {
+  return std::to_string(count) + (count == 1 ? " number" : " numbers");
+}
+
+// The tensor at the new shape. Cells keep their multi-index; cells outside it stay in `kept`.
+EditableTensor conform(const EditableTensor& tensor, const Shape& shape, const std::string& field,
+                       std::vector<std::string>& notes) {
+  if (tensor.shape == shape) return tensor;
+  if (tensor.shape.empty()) {
+    // From a link: the cells in row-major order, if their count fits the sizes.
+    const std::size_t need = element_count(shape).value();
+    EditableTensor out{shape, tensor.cells, {}};
+    if (tensor.cells.size() != need) {
+      notes.push_back(
+          "The link gave " + numbers(tensor.cells.size()) + " for " + field_label(field) + ", which needs " +
+          numbers(need) + " at " + shape_text(shape) + "; " +
+          (tensor.cells.size() > need ? "the extra ones were left out." : "the missing ones are 0."));
+      out.cells.resize(need, "0");
+    }
+    out.kept = {shape, out.cells};
+    return out;
+  }
+  const EditableCells current{tensor.shape, tensor.cells};
+  EditableCells merged = current;
+  if (tensor.kept.shape.size() == tensor.shape.size()) {
+    for (std::size_t axis = 0; axis < merged.shape.size(); ++axis)
+      merged.shape[axis] = std::max(merged.shape[axis], tensor.kept.shape[axis]);
+    merged.cells = cells_for(merged.shape, {&current, &tensor.kept});
+  }
+  return EditableTensor{shape, cells_for(shape, {&merged}), merged};
+}
+
+Result<Tensor, LessonError> read_tensor(const EditableTensor& tensor, const std::string& field) {
+  std::vector<double> values;
+  for (std::size_t i = 0; i < tensor.cells.size(); ++i) {
+    auto value = read_number(tensor.cells[i]);
+    if (!value)
+      return fail(
+          LessonError{ErrorKind::Number, value.error().message(), field, static_cast<std::int64_t>(i)});
+    values.push_back(*value);
+  }
+  auto out = Tensor::from_values(tensor.shape, std::move(values));
+  if (!out) return fail(lesson_error(out.error(), field));
+  return std::move(*out);
+}
+
+}  // namespace
+
+LessonState fixture_state() {
+  const ProjectionRequest fixture = chapter_fixture();
+  const Shape& x = fixture.input.shape();
+  const Shape& w = fixture.query_weight.shape();
+  return LessonState{std::to_string(x[0]),
+                     std::to_string(x[1]),
+                     std::to_string(w[0]),
+                     std::to_string(w[1]),
+                     editable(fixture.input),
+                     editable(fixture.query_weight),
+                     editable(fixture.key_weight),
+                     editable(fixture.value_weight),
+                     editable(fixture.upstream->query),
+                     editable(fixture.upstream->key),
+                     editable(fixture.upstream->value)};
+}
+
+LessonEvaluation evaluate_lesson(const LessonState& typed) {
+  LessonEvaluation result{typed, std::nullopt, std::nullopt, {}};
+  LessonState& state = result.state;
+
+  // Validation order: batch, tokens, model width, head width; then the tensors in the order below.
+  const std::string* size_texts[] = {&state.batch, &state.tokens, &state.model_width, &state.head_width};
+  Extent sizes[4];
+  for (std::size_t i = 0; i < 4; ++i) {
+    const SizeLimit& limit = kSizeLimits[i];
+    auto size = read_count(*size_texts[i], limit.min, limit.max);
+    if (!size) {
+      result.error =
+          LessonError{ErrorKind::Size, field_label(limit.field) + ": " + size.error().message(), limit.field};
+      return result;
+    }
+    sizes[i] = *size;
+  }
+  const Extent b = sizes[0], t = sizes[1], d = sizes[2], h = sizes[3];
+
+  const struct {
+    EditableTensor* tensor;
+    Shape shape;
+    const char* field;
+  } tensors[] = {
+      {&state.input, {b, t, d}, "input"},
+      {&state.query_weight, {d, h}, "query_weight"},
+      {&state.key_weight, {d, h}, "key_weight"},
+      {&state.value_weight, {d, h}, "value_weight"},
+      {&state.query_upstream, {b, t, h}, "query_upstream"},
+      {&state.key_upstream, {b, t, h}, "key_upstream"},
+      {&state.value_upstream, {b, t, h}, "value_upstream"},
+  };
+  for (const auto& entry : tensors)
+    *entry.tensor = conform(*entry.tensor, entry.shape, entry.field, result.notes);
+  std::vector<Tensor> parsed;
+  for (const auto& entry : tensors) {
+    auto tensor = read_tensor(*entry.tensor, entry.field);
+    if (!tensor) {
+      result.error = tensor.error();
+      return result;
+    }
+    parsed.push_back(std::move(*tensor));
+  }
+
+  ProjectionRequest request{parsed[0], parsed[1], parsed[2], parsed[3],
+                            Upstreams{parsed[4], parsed[5], parsed[6]}};
+  auto evidence = compute_chapter_evidence(request);
+  if (!evidence) {
+    result.error = evidence.error();
+    return result;
+  }
+  result.evidence = std::move(*evidence);
+  return result;
+}
+
+}  // namespace qkv

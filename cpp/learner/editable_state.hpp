@@ -1,0 +1,52 @@
+// The lesson as the learner edits it: sizes and cells as typed text, conformed to the sizes, read with the
+// one answer reader, and turned into chapter 26's evidence, or into one error that names the field and
+// cell it is about. Nothing typed is lost: cells outside smaller sizes are kept and come back when the
+// sizes grow again, and numbers a link could not use are reported, not silently replaced.
+#pragma once
+
+#include <optional>
+
+#include "chapter26/chapter26.hpp"
+
+namespace qkv {
+
+// What each size of the editable diagram accepts: every table stays readable on a phone, and the layer
+// refuses widths of 0.
+struct SizeLimit {
+  const char* field;
+  Extent min, max;
+};
+inline constexpr SizeLimit kSizeLimits[] = {
+    {"batch", 0, 8}, {"tokens", 0, 8}, {"model_width", 1, 8}, {"head_width", 1, 8}};
+
+struct EditableCells {
+  Shape shape;                     // empty when read from a link: the sizes decide it
+  std::vector<std::string> cells;  // row-major, as typed
+};
+
+struct EditableTensor {
+  Shape shape;
+  std::vector<std::string> cells;  // row-major, as typed
+  // Every cell typed at any size since the last reset, on the union of those shapes, so that shrinking a
+  // size to 0 and growing it back restores the numbers.
+  EditableCells kept;
+};
+
+struct LessonState {
+  std::string batch, tokens, model_width, head_width;
+  EditableTensor input, query_weight, key_weight, value_weight;
+  EditableTensor query_upstream, key_upstream, value_upstream;
+};
+
+struct LessonEvaluation {
+  LessonState state;  // the cells conformed to the sizes
+  std::optional<ChapterEvidence> evidence;
+  std::optional<LessonError> error;
+  std::vector<std::string> notes;  // what was used instead of values that did not fit (from a link)
+};
+
+// The frozen fixture, every cell written as the shortest decimal that reads back to the same double.
+LessonState fixture_state();
+LessonEvaluation evaluate_lesson(const LessonState& state);
+
+}  // namespace qkv

@@ -1,0 +1,196 @@
+#include "learner/exercise.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "learner/answer_reader.hpp"
+#include "text/format.hpp"
+
+namespace qkv {
+namespace {
+
+const char* ordinal(std::size_t i) {
+  static const char* const words[] = {"first", "second", "third",   "fourth",
+                                      "fifth", "sixth",  "seventh", "eighth"};
+  return i < 8 ? words[i] : "next";
+}
+
+std::string joined(const std::vector<std::string>& parts, const std::string& last_separator) {
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i > 0) out += i + 1 == parts.size() ? last_separator : ", ";
+    out += parts[i];
+  }
+  return out;
+}
+
+std::string count_words(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+// What is right and what is not in a read shape, e.g. "a rank-two shape: this layer keeps the batch axis".
+std::string shape_hint(const Shape& read, const Shape& expected) {
+  if (read.size() != expected.size()) {
+    if (read.size() + 1 == expected.size() && expected.size() == 3)
+      return "a rank-two shape: this layer keeps the batch axis, so every output has three axes";
+    return "your shape has " + count_words(read.size(), "axis", "axes") + "; the answer has " +
+           std::to_string(expected.size());
+  }
+  static const char* const axes3[] = {"batch", "token", "last"};
+  std::vector<std::string> right, wrong;
+  for (std::size_t i = 0; i < read.size(); ++i)
+    (read[i] == expected[i] ? right : wrong).push_back(expected.size() == 3 ? axes3[i] : ordinal(i));
+  if (right.empty()) return "no extent is right yet";
+  return "your " + joined(right, " and ") + (right.size() == 1 ? " extent is" : " extents are") +
+         " right; the " + joined(wrong, " and ") + (wrong.size() == 1 ? " is not" : " are not");
+}
+
+std::string vector_hint(const std::vector<double>& read, const std::vector<double>& expected) {
+  if (read.size() != expected.size())
+    return "you gave " + count_words(read.size(), "coordinate", "coordinates") + "; this vector has " +
+           std::to_string(expected.size()) + " (one per column of the weight)";
+  std::vector<std::string> right;
+  for (std::size_t i = 0; i < read.size(); ++i)
+    if (read[i] == expected[i]) right.push_back(ordinal(i));
+  if (right.empty()) return "no coordinate is right yet";
+  if (right.size() == read.size()) return "right";
+  return "your " + joined(right, " and ") + (right.size() == 1 ? " coordinate is" : " coordinates are") +
+         " right";
+}
+
+std::string with_label(const Blank& blank, const std::string& text, std::size_t blanks) {
+  return blanks > 1 && !blank.label.empty() ? blank.label + ": " + text : text;
+}
+
+}  // namespace
+
+const char* answer_kind_name(AnswerKind kind) {
+  switch (kind) {
+    case AnswerKind::Choice:
+      return "choice";
+    case AnswerKind::Count:
+      return "count";
+    case AnswerKind::Shape:
+      return "shape";
+    case AnswerKind::Vector:
+      return "vector";
+  }
+  return "choice";
+}
+
+std::string shape_text(const Shape& shape) {
+  std::vector<std::string> parts;
+  for (Extent extent : shape) parts.push_back(std::to_string(extent));
+  return "[" + joined(parts, ", ") + "]";
+}
+
+std::string vector_text(const std::vector<double>& values) {
+  std::vector<std::string> parts;
+  for (double value : values) parts.push_back(format_prose(value));
+  return "[" + joined(parts, ", ") + "]";
+}
+
+std::vector<std::string> answer_text(const Exercise& exercise) {
+  std::vector<std::string> out;
+  for (const Blank& blank : exercise.blanks) {
+    switch (blank.kind) {
+      case AnswerKind::Choice:
+        out.push_back(blank.choice);
+        break;
+      case AnswerKind::Count:
+        out.push_back(std::to_string(blank.count));
+        break;
+      case AnswerKind::Shape:
+        out.push_back(shape_text(blank.shape));
+        break;
+      case AnswerKind::Vector:
+        out.push_back(vector_text(blank.vector));
+        break;
+    }
+  }
+  return out;
+}
+
+Result<Verdict, LessonError> check_answer(const Exercise& exercise,
+                                          const std::vector<std::string>& responses) {
+  if (responses.size() != exercise.blanks.size())
+    return fail(LessonError{ErrorKind::Exercise,
+                            "exercise " + exercise.id + " takes " + std::to_string(exercise.blanks.size()) +
+                                " response" + (exercise.blanks.size() == 1 ? "" : "s") + ", got " +
+                                std::to_string(responses.size()),
+                            "responses"});
+  Verdict verdict;
+  verdict.correct = true;
+  verdict.answer = answer_text(exercise);
+  verdict.explanation = exercise.explanation;
+  std::vector<std::string> hints;
+  const std::size_t blanks = exercise.blanks.size();
+  for (std::size_t i = 0; i < blanks; ++i) {
+    const Blank& blank = exercise.blanks[i];
+    const std::string& response = responses[i];
+    const auto not_read = [&](const ReadError& error) {
+      return fail(LessonError{ErrorKind::Number, error.message(), "responses", static_cast<std::int64_t>(i)});
+    };
+    bool right = false;
+    std::string hint;
+    switch (blank.kind) {
+      case AnswerKind::Choice: {
+        if (response.empty())
+          return fail(
+              LessonError{ErrorKind::Number, "nothing chosen: expected one of the options", "responses", 0});
+        if (std::find(exercise.choices.begin(), exercise.choices.end(), response) == exercise.choices.end())
+          return fail(LessonError{
+              ErrorKind::Exercise,
+              "exercise " + exercise.id + " has no option \"" + shortened(response) + "\"", "responses", 0});
+        verdict.read.push_back(response);
+        right = response == blank.choice;
+        for (const auto& [choice, text] : exercise.choice_hints)
+          if (choice == response) hint = text;
+        break;
+      }
+      case AnswerKind::Count: {
+        auto count = read_count(response, 0, blank.count_max);
+        if (!count) return not_read(count.error());
+        verdict.read.push_back(std::to_string(*count));
+        right = *count == blank.count;
+        if (!right) hint = *count > blank.count ? "too many" : "too few";
+        break;
+      }
+      case AnswerKind::Shape: {
+        auto shape = read_shape(response);
+        if (!shape) return not_read(shape.error());
+        verdict.read.push_back(shape_text(*shape));
+        right = *shape == blank.shape;
+        if (!right) hint = shape_hint(*shape, blank.shape);
+        break;
+      }
+      case AnswerKind::Vector: {
+        auto vector = read_vector(response);
+        if (!vector) return not_read(vector.error());
+        verdict.read.push_back(vector_text(*vector));
+        right = *vector == blank.vector;
+        if (!right) hint = vector_hint(*vector, blank.vector);
+        break;
+      }
+    }
+    verdict.correct = verdict.correct && right;
+    if (blanks > 1)
+      hints.push_back(with_label(blank, right ? "right" : hint, blanks));
+    else if (!right && !hint.empty())
+      hints.push_back(hint);
+  }
+  if (!verdict.correct) {
+    // What the reader found, as one sentence; then the exercise's own hint, unless an option had its own.
+    std::string found;
+    for (const std::string& hint : hints) found += (found.empty() ? "" : "; ") + hint;
+    if (!found.empty() && blanks == 1)
+      found[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(found[0])));
+    if (!found.empty() && found.back() != '.') found += ".";
+    const bool option_hint = exercise.blanks[0].kind == AnswerKind::Choice && !found.empty();
+    if (!exercise.hint.empty() && !option_hint) found += (found.empty() ? "" : " ") + exercise.hint;
+    verdict.hint = found;
+  }
+  return verdict;
+}
+
+}  // namespace qkv

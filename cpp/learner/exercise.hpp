@@ -1,0 +1,63 @@
+// An exercise as data: its id, the kind of answer each blank takes, the options in the order shown, the
+// right answer computed from the lesson's values, hints and the explanation. One checker grades every
+// exercise the same way, through the one answer reader.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "support/lesson_error.hpp"
+#include "support/result.hpp"
+#include "tensor/tensor.hpp"
+
+namespace qkv {
+
+enum class AnswerKind { Choice, Count, Shape, Vector };
+
+// "choice", "count", "shape", "vector".
+const char* answer_kind_name(AnswerKind kind);
+
+// One blank (or the one choice) and its right answer.
+struct Blank {
+  AnswerKind kind = AnswerKind::Choice;
+  std::string label;           // how hints name it ("q₀", "the output for [0, 2, 3]")
+  std::string choice;          // Choice: the right option's id
+  Extent count = 0;            // Count: the right number ...
+  Extent count_max = 0;        // ... and the largest the blank reads
+  Shape shape;                 // Shape
+  std::vector<double> vector;  // Vector
+};
+
+struct Exercise {
+  std::string id;
+  std::vector<std::string> choices;  // Choice: option ids in the order shown (fixed, hand-chosen)
+  std::vector<Blank> blanks;         // one per typed blank; exactly one for a choice
+  // A hint for each wrong option, and one for a wrong typed answer after what the reader computed.
+  std::vector<std::pair<std::string, std::string>> choice_hints;
+  std::string hint;
+  std::string explanation;  // why the answer is right, from the values the learner is looking at
+};
+
+struct Verdict {
+  bool correct = false;
+  std::vector<std::string> read;  // each response as read, in the page's notation ("[4, 7, 2]", "18", "no")
+  std::string hint;               // for a wrong answer: computed from what was read
+  std::vector<std::string>
+      answer;  // the right answer per blank, in the same notation (an option id for a choice)
+  std::string explanation;
+};
+
+// Reads every response with the one reader. A response that cannot be read is a Number error ("Not read"
+// is the page's prefix); a wrong count of responses or an unknown option is an Exercise error.
+Result<Verdict, LessonError> check_answer(const Exercise& exercise,
+                                          const std::vector<std::string>& responses);
+
+// The right answer as a learner would type it, per blank (an option id for a choice).
+std::vector<std::string> answer_text(const Exercise& exercise);
+
+// The page's notation for shapes and vectors: "[4, 7, 2]", "[−1, 1.5]".
+std::string shape_text(const Shape& shape);
+std::string vector_text(const std::vector<double>& values);
+
+}  // namespace qkv

@@ -1,0 +1,289 @@
+#include "learner/exercises.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "text/format.hpp"
+
+namespace qkv {
+namespace {
+
+std::string rows_text(const std::vector<std::size_t>& rows) {
+  if (rows.empty()) return "none";
+  std::string out = rows.size() == 1 ? "row " : "rows ";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) out += i + 1 == rows.size() ? " and " : ", ";
+    out += std::to_string(rows[i]);
+  }
+  return out;
+}
+
+std::string of_total(std::size_t count, std::size_t total) {
+  return std::to_string(count) + " of " + std::to_string(total);
+}
+
+// A score to two decimals, with the page's minus sign ("−7.67").
+std::string score_text(double value) {
+  const std::string text = format_fixed(value, 2);
+  return text[0] == '-' ? "\xE2\x88\x92" + text.substr(1) : text;
+}
+
+// Row `token` of batch item 0 of a [B, T, H] tensor.
+std::vector<double> first_batch_row(const Tensor& tensor, std::size_t token) {
+  const Extent width = tensor.shape()[2];
+  const auto begin = tensor.values().begin() + static_cast<std::ptrdiff_t>(token * width);
+  return std::vector<double>(begin, begin + static_cast<std::ptrdiff_t>(width));
+}
+
+Blank choice(std::string right) { return Blank{AnswerKind::Choice, "", std::move(right)}; }
+Blank count(Extent right, Extent max) { return Blank{AnswerKind::Count, "", "", right, max}; }
+Blank shape(std::string label, Shape right) {
+  return Blank{AnswerKind::Shape, std::move(label), "", 0, 0, std::move(right)};
+}
+Blank vector(std::string label, std::vector<double> right) {
+  return Blank{AnswerKind::Vector, std::move(label), "", 0, 0, {}, std::move(right)};
+}
+
+// Where the diagonal stands in one score matrix, in words.
+std::string diagonal_story(const ScoreSummary& summary, std::size_t tokens) {
+  std::string story = of_total(summary.diagonal_rows.size(), tokens) + " rows peak on their own token";
+  if (!summary.diagonal_rows.empty() && summary.diagonal_rows.size() < tokens)
+    story += " (" + rows_text(summary.diagonal_rows) + ")";
+  for (std::size_t row = 0; row < summary.argmax.size(); ++row) {
+    if (summary.argmax[row] != row) {
+      story += "; row " + std::to_string(row) + " peaks at token " + std::to_string(summary.argmax[row]) +
+               " instead";
+      break;
+    }
+  }
+  return story;
+}
+
+std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
+  const ProjectionRequest& r = e.request;
+  const std::string d = std::to_string(e.model_width), h = std::to_string(e.head_width);
+
+  // Run the fixture's layer on a [4, 7, d_model] input and read the shape it gives.
+  Shape batch_shape;
+  if (auto layer = projections_from_weights(r.query_weight, r.key_weight, r.value_weight)) {
+    if (auto input = TensorValue::constant(Tensor::zeros({4, 7, e.model_width}).value()))
+      if (auto outputs = layer->forward(*input)) batch_shape = outputs->query.shape();
+  }
+  const std::vector<double> x0 = first_batch_row(r.input, 0);
+  const std::vector<double> q0 = first_batch_row(e.primary.query, 0), k0 = first_batch_row(e.primary.key, 0),
+                            v0 = first_batch_row(e.primary.value, 0);
+  const Extent per_weight = e.model_width * e.head_width;
+
+  std::vector<Exercise> out;
+  out.push_back({"ch26-output-shapes",
+                 {},
+                 {shape("", batch_shape)},
+                 {},
+                 "Only the last axis changes: it becomes d_head.",
+                 "The core ran the layer on a [4, 7, " + d + "] input: each of Q, K and V came out " +
+                     shape_text(batch_shape) + ". Each branch maps the last axis, " + d + " features to " +
+                     h + "; the batch and token axes pass through."});
+  out.push_back(
+      {"ch26-first-token",
+       {},
+       {vector("q₀", q0), vector("k₀", k0), vector("v₀", v0)},
+       {},
+       "",
+       "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
+           " times that branch's weight: coordinate j is x₀ dotted with column j. The three weights "
+           "differ, so the three views differ."});
+  out.push_back(
+      {"ch26-change-query-only",
+       {"yes", "no"},
+       {choice(e.key_unchanged && e.value_unchanged ? "no" : "yes")},
+       {{"yes", "K is computed from X and W_K only, V from X and W_V only: which of them reads W_Q?"}},
+       "",
+       std::string("K and V are computed from X, W_K and W_V only. The core added 1 to W_Q[0,0]: Q ") +
+           (e.query_changed ? "changed" : "did not change") + ", while K and V stayed " +
+           (e.key_unchanged && e.value_unchanged ? "the same bit for bit." : "not the same.")});
+  out.push_back({"ch26-parameter-count",
+                 {},
+                 {count(e.primary.parameter_count, 1000000000)},
+                 {},
+                 "Count the entries of one d_model × d_head weight, then the weights; there is no bias.",
+                 "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
+                     " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
+                     " trainable scalars, as the layer itself reports."});
+  out.push_back({"ch26-empty-axes",
+                 {},
+                 {shape("for " + shape_text(e.empty_batch.input), e.empty_batch.query),
+                  shape("for " + shape_text(e.empty_token.input), e.empty_token.query)},
+                 {},
+                 "An empty axis is still an axis: only the last extent changes.",
+                 "An empty batch or token axis is a valid shape: the layer gave " +
+                     shape_text(e.empty_batch.query) + " for " + shape_text(e.empty_batch.input) + " and " +
+                     shape_text(e.empty_token.query) + " for " + shape_text(e.empty_token.input) +
+                     ". The last axis still maps " + d + " to " + h + ", and backward still runs."});
+  out.push_back(
+      {"ch26-rank-two",
+       {"cannot-multiply", "needs-bias", "explicit-axes"},
+       {choice(e.rank.expected_variant ? "explicit-axes" : "cannot-multiply")},
+       {{"cannot-multiply", "A [T, " + d + "] matrix times a [" + d + ", " + h +
+                                "] weight is a valid product: the refusal is this layer's choice."},
+        {"needs-bias",
+         "This layer has no bias at all, and a bias would not change which shapes it accepts."}},
+       "",
+       "A plain Linear layer would accept [T, d_model]; this layer refuses it on purpose, so that batch "
+       "and token axes can never be confused. Its own words: \"" +
+           e.rank.message + "\"."});
+  const bool indivisible_accepted = e.model_width % e.head_width != 0;
+  out.push_back(
+      {"ch26-divisibility",
+       {"yes", "no"},
+       {choice(indivisible_accepted ? "no" : "yes")},
+       {{"yes", "Look at the fixture's own widths: d_model = " + d + ", d_head = " + h + "."}},
+       "",
+       "The fixture itself has d_model = " + d + " and d_head = " + h + ", and the layer " +
+           (indivisible_accepted ? "accepts it" : "is used with them") +
+           ". Divisibility matters only when multi-head attention splits d_model into several heads, "
+           "a later step."});
+  out.push_back(
+      {"ch26-history",
+       {"additive-one-self-two", "additive-two-self-one", "both-two"},
+       {choice("additive-two-self-one")},
+       {{"additive-one-self-two", "Additive attention compares a decoder state with encoder annotations."},
+        {"both-two", "Self-attention takes queries, keys and values from one and the same sequence."}},
+       "",
+       "Additive (Bahdanau-style) attention scores the encoder's annotations against the previous decoder "
+       "state: two streams. Self-attention feeds one previous-layer sequence to all three roles."});
+  out.push_back(
+      {"ch26-still-missing",
+       {"fourth-projection", "scores-probabilities-mixture", "bias"},
+       {choice("scores-probabilities-mixture")},
+       {{"fourth-projection", "Three views are all attention needs; what is missing is how they are used."},
+        {"bias",
+         "A bias is optional (this lesson leaves it out); what is missing is how the views are used."}},
+       "",
+       "These projections compare nothing yet. Next, each query is dotted with every key to give scores, "
+       "a softmax turns each row of scores into probabilities, and those weights mix the values."});
+  return out;
+}
+
+std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_t seed,
+                                          const SelfBiasResult& module) {
+  const std::string setting = "At seed " + std::to_string(seed) + " with " + std::to_string(now.tokens) +
+                              " tokens of width " + std::to_string(now.dim);
+  const bool all_none = now.none.diagonal_rows.size() == now.tokens;
+  const bool all_tied = now.tied.diagonal_rows.size() == now.tokens;
+  const std::size_t n = module.tokens;
+
+  // The last row of the separate scores that peaks on itself, and what its own score beats.
+  std::string separate_story;
+  if (!module.separate.diagonal_rows.empty()) {
+    const std::size_t row = module.separate.diagonal_rows.back();
+    std::vector<double> others;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != row) others.push_back(module.separate.scores[row * n + j]);
+    std::sort(others.begin(), others.end(), std::greater<double>());
+    separate_story = " In row " + std::to_string(row) + " the own score " +
+                     score_text(module.separate.scores[row * n + row]) + " beats ";
+    for (std::size_t i = 0; i < others.size(); ++i)
+      separate_story += (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") + score_text(others[i]);
+    separate_story += ".";
+  }
+  const std::size_t tied_unsure =
+      module.tied.diagonal_rows.size() -
+      std::min(module.tied.diagonal_rows.size(), module.tied.guaranteed_rows.size());
+
+  std::vector<Exercise> out;
+  out.push_back({"qkv04-exercise-1",
+                 {"yes", "no"},
+                 {choice(all_none ? "yes" : "no")},
+                 {},
+                 "Read the line under the first table: how many rows peak on their own token?",
+                 setting + ", " + diagonal_story(now.none, now.tokens) +
+                     " in X Xᵀ. Cauchy–Schwarz guarantees it for " + rows_text(now.none.guaranteed_rows) +
+                     " (at least as long as every other row, and equal to none)."});
+  out.push_back(
+      {"qkv04-exercise-2",
+       {"any-longer", "orthogonal", "never"},
+       {choice("orthogonal")},
+       {{"any-longer", "A longer y can point away from x; then x·y is small or even negative."},
+        {"never", "Try y = x."}},
+       "",
+       "x·y = x·x means x·(y − x) = 0: y − x is orthogonal to x. y = x is one such vector; among vectors as "
+       "long as x it is the only one, the equality case of Cauchy–Schwarz."});
+  out.push_back(
+      {"qkv04-exercise-3",
+       {"yes", "no"},
+       {choice(all_tied ? "yes" : "no")},
+       {},
+       "Read the line under the tied table: how many rows peak on their own token?",
+       setting + ", " + diagonal_story(now.tied, now.tokens) +
+           " in the tied scores. Tying brings back the conditional guarantee, now for the projected "
+           "vectors x W_q: it covers " +
+           rows_text(now.tied.guaranteed_rows) + "."});
+  out.push_back(
+      {"qkv04-quiz-1",
+       {"always", "reverse", "conditional"},
+       {choice("conditional")},
+       {{"always", "Try y = 2x: x·y = 2|x|², more than x·x."}, {"reverse", "Try y = −x."}},
+       "",
+       "The inequality bounds x·y by |x| |y|, and that bound is at most |x|² only when |y| ≤ |x|."});
+  out.push_back(
+      {"qkv04-quiz-2",
+       {},
+       {count(module.none.diagonal_rows.size(), n)},
+       {},
+       "Count the rows whose ▲ sits on the ◆ cell, for seed 1, 5 tokens, width 8.",
+       of_total(module.none.diagonal_rows.size(), n) + ": " + rows_text(module.none.diagonal_rows) +
+           ". Only " + rows_text(module.none.guaranteed_rows) +
+           " is guaranteed (at least as long as every other row); the others peak on themselves by the "
+           "luck of the draw."});
+  out.push_back(
+      {"qkv04-quiz-3",
+       {},
+       {count(module.separate.diagonal_rows.size(), n)},
+       {},
+       "Count the rows whose ▲ sits on the ◆ cell in the separate table, for seed 1, 5 tokens, width 8.",
+       of_total(module.separate.diagonal_rows.size(), n) + ": " + rows_text(module.separate.diagonal_rows) +
+           " of the separate scores peak on their own token." + separate_story});
+  out.push_back(
+      {"qkv04-quiz-4",
+       {"every-row", "conditional", "avoids"},
+       {choice("conditional")},
+       {{"every-row",
+         "Look at the tied table at other seeds: the search button finds rows that peak elsewhere."},
+        {"avoids", "Tied scores are a Gram matrix again, as with no projection."}},
+       "",
+       "At seed 1 the tied scores peak on their own token in " +
+           of_total(module.tied.diagonal_rows.size(), n) + " rows. Only " +
+           rows_text(module.tied.guaranteed_rows) +
+           " is guaranteed (the longest projected vector); the others are not guaranteed to, and here " +
+           std::to_string(tied_unsure) + " of them do anyway."});
+  out.push_back({"qkv04-quiz-5",
+                 {"roles", "shapes", "bias"},
+                 {choice("roles")},
+                 {{"shapes", "Keys and values have the same shape in this lesson."},
+                  {"bias", "No projection in this lesson has a bias."}},
+                 "",
+                 "Nothing forces different shapes or biases: matching a position (keys) and carrying what is "
+                 "retrieved (values) are different jobs, and separate weights let each specialise."});
+  return out;
+}
+
+}  // namespace
+
+const std::vector<std::string>& exercise_ids() {
+  static const std::vector<std::string> ids = {
+      "ch26-output-shapes", "ch26-first-token", "ch26-change-query-only", "ch26-parameter-count",
+      "ch26-empty-axes",    "ch26-rank-two",    "ch26-divisibility",      "ch26-history",
+      "ch26-still-missing", "qkv04-exercise-1", "qkv04-exercise-2",       "qkv04-exercise-3",
+      "qkv04-quiz-1",       "qkv04-quiz-2",     "qkv04-quiz-3",           "qkv04-quiz-4",
+      "qkv04-quiz-5"};
+  return ids;
+}
+
+std::vector<Exercise> lesson_exercises(const ExerciseContext& context) {
+  std::vector<Exercise> out = chapter26_exercises(context.fixture);
+  for (Exercise& exercise : selfscore_exercises(context.current, context.current_seed, context.module))
+    out.push_back(std::move(exercise));
+  return out;
+}
+
+}  // namespace qkv

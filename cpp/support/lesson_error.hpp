@@ -1,0 +1,42 @@
+// The one error type that reaches the learner and the command line: which layer refused, the field and
+// cell it is about, the library's own message, and a sentence that says it in the learner's words.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace qkv {
+
+enum class ErrorKind {
+  Tensor,          // a tensor's shape or values (tensor/)
+  Initialization,  // a parameter's name or initialisation (nn/)
+  Qkv,             // the projection layer's widths or input (attention/)
+  Upstream,        // an upstream gradient that does not fit the outputs
+  Size,            // a size the lesson does not accept
+  Number,          // a cell or an answer that could not be read
+  Exercise,        // an unknown exercise or the wrong number of responses
+  Arguments,       // a call with arguments of the wrong type
+  SelfScore,       // the self-score experiment's seed or sizes
+  Budget,          // a request that would cost more work than the documented limits
+  Allocation,      // memory the machine or the browser could not give
+  Io,              // a file or stream that could not be read or written
+  Internal,        // a bug: reported, never hidden
+};
+
+// "tensor", "initialization", ...: the names the JSON output and the page use.
+const char* kind_name(ErrorKind kind);
+
+struct LessonError {
+  ErrorKind kind = ErrorKind::Internal;
+  std::string message;  // the library's message, unchanged ("linear input final width must equal 3, got 4")
+  std::string field;    // the request field it is about ("input", "query_weight", "batch", ...), or ""
+  std::int64_t index = -1;  // the cell of that field, row-major, or -1
+
+  // The same fact for a learner: where it happened, in the page's names, and what the page does about it.
+  std::string sentence() const;
+};
+
+// The page's name for a field: "X", "W_Q", "Batch B", "the seed", ...
+std::string field_label(const std::string& field);
+
+}  // namespace qkv

@@ -1,0 +1,80 @@
+#include "text/format.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace qkv {
+
+std::string format_fixed(double value, int digits) {
+  char buffer[400];  // %.6f of the largest double needs 316 characters
+  std::snprintf(buffer, sizeof buffer, "%.*f", digits, value);
+  return buffer;
+}
+
+std::string format_fixed6(double value) { return format_fixed(value, 6); }
+
+std::string format_vector6(const std::vector<double>& values) {
+  std::string text = "[";
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) text += ",";
+    text += format_fixed6(values[i]);
+  }
+  return text + "]";
+}
+
+std::string format_significant17(double value) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+std::string format_shortest(double value) {
+  if (std::isnan(value)) return "NaN";
+  if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
+  char buffer[32];
+  // The first precision that round-trips is the shortest; 17 always does.
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
+  }
+  return buffer;
+}
+
+std::string format_prose(double value) {
+  const std::string text = format_shortest(value);
+  return text[0] == '-' ? "\xE2\x88\x92" + text.substr(1) : text;
+}
+
+namespace {
+
+// The length of the UTF-8 sequence starting at text[i], or 0 if it is not a valid one.
+std::size_t utf8_length(const std::string& text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char lead = byte(i);
+  std::size_t length = lead < 0x80           ? 1
+                       : (lead >> 5) == 0x6  ? 2
+                       : (lead >> 4) == 0xE  ? 3
+                       : (lead >> 3) == 0x1E ? 4
+                                             : 0;
+  if (length == 0 || i + length > text.size()) return 0;
+  for (std::size_t k = 1; k < length; ++k)
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+  return length;
+}
+
+}  // namespace
+
+std::string shortened(const std::string& text, std::size_t limit) {
+  std::string out;
+  std::size_t characters = 0;
+  for (std::size_t i = 0; i < text.size(); ++characters) {
+    if (characters == limit) return out + "\xE2\x80\xA6";  // …
+    const std::size_t length = utf8_length(text, i);
+    out += length == 0 ? std::string("?") : text.substr(i, length);
+    i += length == 0 ? 1 : length;
+  }
+  return out;
+}
+
+}  // namespace qkv

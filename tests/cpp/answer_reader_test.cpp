@@ -1,0 +1,113 @@
+// The one reader: every form the issue lists is read, the same way wherever a number, a count, a shape or
+// a vector is asked; anything else is refused with what was expected.
+#include "learner/answer_reader.hpp"
+
+#include <gtest/gtest.h>
+
+namespace qkv {
+namespace {
+
+const std::string kMinus = "\xE2\x88\x92";  // U+2212, as the page writes it
+const std::string kTimes = "\xC3\x97";      // U+00D7
+
+struct NumberCase {
+  std::string text;
+  double value;
+};
+
+TEST(AnswerReader, ReadsEveryNumberForm) {
+  const NumberCase cases[] = {
+      {"5", 5},
+      {"5.0", 5},
+      {"05", 5},
+      {"1.8e1", 18},
+      {"3/2", 1.5},
+      {"-3", -3},
+      {kMinus + "3", -3},
+      {" 2.5 ", 2.5},
+      {".5", 0.5},
+      {"+4", 4},
+      {"1e" + kMinus + "3", 1e-3},
+      {kMinus + "1/4", -0.25},
+      {"-0", -0.0},
+  };
+  for (const NumberCase& c : cases) {
+    auto value = read_number(c.text);
+    ASSERT_TRUE(value) << c.text << ": " << value.error().message();
+    EXPECT_EQ(*value, c.value) << c.text;
+  }
+}
+
+TEST(AnswerReader, RefusesWhatIsNotANumberAndSaysWhatWasExpected) {
+  for (const std::string text : std::vector<std::string>{"", "abc", "2..5", "nan", "inf", "0x10", "1e400",
+                                                         "3/0", "1/2/3", "5 of", "--1"}) {
+    auto value = read_number(text);
+    ASSERT_FALSE(value) << text;
+    EXPECT_NE(value.error().message().find("expected a number such as"), std::string::npos)
+        << value.error().message();
+  }
+  EXPECT_EQ(read_number("abc").error().message(),
+            "\"abc\" is not read: expected a number such as " + kMinus + "1.5, 3/2 or 2e-3");
+  EXPECT_EQ(read_number("  ").error().message(),
+            "nothing typed: expected a number such as " + kMinus + "1.5, 3/2 or 2e-3");
+}
+
+TEST(AnswerReader, EchoesLongEntriesShortened) {
+  const std::string long_text(300, '9');
+  auto value = read_number(long_text + "x");
+  ASSERT_FALSE(value);
+  EXPECT_EQ(value.error().typed, std::string(80, '9') + "\xE2\x80\xA6");
+}
+
+TEST(AnswerReader, ReadsCountsInEveryForm) {
+  const std::pair<std::string, Extent> cases[] = {{"5", 5},      {"5.0", 5},    {"05", 5},    {"1.8e1", 18},
+                                                  {"2 of 5", 2}, {"2 OF 5", 2}, {"36/2", 18}, {"0", 0}};
+  for (const auto& [text, count] : cases) {
+    auto value = read_count(text, 0, 100);
+    ASSERT_TRUE(value) << text << ": " << value.error().message();
+    EXPECT_EQ(*value, count) << text;
+  }
+  for (const std::string text :
+       std::vector<std::string>{"3/2", "-1", "101", "two", "2 of", "2 of 5 rows", "1.5"}) {
+    auto value = read_count(text, 0, 100);
+    ASSERT_FALSE(value) << text;
+    EXPECT_EQ(value.error().expected, "a whole number from 0 to 100");
+  }
+  EXPECT_FALSE(read_count("0", 1, 8));
+}
+
+TEST(AnswerReader, ReadsShapesInEveryForm) {
+  const Shape expected{4, 7, 2};
+  for (const std::string& text :
+       std::vector<std::string>{"[4,7,2]", "[04,7,2]", "(4, 7, 2)", "4,7,2", "4 7 2", "4x7x2", "4 X 7 X 2",
+                                "4*7*2", "4" + kTimes + "7" + kTimes + "2",
+                                "4 " + kTimes + " 7 " + kTimes + " 2", "[4.0,7,2]", "[4, 7, 2,]"}) {
+    auto shape = read_shape(text);
+    ASSERT_TRUE(shape) << text << ": " << shape.error().message();
+    EXPECT_EQ(*shape, expected) << text;
+  }
+  EXPECT_EQ(*read_shape("0x2x2"), (Shape{0, 2, 2}));
+  EXPECT_EQ(*read_shape("2" + kTimes + "0" + kTimes + "2"), (Shape{2, 0, 2}));
+  for (const std::string text :
+       std::vector<std::string>{"", "[]", "[4,7,-2]", "[4,7.5,2]", "four", "[4,7,2", "4;7;a"}) {
+    auto shape = read_shape(text);
+    ASSERT_FALSE(shape) << text;
+    EXPECT_EQ(shape.error().expected, "a shape such as [4, 7, 2] or 4 " + kTimes + " 7 " + kTimes + " 2");
+  }
+}
+
+TEST(AnswerReader, ReadsVectorsInEveryForm) {
+  const std::vector<double> expected{0, 3};
+  for (const std::string text :
+       std::vector<std::string>{"[0,3]", "[0.0,3.00]", "(0, 3)", "0 3", "0;3", "[0, 6/2]", "[0, 3e0]"}) {
+    auto vector = read_vector(text);
+    ASSERT_TRUE(vector) << text << ": " << vector.error().message();
+    EXPECT_EQ(*vector, expected) << text;
+  }
+  EXPECT_EQ(*read_vector("[" + kMinus + "1, 1.5]"), (std::vector<double>{-1, 1.5}));
+  for (const std::string text : std::vector<std::string>{"", "[]", "[0, x]", "0 3]"})
+    EXPECT_FALSE(read_vector(text)) << text;
+}
+
+}  // namespace
+}  // namespace qkv

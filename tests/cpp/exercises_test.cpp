@@ -1,0 +1,176 @@
+// The registry: every exercise graded by one checker through one reader, answers computed from the values
+// the learner is looking at, hints computed from what was typed, and explanations true for every seed.
+#include "learner/exercises.hpp"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace qkv {
+namespace {
+
+const std::string kMinus = "\xE2\x88\x92";
+const std::string kTimes = "\xC3\x97";
+
+struct Registry {
+  ChapterEvidence fixture = compute_chapter_evidence(chapter_fixture()).value();
+  SelfBiasResult module = run_self_bias(kModuleExperiment).value();
+  std::vector<Exercise> at(std::int64_t seed, SelfBiasResult& holder) {
+    holder = run_self_bias({seed, 5, 8}).value();
+    return lesson_exercises({fixture, holder, seed, module});
+  }
+};
+
+const Exercise& find(const std::vector<Exercise>& all, const std::string& id) {
+  for (const Exercise& exercise : all)
+    if (exercise.id == id) return exercise;
+  throw std::runtime_error("no exercise " + id);
+}
+
+Verdict check(const std::vector<Exercise>& all, const std::string& id, std::vector<std::string> responses) {
+  auto verdict = check_answer(find(all, id), responses);
+  if (!verdict) throw std::runtime_error(verdict.error().message);
+  return *verdict;
+}
+
+TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  std::vector<std::string> ids;
+  for (const Exercise& exercise : all) ids.push_back(exercise.id);
+  EXPECT_EQ(ids, exercise_ids());
+  EXPECT_EQ(ids.size(), 17u);
+}
+
+TEST(Exercises, TheRightOptionIsNotAlwaysTheFirst) {
+  Registry registry;
+  SelfBiasResult current;
+  std::set<std::size_t> positions;
+  for (const Exercise& exercise : registry.at(1, current)) {
+    if (exercise.choices.size() != 3) continue;
+    const auto at = std::find(exercise.choices.begin(), exercise.choices.end(), exercise.blanks[0].choice);
+    ASSERT_NE(at, exercise.choices.end()) << exercise.id;
+    positions.insert(static_cast<std::size_t>(at - exercise.choices.begin()));
+  }
+  EXPECT_EQ(positions, (std::set<std::size_t>{0, 1, 2}));
+}
+
+// One table: each answer form, for each kind of exercise it applies to.
+TEST(Exercises, EveryAnswerFormIsReadTheSameWayInEveryExercise) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  const struct {
+    const char* id;
+    std::vector<std::string> responses;
+    bool correct;
+  } cases[] = {
+      {"ch26-output-shapes", {"[4,7,2]"}, true},
+      {"ch26-output-shapes", {"4 " + kTimes + " 7 " + kTimes + " 2"}, true},
+      {"ch26-output-shapes", {"(4, 7, 2)"}, true},
+      {"ch26-output-shapes", {"4*7*2"}, true},
+      {"ch26-output-shapes", {"[4.0,7,2]"}, true},
+      {"ch26-output-shapes", {"[04,7,2]"}, true},
+      {"ch26-output-shapes", {"[4,7,3]"}, false},
+      {"ch26-first-token", {"[0,3]", "[2,-1]", "[1,1]"}, false},
+      {"ch26-parameter-count", {"18"}, true},
+      {"ch26-parameter-count", {"18.0"}, true},
+      {"ch26-parameter-count", {"1.8e1"}, true},
+      {"ch26-parameter-count", {"018"}, true},
+      {"ch26-parameter-count", {"36/2"}, true},
+      {"ch26-parameter-count", {"12"}, false},
+      {"ch26-empty-axes", {"[0,2,2]", "2" + kTimes + "0" + kTimes + "2"}, true},
+      {"ch26-empty-axes", {"0x2x2", "[2, 0, 2]"}, true},
+      {"qkv04-quiz-2", {"5"}, true},
+      {"qkv04-quiz-2", {"5.0"}, true},
+      {"qkv04-quiz-2", {"05"}, true},
+      {"qkv04-quiz-2", {"5 of 5"}, true},
+      {"qkv04-quiz-3", {"2 of 5"}, true},
+      {"qkv04-quiz-3", {"2"}, true},
+      {"qkv04-quiz-3", {"1"}, false},
+      {"ch26-rank-two", {"explicit-axes"}, true},
+      {"qkv04-exercise-2", {"orthogonal"}, true},
+  };
+  for (const auto& c : cases)
+    EXPECT_EQ(check(all, c.id, c.responses).correct, c.correct) << c.id << " " << c.responses[0];
+}
+
+TEST(Exercises, FirstTokenAcceptsThePagesOwnNotation) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  const Exercise& first = find(all, "ch26-first-token");
+  const std::vector<std::string> answer = answer_text(first);
+  EXPECT_TRUE(check(all, "ch26-first-token", answer).correct);
+  EXPECT_EQ(answer[0], "[0, 3]");
+  // The fixture's q₀ is [0, 3]; typed with a Unicode minus in another coordinate, it is still read.
+  const Verdict verdict = check(all, "ch26-first-token", {"[0, 3]", "[" + kMinus + "1, 5]", answer[2]});
+  EXPECT_FALSE(verdict.correct);
+  EXPECT_EQ(verdict.read[1], "[" + kMinus + "1, 5]");
+}
+
+TEST(Exercises, UnreadableAnswersAreNumberErrorsSayingWhatWasExpected) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  for (const auto& [id, response] : std::vector<std::pair<std::string, std::string>>{
+           {"ch26-parameter-count", "eighteen"}, {"qkv04-quiz-2", "five"}, {"ch26-output-shapes", "[4,7"}}) {
+    auto verdict = check_answer(find(all, id), {response});
+    ASSERT_FALSE(verdict) << id;
+    EXPECT_EQ(verdict.error().kind, ErrorKind::Number);
+    EXPECT_NE(verdict.error().message.find("expected"), std::string::npos) << verdict.error().message;
+  }
+  auto count = check_answer(find(all, "ch26-output-shapes"), {"a", "b"});
+  ASSERT_FALSE(count);
+  EXPECT_EQ(count.error().kind, ErrorKind::Exercise);
+  EXPECT_EQ(count.error().message, "exercise ch26-output-shapes takes 1 response, got 2");
+}
+
+TEST(Exercises, HintsAreComputedFromWhatWasTyped) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  EXPECT_EQ(
+      check(all, "ch26-output-shapes", {"[7,2]"}).hint,
+      "A rank-two shape: this layer keeps the batch axis, so every output has three axes. Only the last axis "
+      "changes: it becomes d_head.");
+  EXPECT_EQ(check(all, "ch26-output-shapes", {"[4,7,3]"}).hint,
+            "Your batch and token extents are right; the last is not. Only the last axis changes: it becomes "
+            "d_head.");
+  const Verdict vectors = check(all, "ch26-first-token", {"[0,4]", "[3,0]", "[9,9,9]"});
+  EXPECT_EQ(vectors.hint.substr(0, vectors.hint.find(';')), "q₀: your first coordinate is right");
+  EXPECT_NE(vectors.hint.find("k₀: right"), std::string::npos) << vectors.hint;
+  EXPECT_NE(vectors.hint.find("v₀: you gave 3 coordinates; this vector has 2"), std::string::npos)
+      << vectors.hint;
+  EXPECT_NE(check(all, "ch26-parameter-count", {"6"}).hint.find("Too few"), std::string::npos);
+  EXPECT_EQ(check(all, "qkv04-exercise-2", {"never"}).hint, "Try y = x.");
+}
+
+TEST(Exercises, SelfScoreAnswersAndExplanationsFollowTheCurrentSeed) {
+  Registry registry;
+  SelfBiasResult at1, at42;
+  const auto seed1 = registry.at(1, at1);
+  const auto seed42 = registry.at(42, at42);
+  const std::string tied42 = at42.tied.diagonal_rows.size() == 5 ? "yes" : "no";
+  EXPECT_TRUE(check(seed42, "qkv04-exercise-3", {tied42}).correct);
+  EXPECT_NE(find(seed42, "qkv04-exercise-3").explanation.find("At seed 42"), std::string::npos);
+  EXPECT_EQ(find(seed42, "qkv04-exercise-3").explanation.find("seed 1 "), std::string::npos);
+  EXPECT_NE(find(seed1, "qkv04-exercise-3").explanation.find("At seed 1 "), std::string::npos);
+  // The quiz asks about the module's own setting, whatever the current seed.
+  EXPECT_EQ(find(seed42, "qkv04-quiz-3").blanks[0].count, find(seed1, "qkv04-quiz-3").blanks[0].count);
+}
+
+TEST(Exercises, TheModuleStatementsAreTheComputedOnes) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  // Seed 1: rows 0 and 3 of the separate scores peak on themselves; row 3's own score beats the rest.
+  EXPECT_EQ(find(all, "qkv04-quiz-3").explanation,
+            "2 of 5: rows 0 and 3 of the separate scores peak on their own token. In row 3 the own score "
+            "0.13 beats " +
+                kMinus + "7.67, " + kMinus + "10.47, " + kMinus + "14.70 and " + kMinus + "17.80.");
+}
+
+}  // namespace
+}  // namespace qkv

@@ -1,0 +1,41 @@
+// Text the lesson prints: shortest round-trip decimals, the page's minus sign, and shortened echoes.
+#include "text/format.hpp"
+
+#include <gtest/gtest.h>
+
+namespace qkv {
+namespace {
+
+TEST(Format, ShortestDecimalReadsBackTheSameDouble) {
+  EXPECT_EQ(format_shortest(1.0), "1");
+  EXPECT_EQ(format_shortest(-1.5), "-1.5");
+  EXPECT_EQ(format_shortest(0.1), "0.1");
+  EXPECT_EQ(format_shortest(4.358e-10), "4.358e-10");
+}
+
+TEST(Format, ProseUsesTheUnicodeMinus) {
+  EXPECT_EQ(format_prose(-1.5),
+            "\xE2\x88\x92"
+            "1.5");
+  EXPECT_EQ(format_prose(2.0), "2");
+}
+
+TEST(Format, ShortenedKeepsShortTextAndCutsLongTextAtEightyCharacters) {
+  EXPECT_EQ(shortened("abc"), "abc");
+  const std::string long_text(300, 'x');
+  EXPECT_EQ(shortened(long_text), std::string(80, 'x') + "\xE2\x80\xA6");
+  // Counted in characters, never cut inside one: 81 minus signs become 80 and an ellipsis.
+  std::string minuses;
+  for (int i = 0; i < 81; ++i) minuses += "\xE2\x88\x92";
+  EXPECT_EQ(shortened(minuses), minuses.substr(0, 240) + "\xE2\x80\xA6");
+}
+
+TEST(Format, ShortenedReplacesBytesThatAreNotUtf8) {
+  EXPECT_EQ(shortened("a\xff"
+                      "b"),
+            "a?b");
+  EXPECT_EQ(shortened("\xc3("), "?(");
+}
+
+}  // namespace
+}  // namespace qkv
