@@ -152,7 +152,9 @@ ErrorView error_view(const LessonError& error) {
 
 FixtureResponse fixture() {
   FixtureResponse out{true, fixture_state(), {}};
-  for (const SizeLimit& limit : kSizeLimits) out.size_limits.push_back({limit.field, limit.min, limit.max});
+  for (const SizeLimit& limit : kSizeLimits)
+    out.size_limits.push_back(
+        {limit.field, static_cast<std::size_t>(limit.min), static_cast<std::size_t>(limit.max)});
   return out;
 }
 
@@ -213,15 +215,19 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed) {
     return refuse({ErrorKind::Arguments,
                    "kind must be \"none\" or \"tied\", got \"" + shortened(typed.kind) + "\"", "kind"});
   }
-  auto start = read_setting(typed.start, "start", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
-  if (!start) return refuse(start.error());
+  std::int64_t start = 0;
+  if (!typed.after.empty()) {
+    auto after = read_setting(typed.after, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
+    if (!after) return refuse(after.error());
+    start = (*after + 1) % (NumpyLegacyRandom::kMaxSeed + 1);
+  }
   auto count = read_setting(typed.count, "count", 1, kMaxSearchSeeds, ErrorKind::SelfScore);
   if (!count) return refuse(count.error());
   auto tokens = read_setting(typed.tokens, "tokens", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
   if (!tokens) return refuse(tokens.error());
   auto dim = read_setting(typed.dim, "dim", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
   if (!dim) return refuse(dim.error());
-  search.start_seed = *start;
+  search.start_seed = start;
   search.max_seeds = *count;
   search.tokens = *tokens;
   search.dim = *dim;
@@ -276,5 +282,26 @@ AnswerResponse check_answer(const AnswerRequest& request) {
   out.error = error_view({ErrorKind::Exercise, "unknown exercise \"" + shortened(request.id) + "\"", "id"});
   return out;
 }
+
+RandnResponse randn(const RandnRequest& typed) {
+  RandnResponse out;
+  auto seed = read_setting(typed.seed, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
+  if (!seed) {
+    out.error = error_view(seed.error());
+    return out;
+  }
+  auto count = read_setting(typed.count, "draws", 1, kMaxRandnCount, ErrorKind::Arguments);
+  if (!count) {
+    out.error = error_view(count.error());
+    return out;
+  }
+  out.ok = true;
+  out.values = NumpyLegacyRandom::seeded(*seed).value().randn(static_cast<std::size_t>(*count));
+  for (double value : out.values) out.text.push_back(format_significant17(value));
+  return out;
+}
+
+TextResponse report() { return {true, render_report(fixture_evidence())}; }
+TextResponse trace() { return {true, render_trace(fixture_evidence())}; }
 
 }  // namespace qkv::api

@@ -116,11 +116,11 @@ struct SelfScoreResponse {
 };
 SelfScoreResponse self_score(const SelfScoreRequest& request);
 
-// Searches from `start` (the seed after the current one, as typed) for a seed where some row peaks off
-// the diagonal.
+// Searches the seeds after `after` (the current one, as typed; wrapping to 0 after the last; empty: from
+// seed 0) for a seed where some row peaks off the diagonal, so pressing again finds the next one.
 struct SeedSearchRequest {
   std::string kind = "none";  // "none" or "tied"
-  std::string start = "0", count = "1000", tokens = "5", dim = "8";
+  std::string after, count = "1000", tokens = "5", dim = "8";
 };
 struct SeedSearchResponse {
   bool ok = false;
@@ -165,6 +165,27 @@ struct AnswerResponse {
 };
 AnswerResponse check_answer(const AnswerRequest& request);
 
+// ---- for tests and the command line: numpy's generator, the chapter's report and trace ----
+
+inline constexpr Extent kMaxRandnCount = 100000;  // draws handed out at once
+struct RandnRequest {
+  std::string seed = "0", count = "1";
+};
+struct RandnResponse {
+  bool ok = false;
+  std::vector<double> values;
+  std::vector<std::string> text;  // %.17g, as numpy-style listings print
+  std::optional<ErrorView> error;
+};
+RandnResponse randn(const RandnRequest& request);
+
+struct TextResponse {
+  bool ok = true;
+  std::string text;
+};
+TextResponse report();
+TextResponse trace();
+
 // ---- the field lists: one per type, used by both front ends ----
 // A writer visits v(name, member) to convert each field out; a reader visits the same list over an object
 // it owns (not const) and fills each member, so a request's fields are listed once as well.
@@ -208,7 +229,7 @@ template <class V> void describe(V& v, const LessonState& t) {
 }
 template <class V> void describe(V& v, const SelfScoreRequest& t) { QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); }
 template <class V> void describe(V& v, const SeedSearchRequest& t) {
-  QKV_FIELD(kind); QKV_FIELD(start); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim);
+  QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim);
 }
 template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); }
 template <class V> void describe(V& v, const FixtureResponse& t) { QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); }
@@ -234,6 +255,9 @@ template <class V> void describe(V& v, const AnswerResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(correct); QKV_FIELD(read); QKV_FIELD(hint); QKV_FIELD(answer); QKV_FIELD(explanation);
   QKV_FIELD(error);
 }
+template <class V> void describe(V& v, const RandnRequest& t) { QKV_FIELD(seed); QKV_FIELD(count); }
+template <class V> void describe(V& v, const RandnResponse& t) { QKV_FIELD(ok); QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(error); }
+template <class V> void describe(V& v, const TextResponse& t) { QKV_FIELD(ok); QKV_FIELD(text); }
 #undef QKV_FIELD
 
 }  // namespace qkv::api

@@ -74,6 +74,7 @@ std::string LessonError::sentence() const {
     case ErrorKind::Exercise:
       return "This answer could not be checked.";
     case ErrorKind::Arguments:
+      return "The page sent the lesson a request it could not use; please report it.";
     case ErrorKind::SelfScore:
       return "The experiment did not run with " + (where.empty() ? "these settings" : where) + ".";
     case ErrorKind::Budget:

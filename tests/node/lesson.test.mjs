@@ -4,12 +4,14 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { before, describe, test } from 'node:test';
-import { bits, loadCore, readJson, root } from './load.mjs';
+import { bits, loadCore, loadTestCore, readJson, root } from './load.mjs';
 
 let core;
+let testCore;
 let fixture;
 before(async () => {
   core = await loadCore();
+  testCore = await loadTestCore();
   fixture = await readJson('fixtures/chapter26.json');
 });
 
@@ -22,45 +24,51 @@ function assertSameBits(actual, expected, label) {
 
 describe('fixture', () => {
   test('every fixture value comes back bit for bit', () => {
-    const result = core.evaluateLesson(core.fixtureState().state);
+    const result = core.evaluate(core.fixture().state);
     assert.equal(result.ok, true);
-    const tensors = result.evidence.tensors;
+    const tensors = result.evidence;
     for (const key of outputKeys) assertSameBits(tensors[key], fixture.expected[key], key);
     for (const key of ['input', 'query_weight', 'key_weight', 'value_weight']) assertSameBits(tensors[key], fixture[key], key);
     for (const branch of ['query', 'key', 'value']) assertSameBits(tensors[`${branch}_upstream`], fixture.upstream[branch], `${branch} upstream`);
     assert.equal(bits(result.evidence.loss.value), bits(fixture.expected.loss), 'loss');
-    assert.deepEqual(result.evidence.parameterNames, fixture.expected.parameter_names);
-    assert.equal(result.evidence.parameterCount, fixture.expected.parameter_count);
+    assert.deepEqual(result.evidence.parameter_names, fixture.expected.parameter_names);
+    assert.equal(result.evidence.parameter_count, fixture.expected.parameter_count);
     assert.equal(result.evidence.gradcheck.passed, true);
     assert.equal(result.evidence.gradcheck.checks, 4 * fixture.expected.gradcheck.checks_per_tensor);
-    assert.equal(result.evidence.replayBitwise, true);
-    assert.deepEqual(result.evidence.independence, { queryChanged: true, keyUnchanged: true, valueUnchanged: true });
+    assert.equal(result.evidence.replay_bitwise, true);
+    const { query_changed, key_unchanged, value_unchanged } = result.evidence;
+    assert.deepEqual({ query_changed, key_unchanged, value_unchanged }, { query_changed: true, key_unchanged: true, value_unchanged: true });
   });
 
   test('report and trace are byte-identical to the golden files', async () => {
-    assert.equal(core.report().text, await readFile(`${root}fixtures/golden/learn-llm-ch26-expected.txt`, 'utf8'));
-    assert.equal(core.trace().text, await readFile(`${root}fixtures/golden/learn-llm-ch26-diagram-trace.txt`, 'utf8'));
+    assert.equal(testCore.report().text, await readFile(`${root}fixtures/golden/learn-llm-ch26-expected.txt`, 'utf8'));
+    assert.equal(testCore.trace().text, await readFile(`${root}fixtures/golden/learn-llm-ch26-diagram-trace.txt`, 'utf8'));
   });
 
-  test('the nine exercises check against computed answers', () => {
-    assert.deepEqual(core.exerciseIds().length, 9);
+  test('the nine chapter exercises check against computed answers, in every notation', () => {
+    const listed = core.exercises({ seed: '1', tokens: '5', dim: '8' });
+    assert.equal(listed.ok, true);
+    const ids = listed.exercises.map((view) => view.id).filter((id) => id.startsWith('ch26-'));
+    assert.equal(ids.length, 9);
     const right = {
       'ch26-output-shapes': ['[4,7,2]'],
-      'ch26-first-token': ['[0, 3]', '3,0', '3 -3'],
+      'ch26-first-token': ['[0, 3]', '3,0', '3 −3'],
       'ch26-change-query-only': ['no'],
-      'ch26-parameter-count': ['18'],
-      'ch26-empty-axes': ['[0,2,2]', '[2,0,2]'],
+      'ch26-parameter-count': ['1.8e1'],
+      'ch26-empty-axes': ['[0,2,2]', '2 × 0 × 2'],
       'ch26-rank-two': ['explicit-axes'],
       'ch26-divisibility': ['no'],
       'ch26-history': ['additive-two-self-one'],
       'ch26-still-missing': ['scores-probabilities-mixture'],
     };
-    for (const id of core.exerciseIds()) {
-      const check = core.checkExercise(id, right[id]);
-      assert.equal(check.ok, true, id);
+    const self_score = { seed: '1', tokens: '5', dim: '8' };
+    for (const id of ids) {
+      const check = core.checkAnswer({ id, responses: right[id], self_score });
+      assert.equal(check.ok, true, `${id}: ${JSON.stringify(check.error)}`);
       assert.equal(check.correct, true, `${id} should accept ${right[id]}`);
-      const wrong = core.checkExercise(id, right[id].map(() => '7'));
-      assert.equal(wrong.correct, false, `${id} should refuse 7`);
+      const choice = listed.exercises.find((view) => view.id === id).kind === 'choice';
+      const wrong = core.checkAnswer({ id, responses: right[id].map(() => (choice ? listed.exercises.find((view) => view.id === id).choices.find((c) => c !== right[id][0]) : '[7]')), self_score });
+      assert.equal(wrong.correct, false, `${id} should refuse a wrong answer`);
     }
   });
 });
@@ -94,7 +102,7 @@ describe('native and WebAssembly agree bit for bit', () => {
       const native = JSON.parse(execFileSync(`${root}build/native/qkv-lesson`, ['evidence', '--input', '-'], { input: JSON.stringify(request) }));
       // The page sends typed text; JS's String(number) is the shortest round-trip decimal.
       const editable = (x) => ({ shape: x.shape, cells: x.values.map(String) });
-      const result = core.evaluateLesson({
+      const result = core.evaluate({
         batch: `${b}`, tokens: `${t}`, model_width: `${d}`, head_width: `${h}`,
         input: editable(request.input), query_weight: editable(request.query_weight), key_weight: editable(request.key_weight),
         value_weight: editable(request.value_weight), query_upstream: editable(request.upstream.query),
@@ -102,64 +110,84 @@ describe('native and WebAssembly agree bit for bit', () => {
       });
       assert.equal(result.ok, true, JSON.stringify(result.error));
       const label = `trial ${trial} [${b},${t},${d},${h}]`;
-      for (const key of outputKeys) assertSameBits(result.evidence.tensors[key], native[key], `${label} ${key}`);
+      for (const key of outputKeys) assertSameBits(result.evidence[key], native[key], `${label} ${key}`);
       assert.equal(bits(result.evidence.loss.value), bits(native.loss), `${label} loss`);
-      assert.equal(bits(result.evidence.gradcheck.maxError.value), bits(native.gradcheck.max_error), `${label} gradcheck max error`);
+      assert.equal(bits(result.evidence.gradcheck.max_error.value), bits(native.gradcheck.max_error), `${label} gradcheck max error`);
       assert.equal(result.evidence.gradcheck.passed, native.gradcheck.passed);
     }
   });
 });
 
 describe('errors are values', () => {
-  const state = () => structuredClone(core.fixtureState().state);
+  const state = () => structuredClone(core.fixture().state);
 
   test('a cell that is not a number names its field and index', () => {
     const s = state();
     s.key_weight.cells[4] = 'abc';
-    const result = core.evaluateLesson(s);
+    const result = core.evaluate(s);
     assert.equal(result.ok, false);
-    assert.deepEqual(result.error, { kind: 'number', message: '"abc" is not a decimal number', field: 'key_weight', index: 4 });
+    assert.deepEqual(result.error, {
+      kind: 'number',
+      message: '"abc" is not read: expected a number such as −1.5, 3/2 or 2e-3',
+      field: 'key_weight',
+      index: 4,
+      sentence: 'Cell 5 of W_K could not be read as a number.',
+    });
   });
 
   test('non-finite and overflowing entries are refused', () => {
     for (const text of ['inf', 'NaN', '1e400', '0x10', '']) {
       const s = state();
       s.input.cells[0] = text;
-      const result = core.evaluateLesson(s);
+      const result = core.evaluate(s);
       assert.equal(result.ok, false, text);
       assert.equal(result.error.field, 'input');
     }
   });
 
-  test('sizes the layer refuses carry the library message', () => {
+  test('sizes say what each accepts, in the learner\'s words', () => {
     const s = state();
     s.model_width = '0';
-    assert.equal(core.evaluateLesson(s).error.message, 'query projection: linear input width must be greater than zero');
+    assert.equal(core.evaluate(s).error.message, 'Model width d_model: "0" is not read: expected a whole number from 1 to 8');
     s.model_width = '9';
-    assert.equal(core.evaluateLesson(s).error.message, 'model_width must be a whole number from 0 to 8, got "9"');
+    assert.equal(core.evaluate(s).error.message, 'Model width d_model: "9" is not read: expected a whole number from 1 to 8');
+    assert.deepEqual(core.fixture().size_limits.map((limit) => [limit.field, limit.min, limit.max]), [
+      ['batch', 0, 8], ['tokens', 0, 8], ['model_width', 1, 8], ['head_width', 1, 8],
+    ]);
+  });
+
+  test('a 1 MB paste comes back shortened in the message', () => {
+    const s = state();
+    s.input.cells[0] = 'x'.repeat(1 << 20);
+    const message = core.evaluate(s).error.message;
+    assert.ok(message.length < 200, `message of ${message.length} characters`);
+    assert.ok(message.includes(`"${'x'.repeat(80)}…"`), message.slice(0, 120));
   });
 
   test('garbage instead of a state never throws', () => {
     for (const garbage of [undefined, null, 5, 'x', [], { batch: 3 }, { input: { shape: 'no', cells: 7 } }]) {
-      const result = core.evaluateLesson(garbage);
+      const result = core.evaluate(garbage);
       assert.equal(result.ok, false, JSON.stringify(garbage));
       assert.equal(typeof result.error.message, 'string');
     }
-    assert.equal(core.checkExercise('no-such-exercise', []).ok, false);
-    assert.equal(core.checkExercise('ch26-first-token', ['only one']).ok, false);
+    const self_score = { seed: '1', tokens: '5', dim: '8' };
+    assert.equal(core.checkAnswer({ id: 'no-such-exercise', responses: [], self_score }).ok, false);
+    assert.equal(core.checkAnswer({ id: 'ch26-first-token', responses: ['only one'], self_score }).ok, false);
+    assert.deepEqual(core.checkAnswer({ id: 123, responses: [] }).error.kind, 'arguments');
   });
 });
 
 describe('no leaks', () => {
   test('no embind handle or heap growth after many calls', () => {
     // The bindings return plain JS objects (no embind classes to .delete()); handles must not pile up.
-    const s = core.fixtureState().state;
-    for (let i = 0; i < 20; i++) core.evaluateLesson(s);
+    const s = core.fixture().state;
+    const self_score = { seed: '1', tokens: '5', dim: '8' };
+    for (let i = 0; i < 20; i++) core.evaluate(s);
     const handles = core.count_emval_handles();
     const heap = core.HEAP8.buffer.byteLength;
     for (let i = 0; i < 300; i++) {
-      core.evaluateLesson(s);
-      core.checkExercise('ch26-first-token', ['0,3', '3,0', '3,-3']);
+      core.evaluate(s);
+      core.checkAnswer({ id: 'ch26-first-token', responses: ['0,3', '3,0', '3,-3'], self_score });
     }
     assert.equal(core.count_emval_handles(), handles, 'emval handles');
     assert.equal(core.HEAP8.buffer.byteLength, heap, 'heap size');

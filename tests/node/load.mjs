@@ -10,6 +10,13 @@ export async function loadCore() {
   return create({ wasmBinary: await readFile(`${root}web/src/wasm/qkv.wasm`) });
 }
 
+// The tests' module: the page's calls plus numpy's generator and the chapter's report and trace
+// (build/wasm, built by scripts/build.sh; the page's module leaves these out).
+export async function loadTestCore() {
+  const { default: create } = await import(`${root}build/wasm/qkv-test.mjs`);
+  return create({ wasmBinary: await readFile(`${root}build/wasm/qkv-test.wasm`) });
+}
+
 export async function readJson(path) {
   return JSON.parse(await readFile(`${root}${path}`, 'utf8'));
 }

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { root } from './load.mjs';
+import { loadCore, root } from './load.mjs';
 
 const folders = ['web/src', 'web/src/lesson'];
 const banned = [
@@ -12,6 +12,8 @@ const banned = [
   [/\bNumber\s*\(/, 'Number('],
   [/\.reduce\s*\(/, '.reduce('],
   [/\btoFixed\s*\(|\btoPrecision\s*\(/, 'toFixed/toPrecision (formatting is the core’s job)'],
+  [/\bvalueAsNumber\b/, 'valueAsNumber (the core reads what was typed)'],
+  [/\.correct\s*=|===\s*expected|expected\s*===/, 'grading (the core grades every answer)'],
 ];
 
 test('page sources do no arithmetic on numbers and parse none', () => {
@@ -31,4 +33,30 @@ test('page sources do no arithmetic on numbers and parse none', () => {
 test('the ban itself catches an offence', () => {
   assert.ok(banned.some(([pattern]) => pattern.test('const total = values.reduce((a, b) => a + b, 0);')));
   assert.ok(banned.some(([pattern]) => pattern.test('const x = Number(cell.value);')));
+  assert.ok(banned.some(([pattern]) => pattern.test('core.selfBias(seed.input.valueAsNumber)')));
+  assert.ok(banned.some(([pattern]) => pattern.test('return responses[0]?.trim() === expected;')));
+});
+
+test('the page’s prose and the core’s registry name the same exercises and options', async () => {
+  const core = await loadCore();
+  const prose = JSON.parse(readFileSync(`${root}web/src/lesson/exercise-prose.json`, 'utf8'));
+  const listed = core.exercises({ seed: '1', tokens: '5', dim: '8' });
+  assert.equal(listed.ok, true);
+  assert.deepEqual(Object.keys(prose).sort(), listed.exercises.map((view) => view.id).sort(), 'exercise ids');
+  for (const view of listed.exercises) {
+    const text = prose[view.id];
+    if (view.kind === 'choice') assert.deepEqual(Object.keys(text.choices ?? {}).sort(), [...view.choices].sort(), `${view.id} option ids`);
+    else assert.equal(text.blanks?.length, view.blanks, `${view.id} blanks`);
+  }
+});
+
+test('the exercise ids course authors rely on are unchanged', async () => {
+  const core = await loadCore();
+  const ids = core.exercises({ seed: '1', tokens: '5', dim: '8' }).exercises.map((view) => view.id);
+  const readme = readFileSync(`${root}README.md`, 'utf8');
+  for (const id of ['ch26-output-shapes', 'ch26-first-token', 'ch26-change-query-only', 'ch26-parameter-count', 'ch26-empty-axes', 'ch26-rank-two', 'ch26-divisibility', 'ch26-history', 'ch26-still-missing']) {
+    assert.ok(ids.includes(id), id);
+    assert.ok(readme.includes(`\`${id}\``), `README documents ${id}`);
+  }
+  for (const id of ids.filter((id) => id.startsWith('qkv04-'))) assert.match(id, /^qkv04-(exercise-[1-3]|quiz-[1-5])$/);
 });

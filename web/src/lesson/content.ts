@@ -13,14 +13,14 @@ export function renderIntro(): HTMLElement {
     h(
       'p',
       {},
-      'Self-attention starts by giving one hidden-state sequence three learned views: queries, keys and values. Each view is the same sequence multiplied by its own bias-free weight. Every number on this page is computed by the lesson’s C++ core, running in your browser as WebAssembly.',
+      'Self-attention starts by giving one hidden-state sequence three learned views: queries, keys and values. Each view is the same sequence multiplied by its own weight. This lesson leaves out the bias; the original Transformer, BERT and GPT-2 add one to each of these projections. Every number on this page is computed by the lesson’s C++ core, running in your browser as WebAssembly.',
     ),
   );
 }
 
 // The frozen fixture's tables, before the answer: the learner predicts q₀, k₀, v₀ first.
 export function renderWorkedPrediction(fixture: Evidence, form: HTMLElement): HTMLElement {
-  const t = fixture.tensors;
+  const t = fixture;
   return h(
     'section',
     { class: 'worked', 'aria-labelledby': 'qkv-worked-title' },

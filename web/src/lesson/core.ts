@@ -1,6 +1,6 @@
 // Loads the WebAssembly core once per page, however many <qkv-lesson> elements there are.
 import createQkvModule from '../wasm/qkv.mjs';
-import type { QkvCore } from './types';
+import type { QkvCore } from './core-api';
 
 let loading: Promise<QkvCore> | undefined;
 

@@ -63,15 +63,15 @@ class EditableSlot {
     readonly errorId: string,
   ) {}
 
-  render(tensor: EditableTensor, shapeText: string): void {
+  render(tensor: EditableTensor, shape_text: string): void {
     const shapeKey = tensor.shape.join('x');
     if (shapeKey !== this.shapeKey) {
       this.shapeKey = shapeKey;
-      this.element.replaceChildren(editableTable(this.key, labels[this.key], tensor, shapeText, this.errorId));
+      this.element.replaceChildren(editableTable(this.key, labels[this.key], tensor, shape_text, this.errorId));
       return;
     }
     const caption = this.element.querySelector('caption');
-    if (caption) caption.textContent = `${labels[this.key]}, shape ${shapeText}`;
+    if (caption) caption.textContent = `${labels[this.key]}, shape ${shape_text}`;
     // Same shape: the inputs are in row-major document order, like the cells.
     this.element.querySelectorAll<HTMLInputElement>('input[data-index]').forEach((input, cell) => {
       const text = tensor.cells[cell];
@@ -84,9 +84,9 @@ class EditableSlot {
 // A read-only table that is rebuilt only when its shape changes; otherwise only its cell texts change.
 function renderOutput(container: HTMLElement, key: TensorKey, tensor: TensorEvidence): void {
   const table = container.firstElementChild as HTMLTableElement | null;
-  if (table?.dataset.shape !== tensor.shapeText) {
+  if (table?.dataset.shape !== tensor.shape_text) {
     const fresh = matrixTable(key, labels[key], tensor);
-    fresh.dataset.shape = tensor.shapeText;
+    fresh.dataset.shape = tensor.shape_text;
     container.replaceChildren(fresh);
     return;
   }
@@ -266,28 +266,27 @@ function yesNo(value: boolean): string {
 }
 
 export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: LessonState): void {
-  const t = evidence.tensors;
-  renderPart(refs.inputShape, t.input.shapeText, () =>
+  const t = evidence;
+  renderPart(refs.inputShape, t.input.shape_text, () =>
     facts([
-      ['Shape of X', h('bdi', { dir: 'ltr' }, t.input.shapeText)],
+      ['Shape of X', h('bdi', { dir: 'ltr' }, t.input.shape_text)],
       ['Bias policy', 'bias = false (no bias in any branch)'],
     ]),
   );
-  for (const key of Object.keys(refs.slots) as EditableKey[]) refs.slots[key].render(state[key], t[key].shapeText);
+  for (const key of Object.keys(refs.slots) as EditableKey[]) refs.slots[key].render(state[key], t[key].shape_text);
 
   branches.forEach((branch, i) => {
-    renderPart(refs.branchFacts[branch.role], [evidence.parameterNames[i], t[branch.weight].shapeText, t[branch.output].shapeText], () =>
+    renderPart(refs.branchFacts[branch.role], [evidence.parameter_names[i], t[branch.weight].shape_text, t[branch.output].shape_text], () =>
       facts([
-        ['Stable parameter', dottedName(evidence.parameterNames[i])],
-        ['Weight shape', h('bdi', { dir: 'ltr' }, t[branch.weight].shapeText)],
-        ['Output shape', h('bdi', { dir: 'ltr' }, t[branch.output].shapeText)],
+        ['Stable parameter', dottedName(evidence.parameter_names[i])],
+        ['Weight shape', h('bdi', { dir: 'ltr' }, t[branch.weight].shape_text)],
+        ['Output shape', h('bdi', { dir: 'ltr' }, t[branch.output].shape_text)],
       ]),
     );
     renderOutput(refs.outputs[branch.output], branch.output, t[branch.output]);
   });
 
-  const h0 = evidence.history;
-  renderPart(refs.history, h0, () => [
+  renderPart(refs.history, 'static', () => [
     scroller(
       'Attention source comparison',
       h(
@@ -313,8 +312,8 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
             'tr',
             {},
             h('th', { scope: 'row' }, 'Additive encoder–decoder attention (two sources)'),
-            h('td', {}, h('code', {}, h0.earlierLeft)),
-            h('td', {}, h('code', {}, h0.earlierRight)),
+            h('td', {}, 'the query side: compared with every annotation'),
+            h('td', {}, 'the key and value side: scored, then mixed'),
             h('td', {}, 'not used'),
           ),
           h(
@@ -323,12 +322,12 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
             h('th', { scope: 'row' }, 'Transformer self-attention (one source)'),
             h('td', {}, 'not used'),
             h('td', {}, 'not used'),
-            h('td', {}, h('code', {}, h0.transformerSource)),
+            h('td', {}, 'all three roles: queries, keys and values'),
           ),
         ),
       ),
     ),
-    h('p', { class: 'note' }, `Mapping: ${h0.mapping}.`),
+    h('p', { class: 'note' }, 'The query, key and value names come from the Transformer; applied to the earlier mechanism they are an analogy drawn afterwards.'),
   ]);
 
   renderPart(refs.loss, evidence.loss.text, () => ['Objective for these numbers: L = ', h('bdi', { dir: 'ltr' }, evidence.loss.text)]);
@@ -336,8 +335,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
     renderOutput(refs.outputs[key], key, t[key]);
   }
 
-  const ind = evidence.independence;
-  renderPart(refs.independence, ind, () => [
+  renderPart(refs.independence, [evidence.query_changed, evidence.key_unchanged, evidence.value_unchanged], () => [
     h(
       'section',
       { class: 'card' },
@@ -346,36 +344,35 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       h(
         'ul',
         { class: 'verdicts' },
-        h('li', { class: `verdict ${ind.queryChanged ? 'changed' : 'same'}` }, `Query output: ${ind.queryChanged ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here'}`),
-        h('li', { class: `verdict ${ind.keyUnchanged ? 'same' : 'changed'}` }, `Key output: ${ind.keyUnchanged ? 'unchanged, bit for bit' : 'changed'}`),
-        h('li', { class: `verdict ${ind.valueUnchanged ? 'same' : 'changed'}` }, `Value output: ${ind.valueUnchanged ? 'unchanged, bit for bit' : 'changed'}`),
+        h('li', { class: `verdict ${evidence.query_changed ? 'changed' : 'same'}` }, `Query output: ${evidence.query_changed ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here'}`),
+        h('li', { class: `verdict ${evidence.key_unchanged ? 'same' : 'changed'}` }, `Key output: ${evidence.key_unchanged ? 'unchanged, bit for bit' : 'changed'}`),
+        h('li', { class: `verdict ${evidence.value_unchanged ? 'same' : 'changed'}` }, `Value output: ${evidence.value_unchanged ? 'unchanged, bit for bit' : 'changed'}`),
       ),
     ),
   ]);
 
-  const p = evidence.probes;
-  renderPart(refs.probes, p, () => [
+  renderPart(refs.probes, [evidence.batch_probe, evidence.empty_batch_probe, evidence.empty_token_probe], () => [
     h(
       'div',
       { class: 'probe-grid' },
-      h('section', { class: 'card' }, h('h5', {}, 'Empty batch axis'), h('p', {}, h('bdi', { dir: 'ltr' }, `${p.emptyBatch.input} → ${p.emptyBatch.query}, ${p.emptyBatch.key}, ${p.emptyBatch.value}`))),
-      h('section', { class: 'card' }, h('h5', {}, 'Empty token axis'), h('p', {}, h('bdi', { dir: 'ltr' }, `${p.emptyToken.input} → ${p.emptyToken.query}, ${p.emptyToken.key}, ${p.emptyToken.value}`))),
-      h('section', { class: 'card' }, h('h5', {}, 'Twice the batch'), h('p', {}, h('bdi', { dir: 'ltr' }, `${p.batch.input} → ${p.batch.query}, ${p.batch.key}, ${p.batch.value}`))),
+      h('section', { class: 'card' }, h('h5', {}, 'Empty batch axis'), h('p', {}, h('bdi', { dir: 'ltr' }, `${evidence.empty_batch_probe.input} → ${evidence.empty_batch_probe.query}, ${evidence.empty_batch_probe.key}, ${evidence.empty_batch_probe.value}`))),
+      h('section', { class: 'card' }, h('h5', {}, 'Empty token axis'), h('p', {}, h('bdi', { dir: 'ltr' }, `${evidence.empty_token_probe.input} → ${evidence.empty_token_probe.query}, ${evidence.empty_token_probe.key}, ${evidence.empty_token_probe.value}`))),
+      h('section', { class: 'card' }, h('h5', {}, 'Twice the batch'), h('p', {}, h('bdi', { dir: 'ltr' }, `${evidence.batch_probe.input} → ${evidence.batch_probe.query}, ${evidence.batch_probe.key}, ${evidence.batch_probe.value}`))),
     ),
   ]);
 
-  const r = evidence.rejections;
-  const rejection = (code: string, reason: string, probe: { message: string; expectedVariant: boolean }) =>
+  const rejections = [evidence.rank_rejection, evidence.width_rejection, evidence.model_mismatch_rejection, evidence.head_mismatch_rejection, evidence.duplicate_name_rejection];
+  const rejection = (code: string, reason: string, probe: { message: string; expected_variant: boolean }) =>
     h(
       'li',
       { class: 'rejection' },
-      h('span', { class: 'pill rejected' }, probe.expectedVariant ? 'Rejected' : 'Not rejected as expected'),
+      h('span', { class: 'pill rejected' }, probe.expected_variant ? 'Rejected' : 'Not rejected as expected'),
       ' ',
       h('code', {}, code),
       h('p', {}, reason),
       h('p', { class: 'library-message' }, 'Library message: ', h('q', {}, probe.message)),
     );
-  renderPart(refs.rejections, r, () => [
+  renderPart(refs.rejections, rejections, () => [
     h(
       'section',
       { class: 'card' },
@@ -383,18 +380,17 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       h(
         'ul',
         { class: 'rejections' },
-        rejection('rank-two', 'The input must keep explicit batch, token and feature axes.', r.rank),
-        rejection('input-width', 'The last input axis must match the model width.', r.width),
-        rejection('branch-mismatch', 'All three weights must use the same model width.', r.modelMismatch),
-        rejection('head-mismatch', 'All three weights must use the same head width.', r.headMismatch),
-        rejection('duplicate-name', 'Parameter names must be unique.', r.duplicateName),
+        rejection('rank-two', 'The input must keep explicit batch, token and feature axes.', evidence.rank_rejection),
+        rejection('input-width', 'The last input axis must match the model width.', evidence.width_rejection),
+        rejection('branch-mismatch', 'All three weights must use the same model width.', evidence.model_mismatch_rejection),
+        rejection('head-mismatch', 'All three weights must use the same head width.', evidence.head_mismatch_rejection),
+        rejection('duplicate-name', 'Parameter names must be unique.', evidence.duplicate_name_rejection),
       ),
     ),
   ]);
 
   const g = evidence.gradcheck;
-  const init = evidence.initialization;
-  renderPart(refs.checks, [g, init, evidence.replayBitwise, evidence.parameterCount, r.duplicateName.expectedVariant], () => [
+  renderPart(refs.checks, [g, evidence.initialization_seed, evidence.initialization_reproducible, evidence.initialization_independent, evidence.initialization_transactional, evidence.replay_bitwise, evidence.parameter_count, evidence.duplicate_name_rejection.expected_variant], () => [
     h(
       'section',
       { class: 'card' },
@@ -403,17 +399,17 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         'dl',
         { class: 'facts' },
         ...facts([
-          ['Coordinates checked by central differences', `X ${g.inputChecks}, W_Q ${g.queryChecks}, W_K ${g.keyChecks}, W_V ${g.valueChecks} (${g.checks} in all)`],
+          ['Coordinates checked by central differences', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
           ['Step and tolerance', h('bdi', { dir: 'ltr' }, `h = ${g.step.text}, τ = ${g.tolerance.text}`)],
-          ['Largest error', h('bdi', { dir: 'ltr' }, g.maxError.text)],
+          ['Largest error', h('bdi', { dir: 'ltr' }, g.max_error.text)],
           ['Gradcheck', g.passed ? 'passed' : `failed${g.problem ? `: ${g.problem}` : ''}`],
-          ['Replay of the whole computation', evidence.replayBitwise ? 'bit for bit identical' : 'mismatch'],
-          ['Parameter names', r.duplicateName.expectedVariant ? 'unique (a duplicate is rejected)' : 'unchecked'],
+          ['Replay of the whole computation', evidence.replay_bitwise ? 'bit for bit identical' : 'mismatch'],
+          ['Parameter names', evidence.duplicate_name_rejection.expected_variant ? 'unique (a duplicate is rejected)' : 'unchecked'],
           [
-            `Initialisation with seed ${init.seed}`,
-            `reproducible: ${yesNo(init.reproducible)}; independent weights: ${yesNo(init.independent)}; a rejected call leaves the generator untouched: ${yesNo(init.transactional)}`,
+            `Initialisation with seed ${evidence.initialization_seed}`,
+            `reproducible: ${yesNo(evidence.initialization_reproducible)}; independent weights: ${yesNo(evidence.initialization_independent)}; a rejected call leaves the generator untouched: ${yesNo(evidence.initialization_transactional)}`,
           ],
-          ['Trainable scalars', `${evidence.parameterCount}`],
+          ['Trainable scalars', `${evidence.parameter_count}`],
         ]),
       ),
       mathSpan(math.tolerance, 'math display'),

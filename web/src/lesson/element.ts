@@ -8,11 +8,11 @@ import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } fr
 import { loadCore } from './core';
 import { buildDiagram, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
-import { exercises, renderExercise, type AnswerRecord, type ExerciseView, type Reveal } from './exercises';
+import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
 import { registerMathFonts } from './fonts';
 import { buildSelfBias } from './self-bias';
-import { sizeFields, type CoreError, type EditableKey, type Evidence, type LessonState, type QkvCore, type SelfBiasCore, type SizeField } from './types';
-import { stateFromSearch, stateToSearch } from './url-state';
+import { sizeFields, type CoreError, type EditableKey, type Evidence, type LessonState, type QkvCore, type SelfScoreRequest, type SizeField, type SizeLimitView } from './types';
+import { selfScoreFromSearch, stateFromSearch, stateToSearch } from './url-state';
 
 const sizeLabels: Record<SizeField, string> = {
   batch: 'Batch B',
@@ -58,7 +58,9 @@ export class QkvLessonElement extends HTMLElement {
   private urlTimer?: ReturnType<typeof setTimeout>;
 
   private readonly sectionElements = new Map<SectionName, HTMLElement>();
-  private readonly exerciseViews = new Map<string, ExerciseView>();
+  private readonly exerciseViews = new Map<string, ExerciseHandle>();
+  private selfScore: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
+  private readonly notes = h('ul', { class: 'link-notes', hidden: true });
 
   /** Keep the lesson's numbers in the page URL (for the standalone page; off when embedded). */
   get syncUrl(): boolean {
@@ -156,18 +158,22 @@ export class QkvLessonElement extends HTMLElement {
 
   private start(core: QkvCore): void {
     this.core = core;
-    const fixture = core.fixtureState();
+    const fixture = core.fixture();
     if (!fixture.ok) return this.fail(new Error(fixture.error.message));
-    const fixtureEvaluation = core.evaluateLesson(fixture.state);
+    const fixtureEvaluation = core.evaluate(fixture.state);
     if (!fixtureEvaluation.ok) return this.fail(new Error(fixtureEvaluation.error.message));
+    if (this.syncUrl) this.selfScore = selfScoreFromSearch(location.search) ?? this.selfScore;
+    const listed = core.exercises(this.selfScore);
+    if (!listed.ok) return this.fail(new Error(listed.error.message));
+    const chapterExercises = listed.exercises.filter((view) => view.id.startsWith('ch26-'));
 
     const diagram = buildDiagram(this.idPrefix);
     this.diagram = diagram;
     const exercise = (id: string, number: number, idPrefix: string) => {
-      const view = renderExercise(exercises.find((spec) => spec.id === id)!, {
+      const view = renderExercise(chapterExercises.find((candidate) => candidate.id === id)!, {
         idPrefix,
         number,
-        check: (exerciseId, responses) => core.checkExercise(exerciseId, responses),
+        check: (exerciseId, responses) => core.checkAnswer({ id: exerciseId, responses, self_score: this.selfScore }),
         reveal: () => this.reveal,
         onAnswer: (record, replayed) => this.answered(record, replayed),
       });
@@ -181,7 +187,7 @@ export class QkvLessonElement extends HTMLElement {
       diagram: h(
         'section',
         { class: 'diagram-section', 'aria-labelledby': `${this.idPrefix}-diagram-title` },
-        this.renderControls(fixture.maxExtent),
+        this.renderControls(fixture.size_limits),
         diagram.root,
       ),
       exercises: h(
@@ -189,10 +195,18 @@ export class QkvLessonElement extends HTMLElement {
         { class: 'exercises', 'aria-labelledby': `${this.idPrefix}-exercises-title` },
         h('h3', { id: `${this.idPrefix}-exercises-title` }, 'Predict before reading the evidence'),
         h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture.'),
-        ...exercises.map((spec, i) => exercise(spec.id, i + 1, `${this.idPrefix}-exercise`)),
+        ...chapterExercises.map((view, i) => exercise(view.id, i + 1, `${this.idPrefix}-exercise`)),
       ),
-      'self-bias': buildSelfBias(core as QkvCore & SelfBiasCore, this.idPrefix, () => this.reveal, (id, question, responses, correct) =>
-        this.report(id, question, responses, correct),
+      'self-bias': buildSelfBias(
+        core,
+        this.idPrefix,
+        this.selfScore,
+        () => this.reveal,
+        (record, replayed) => this.answered(record, replayed),
+        (settings) => {
+          this.selfScore = settings;
+          if (this.syncUrl && this.current) this.scheduleUrl(this.current);
+        },
       ).element,
       next: renderNext(),
     };
@@ -220,26 +234,35 @@ export class QkvLessonElement extends HTMLElement {
     const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50));
     let rounds = 0;
     const step = () => {
-      for (let i = 0; i < 5 && this.current; i++) this.core!.evaluateLesson(this.current);
+      for (let i = 0; i < 5 && this.current; i++) this.core!.evaluate(this.current);
       if (++rounds < 8) idle(step);
       else this.dataset.warmed = '';
     };
     idle(step);
   }
 
-  // Shows the numbers of a link-format state, or the fixture when it is empty or rejected (and says so).
+  // Shows the numbers of a link-format state, or the fixture when it is empty or rejected, and says in
+  // words what it used instead of anything it could not use.
   private startFrom(search: string): void {
-    const fixture = this.core!.fixtureState();
+    const fixture = this.core!.fixture();
     if (!fixture.ok) return;
     const asked = search ? stateFromSearch(search) : null;
-    const evaluation = this.core!.evaluateLesson(asked ?? fixture.state);
+    const evaluation = this.core!.evaluate(asked ?? fixture.state);
     if (evaluation.ok) {
       this.show(evaluation.state, evaluation.evidence);
+      this.showNotes(evaluation.notes);
       return;
     }
-    const fallback = this.core!.evaluateLesson(fixture.state);
+    const fallback = this.core!.evaluate(fixture.state);
     if (fallback.ok) this.show(fallback.state, fallback.evidence);
-    this.announce(`The starting numbers were rejected (${evaluation.error.message}); showing the frozen fixture.`);
+    const reason = `The link’s numbers were not used (${evaluation.error.message}); the lesson shows the frozen fixture instead.`;
+    this.showNotes([reason]);
+    this.announce(reason);
+  }
+
+  private showNotes(notes: string[]): void {
+    this.notes.hidden = notes.length === 0;
+    this.notes.replaceChildren(...notes.map((note) => h('li', {}, note)));
   }
 
   private applySections(): void {
@@ -261,10 +284,11 @@ export class QkvLessonElement extends HTMLElement {
     }
   }
 
-  // `maxExtent`: the largest size the core accepts here (it says so itself when a size is refused).
-  private renderControls(maxExtent: number): HTMLElement {
+  // Each size says what it accepts; the limits are the core's (cpp/learner/editable_state.hpp).
+  private renderControls(limits: SizeLimitView[]): HTMLElement {
     const fields = sizeFields.map((field) => {
       const id = `${this.idPrefix}-size-${field}`;
+      const limit = limits.find((candidate) => candidate.field === field);
       const input = h('input', {
         id,
         type: 'text',
@@ -274,23 +298,25 @@ export class QkvLessonElement extends HTMLElement {
         'aria-describedby': this.sizesError.id,
       });
       this.sizeInputs[field] = input;
-      return h('p', { class: 'size' }, h('label', { for: id }, sizeLabels[field]), input);
+      return h('p', { class: 'size' }, h('label', { for: id }, limit ? `${sizeLabels[field]} (${limit.min} to ${limit.max})` : sizeLabels[field]), input);
     });
     const reset = h('button', { type: 'button', class: 'reset' }, 'Reset to the frozen fixture');
     reset.addEventListener('click', () => this.reset());
     return h(
       'div',
       { class: 'controls' },
-      h('fieldset', { class: 'sizes' }, h('legend', {}, `Sizes (0 to ${maxExtent}; edit any cell below too)`), ...fields, reset),
+      h('fieldset', { class: 'sizes' }, h('legend', {}, 'Sizes (edit any cell below too)'), ...fields, reset),
       this.sizesError,
+      this.notes,
       this.status,
     );
   }
 
   private reset(): void {
-    const fixture = this.core!.fixtureState();
+    const fixture = this.core!.fixture();
     if (!fixture.ok) return;
     this.current = fixture.state;
+    this.showNotes([]);
     this.recompute();
   }
 
@@ -314,7 +340,7 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   private recompute(): void {
-    const evaluation = this.core!.evaluateLesson(this.current!);
+    const evaluation = this.core!.evaluate(this.current!);
     if (evaluation.ok) {
       this.show(evaluation.state, evaluation.evidence);
       this.announce('Recomputed: Q, K, V, the gradients and the checks are up to date.');
@@ -343,7 +369,7 @@ export class QkvLessonElement extends HTMLElement {
     clearTimeout(this.urlTimer);
     const revision = `${this.renders}`;
     this.urlTimer = setTimeout(() => {
-      history.replaceState(history.state, '', `?${stateToSearch(state)}${location.hash}`);
+      history.replaceState(history.state, '', `?${stateToSearch(state, this.selfScore)}${location.hash}`);
       this.dataset.urlRevision = revision;
     }, 150);
   }
@@ -382,25 +408,19 @@ export class QkvLessonElement extends HTMLElement {
     }, 400);
   }
 
-  private answered(record: AnswerRecord, replayed: boolean): void {
-    if (replayed) return; // restored from storage: already reported when it was answered
-    const spec = exercises.find((candidate) => candidate.id === record.id)!;
-    this.report(record.id, spec.question, record.responses, record.check.correct);
-  }
-
   // Tells the course page: a DOM event, a message to the parent frame, and (opt-in) local progress.
-  private report(id: string, question: string, responses: string[], correct: boolean): void {
-    const record = { id, responses, check: { ok: true as const, correct, expected: '', problem: '' } };
-    const statement = answerStatement(record, question);
-    this.dispatchEvent(new CustomEvent(answerEvent, { detail: statement, bubbles: true, composed: true }));
-    if (window.parent !== window) window.parent.postMessage({ type: answerMessageType, statement }, this.parentOrigin);
+  private answered(record: AnswerRecord, replayed: boolean): void {
     if (this.progressKey) {
       try {
-        localStorage.setItem(`${this.progressKey}:${record.id}`, JSON.stringify({ responses: record.responses, correct: record.check.correct }));
+        localStorage.setItem(`${this.progressKey}:${record.id}`, JSON.stringify({ responses: record.typed, correct: record.correct }));
       } catch {
         // Storage full or blocked: the answer still counted for this visit.
       }
     }
-    this.announce(record.check.correct ? 'Correct answer.' : 'Not quite; the answer is shown.');
+    if (replayed) return; // restored from storage: already reported when it was answered
+    const statement = answerStatement(record);
+    this.dispatchEvent(new CustomEvent(answerEvent, { detail: statement, bubbles: true, composed: true }));
+    if (window.parent !== window) window.parent.postMessage({ type: answerMessageType, statement }, this.parentOrigin);
+    this.announce(record.correct ? 'Correct answer.' : 'Not quite.');
   }
 }

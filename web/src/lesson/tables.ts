@@ -79,7 +79,7 @@ function matrix(
 
 // A read-only matrix whose cells are the core's formatted strings.
 export function matrixTable(key: string, label: string, tensor: TensorEvidence, attribute = 'data-tensor'): HTMLTableElement {
-  return matrix({ [attribute]: key, class: 'matrix' }, tensorCaption(label, tensor.shapeText), tensor.shape, (cell) =>
+  return matrix({ [attribute]: key, class: 'matrix' }, tensorCaption(label, tensor.shape_text), tensor.shape, (cell) =>
     h('bdi', { dir: 'ltr' }, tensor.text[cell]),
   );
 }

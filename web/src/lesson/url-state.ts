@@ -1,5 +1,5 @@
 // The lesson's state in a link: sizes and every cell as typed (valid decimals never contain commas).
-import { editableKeys, sizeFields, type EditableKey, type LessonState, type SizeField } from './types';
+import { editableKeys, sizeFields, type EditableKey, type LessonState, type SelfScoreRequest, type SizeField } from './types';
 
 const sizeParams: Record<SizeField, string> = { batch: 'b', tokens: 't', model_width: 'd', head_width: 'h' };
 const tensorParams: Record<EditableKey, string> = {
@@ -12,8 +12,12 @@ const tensorParams: Record<EditableKey, string> = {
   value_upstream: 'uv',
 };
 
-export function stateToSearch(state: LessonState): string {
+// The self-score experiment's settings ride along: a copied link reopens the same seed.
+const selfScoreParams: Record<keyof SelfScoreRequest, string> = { seed: 'sseed', tokens: 'sn', dim: 'sd' };
+
+export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest): string {
   const params = new URLSearchParams();
+  if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof SelfScoreRequest)[]) params.set(selfScoreParams[key], selfScore[key]);
   for (const field of sizeFields) params.set(sizeParams[field], state[field]);
   for (const key of editableKeys) params.set(tensorParams[key], state[key].cells.join(','));
   return params.toString();
@@ -31,4 +35,15 @@ export function stateFromSearch(search: string): LessonState | null {
     state[key] = { shape: [], cells: text === '' ? [] : text.split(',') };
   }
   return state;
+}
+
+// The self-score settings of a link, as typed (the core reads and judges them); null when absent.
+export function selfScoreFromSearch(search: string): SelfScoreRequest | null {
+  const params = new URLSearchParams(search);
+  if (!params.has(selfScoreParams.seed)) return null;
+  return {
+    seed: params.get(selfScoreParams.seed) ?? '1',
+    tokens: params.get(selfScoreParams.tokens) ?? '5',
+    dim: params.get(selfScoreParams.dim) ?? '8',
+  };
 }

@@ -1,0 +1,82 @@
+// Conversions shared by the page's module (bindings.cpp) and the tests' module (test_bindings.cpp): a
+// described response becomes a plain JavaScript object with the same field names (one key casing, the
+// C++ one), and a thrown exception becomes {ok: false, error}.
+#pragma once
+
+#include <emscripten/val.h>
+
+#include <new>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "api/lesson_api.hpp"
+
+namespace qkv::api {
+
+using emscripten::val;
+
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
+template <class T>
+val to_js(const T& value);
+
+// Visits a response's field list; absent optionals are left out.
+struct Writer {
+  val& out;
+  template <class T>
+  void operator()(const char* key, const T& member) {
+    out.set(key, to_js(member));
+  }
+  template <class T>
+  void operator()(const char* key, const std::optional<T>& member) {
+    if (member) out.set(key, to_js(*member));
+  }
+};
+
+template <class T>
+val to_js(const T& value) {
+  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
+    return val(value);
+  } else if constexpr (std::is_arithmetic_v<T>) {
+    return val(static_cast<double>(value));
+  } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+    // One copy out of the WASM heap, not one call per element.
+    return val::global("Array").call<val>("from",
+                                          val(emscripten::typed_memory_view(value.size(), value.data())));
+  } else if constexpr (is_vector<T>::value) {
+    val out = val::array();
+    for (std::size_t i = 0; i < value.size(); ++i) out.set(i, to_js(value[i]));
+    return out;
+  } else {
+    val out = val::object();
+    Writer writer{out};
+    describe(writer, value);
+    return out;
+  }
+}
+
+inline val refused(const LessonError& error) {
+  val out = val::object();
+  out.set("ok", false);
+  out.set("error", to_js(error_view(error)));
+  return out;
+}
+
+// The one place where a C++ exception could still arise (memory the browser cannot give, a bug): it is
+// turned into a typed error here, inside C++.
+template <class Body>
+val guarded(Body&& body) {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return refused({ErrorKind::Allocation, "not enough memory for the requested sizes"});
+  } catch (const std::exception& error) {
+    return refused({ErrorKind::Internal, error.what()});
+  }
+}
+
+}  // namespace qkv::api

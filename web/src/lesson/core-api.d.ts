@@ -1,0 +1,183 @@
+// The WebAssembly core's calls and their request and response objects, field for field as
+// cpp/api/lesson_api.hpp lists them (one key casing: the C++ names). Every number the page shows arrives
+// already formatted by C++ (`text`, `rounded`, `shape_text`); `values` are kept for tests that compare bits.
+
+export interface TensorView {
+  shape: number[];
+  shape_text: string;
+  values: number[];
+  text: string[];
+}
+export interface NumberView {
+  value: number;
+  text: string;
+}
+export interface RoundedView {
+  values: number[];
+  text: string[];
+  rounded: string[];
+}
+export interface ErrorView {
+  kind: string;
+  message: string;
+  field: string;
+  index: number;
+  sentence: string;
+}
+
+export interface ShapeProbeView {
+  input: string;
+  query: string;
+  key: string;
+  value: string;
+}
+export interface RejectionView {
+  message: string;
+  expected_variant: boolean;
+}
+export interface GradcheckView {
+  passed: boolean;
+  checks: number;
+  input_checks: number;
+  query_checks: number;
+  key_checks: number;
+  value_checks: number;
+  max_error: NumberView;
+  tolerance: NumberView;
+  step: NumberView;
+  problem: string;
+}
+export interface EvidenceView {
+  input: TensorView;
+  query_weight: TensorView;
+  key_weight: TensorView;
+  value_weight: TensorView;
+  query_upstream: TensorView;
+  key_upstream: TensorView;
+  value_upstream: TensorView;
+  query: TensorView;
+  key: TensorView;
+  value: TensorView;
+  input_gradient: TensorView;
+  query_weight_gradient: TensorView;
+  key_weight_gradient: TensorView;
+  value_weight_gradient: TensorView;
+  loss: NumberView;
+  parameter_names: string[];
+  parameter_count: number;
+  model_width: number;
+  head_width: number;
+  gradcheck: GradcheckView;
+  batch_probe: ShapeProbeView;
+  empty_batch_probe: ShapeProbeView;
+  empty_token_probe: ShapeProbeView;
+  rank_rejection: RejectionView;
+  width_rejection: RejectionView;
+  model_mismatch_rejection: RejectionView;
+  head_mismatch_rejection: RejectionView;
+  duplicate_name_rejection: RejectionView;
+  initialization_seed: number;
+  initialization_reproducible: boolean;
+  initialization_independent: boolean;
+  initialization_transactional: boolean;
+  initialization_state_after: string;
+  query_changed: boolean;
+  key_unchanged: boolean;
+  value_unchanged: boolean;
+  replay_bitwise: boolean;
+}
+
+export interface EditableCells {
+  shape: number[];
+  cells: string[];
+}
+export interface EditableTensor extends EditableCells {
+  kept?: EditableCells; // cells typed at larger sizes; the core fills and reads it
+}
+export interface LessonState {
+  batch: string;
+  tokens: string;
+  model_width: string;
+  head_width: string;
+  input: EditableTensor;
+  query_weight: EditableTensor;
+  key_weight: EditableTensor;
+  value_weight: EditableTensor;
+  query_upstream: EditableTensor;
+  key_upstream: EditableTensor;
+  value_upstream: EditableTensor;
+}
+export interface SizeLimitView {
+  field: string;
+  min: number;
+  max: number;
+}
+
+export type Failure = { ok: false; error: ErrorView };
+
+export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[] } | Failure;
+export type LessonResponse =
+  | { ok: true; state: LessonState; evidence: EvidenceView; notes: string[] }
+  | { ok: false; state: LessonState; error: ErrorView; notes: string[] }
+  | Failure;
+
+export interface SelfScoreRequest {
+  seed: string;
+  tokens: string;
+  dim: string;
+}
+export interface ScoreSummaryView {
+  scores: RoundedView; // n × n, row-major
+  argmax: number[];
+  diagonal_rows: number[];
+  guaranteed_rows: number[];
+}
+export interface SelfScoreView {
+  seed: number;
+  tokens: number;
+  dim: number;
+  x: RoundedView;
+  wq: RoundedView;
+  wk: RoundedView;
+  norms: RoundedView;
+  projected_norms: RoundedView;
+  none: ScoreSummaryView;
+  separate: ScoreSummaryView;
+  tied: ScoreSummaryView;
+}
+export type SelfScoreResponse = { ok: true; result: SelfScoreView } | Failure;
+
+export interface SeedSearchRequest extends Omit<SelfScoreRequest, 'seed'> {
+  kind: 'none' | 'tied';
+  after: string; // the current seed: the search starts at the next one; '' starts at seed 0
+  count: string;
+}
+export type SeedSearchResponse = { ok: true; found: boolean; seed: number; row: number; argmax: number } | Failure;
+
+export interface ExerciseView {
+  id: string;
+  kind: 'choice' | 'count' | 'shape' | 'vector';
+  blanks: number;
+  choices: string[];
+  answer: string[];
+  explanation: string;
+}
+export type ExercisesResponse = { ok: true; exercises: ExerciseView[] } | Failure;
+
+export interface AnswerRequest {
+  id: string;
+  responses: string[];
+  self_score: SelfScoreRequest;
+}
+export type AnswerResponse =
+  | { ok: true; correct: boolean; read: string[]; hint: string; answer: string[]; explanation: string }
+  | Failure;
+
+export interface QkvCore {
+  fixture(): FixtureResponse;
+  evaluate(state: LessonState): LessonResponse;
+  selfScore(request: SelfScoreRequest): SelfScoreResponse;
+  findSeed(request: SeedSearchRequest): SeedSearchResponse;
+  exercises(request: SelfScoreRequest): ExercisesResponse;
+  checkAnswer(request: AnswerRequest): AnswerResponse;
+}
