@@ -16,13 +16,14 @@ export function embedAttributes(search: string): [string, string][] {
   return out;
 }
 
-export type HostMessage = 'h5p-hello' | 'h5p-resize-prepared' | 'h5p-resize' | 'height-request';
+export type HostMessage = 'h5p-ready' | 'h5p-hello' | 'h5p-resize-prepared' | 'h5p-resize' | 'height-request';
 
 // Recognises the few messages a host may send; anything else (wrong type, extra shape) is ignored.
 export function readHostMessage(data: unknown): HostMessage | null {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return null;
   const message = data as Record<string, unknown>;
   if (message.context === 'h5p') {
+    if (message.action === 'ready') return 'h5p-ready';
     if (message.action === 'hello') return 'h5p-hello';
     if (message.action === 'resizePrepared') return 'h5p-resize-prepared';
     if (message.action === 'resize') return 'h5p-resize';
@@ -44,3 +45,8 @@ export function heightMessages(size: { scrollHeight: number; clientHeight: numbe
   return messages;
 }
 
+// H5P's resizer answers a frame's hello only if it is already listening, and announces itself (`ready`) only
+// to frames whose address contains "h5p"; a course page may load it after the frame. So the frame repeats
+// hello until the resizer answers: these are the waits (ms) before each repeat, growing, a minute in all.
+// After that only a `ready` starts the handshake.
+export const helloRepeatDelays: readonly number[] = [250, 500, 1000, 2000, ...new Array<number>(14).fill(4000)];
