@@ -1,7 +1,7 @@
 // Embedding the built lesson (dist/) in course pages, in headless Chromium: <qkv-lesson> on a host page of
 // another origin, the iframe page with its height messages (our own, Canvas's, H5P's), answer statements
 // both ways, messages of the wrong shape, saved progress, axe-core in light, dark and forced colours, a
-// keyboard-only walk, and reduced motion.
+// keyboard-only walk, reduced motion, and parent-origin (normalised, validated, answers only to a named origin).
 //   node --test --test-concurrency=1 tests/browser/*.test.mjs
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -105,14 +105,33 @@ function hostPages() {
       title: 'Course page with the iframe',
       body: `${iframe('sections=diagram')}\n<script src="${L}/qkv-embed-host.js"></script>`,
     }),
+    // parent-origin as a URL of the course page: it means that page's origin.
     '/iframe-exercises.html': hostHtml({
       title: 'Course page with the exercises in an iframe',
-      body: `${iframe('sections=exercises')}\n<script src="${L}/qkv-embed-host.js"></script>`,
+      body: `${iframe(`sections=exercises&parent-origin=${encodeURIComponent(`${hostOrigin}/course/1?unit=2`)}`)}\n<script src="${L}/qkv-embed-host.js"></script>`,
     }),
     '/iframe-h5p.html': hostHtml({
       title: 'H5P course page',
       scripts: ['<script src="/h5p-resizer.js"></script>'],
       body: iframe('sections=diagram'),
+    }),
+    '/iframe-h5p-slash.html': hostHtml({
+      title: 'H5P course page, parent-origin with a trailing slash',
+      scripts: ['<script src="/h5p-resizer.js"></script>'],
+      body: iframe(`sections=diagram&parent-origin=${encodeURIComponent(`${hostOrigin}/`)}`),
+    }),
+    '/iframe-h5p-elsewhere.html': hostHtml({
+      title: 'H5P course page, parent-origin naming another origin',
+      scripts: ['<script src="/h5p-resizer.js"></script>'],
+      body: iframe(`sections=diagram&parent-origin=${encodeURIComponent('https://example.org/')}`),
+    }),
+    '/iframe-default.html': hostHtml({
+      title: 'Course page with the exercises in an iframe, no parent-origin',
+      body: `${iframe('sections=exercises')}\n<script src="${L}/qkv-embed-host.js"></script>`,
+    }),
+    '/iframe-no-scheme.html': hostHtml({
+      title: 'Course page with the exercises in an iframe, parent-origin without a scheme',
+      body: `${iframe('sections=exercises&parent-origin=example.org')}\n<script src="${L}/qkv-embed-host.js"></script>`,
     }),
   };
 }
@@ -131,10 +150,10 @@ function hostCsp() {
 }
 
 function startHost() {
-  const pages = hostPages();
   const files = { '/host.css': ['text/css', hostCss], '/recorder.js': ['text/javascript', recorderJs] };
   const server = createServer(async (request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const pages = hostPages(); // they name hostOrigin, known once the server listens
     if (pages[path]) {
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': hostCsp() });
       response.end(pages[path]);
@@ -899,6 +918,117 @@ test('9. prefers-reduced-motion: transitions and animations are off, and the les
     assert.deepEqual(await tableTexts(page, 'query'), qkvExpected(edited).query.map(String), 'editing still recomputes Q with reduced motion');
     if (abandoned.length) t.diagnostic(`aborted by the reload: ${abandoned.join(', ')}`);
     assertNoProblems(problems, 'reduced motion');
+  } finally {
+    await closePage();
+  }
+});
+
+// --- 10. parent-origin -----------------------------------------------------------------------------------
+
+// Waits until every message the iframe posted before now has reached the course page: the frame answers
+// H5P's resizePrepared with resize (and nothing else on these pages sends resize), and it answers in order.
+async function frameCaughtUp(page) {
+  const seen = (await messages(page)).length;
+  await page.evaluate(() => document.querySelector('iframe[title="Lesson"]').contentWindow.postMessage({ context: 'h5p', action: 'resizePrepared' }, '*'));
+  await page.waitForFunction((n) => window.__messages.slice(n).some((m) => m.fromFrame && m.data?.context === 'h5p' && m.data.action === 'resize'), seen, { timeout: 5000 });
+  return messages(page);
+}
+
+// Answers an exercise in the iframe and returns the answer messages the course page got for it (none or one).
+async function answerInFrame(page, frame) {
+  await frame.evaluate(() => {
+    window.__frameAnswers = [];
+    document.addEventListener('qkv-lesson-answer', (event) => window.__frameAnswers.push(event.detail.object.id));
+  });
+  await answerText(frame, 'ch26-parameter-count', ['18']);
+  await eventually(async () => (await frame.evaluate(() => window.__frameAnswers.length)) === 1, { message: 'the answer event inside the iframe' });
+  return (await frameCaughtUp(page)).filter((m) => m.data?.type === 'qkv-lesson:answer');
+}
+
+test('10a. parent-origin with a trailing slash means that origin: the H5P handshake completes', async () => {
+  const { page, frame, problems, close: closePage } = await openIframePage('/iframe-h5p-slash.html');
+  try {
+    assert.equal(await frame.locator('qkv-lesson').evaluate((el) => el.parentOrigin), hostOrigin, 'the property gives the normalised origin');
+    const heights = await waitFrameFitsContent(page, frame, 'H5P host, parent-origin with a trailing slash');
+    assert.ok(heights.client > 1000, `the resizer should have grown the iframe to the content, it is ${heights.client}px`);
+    const actions = (await messages(page)).filter((m) => m.data?.context === 'h5p').map((m) => m.data.action);
+    assert.ok(actions.includes('prepareResize') && actions.includes('resize'), `the frame accepted the resizer’s hello: ${actions}`);
+    assertNoProblems(problems, 'parent-origin with a trailing slash');
+  } finally {
+    await closePage();
+  }
+});
+
+test('10b. parent-origin naming another origin: messages from the course page are ignored', async () => {
+  const { page, problems, close: closePage } = await openIframePage('/iframe-h5p-elsewhere.html');
+  try {
+    // The resizer answers every hello; the frame ignores those answers, so it keeps repeating hello (at 0,
+    // ¼ and ¾ s) and never goes on to prepareResize.
+    await page.waitForFunction(() => window.__messages.filter((m) => m.fromFrame && m.data?.action === 'hello').length >= 3, undefined, { timeout: 8000 });
+    const actions = (await messages(page)).filter((m) => m.data?.context === 'h5p').map((m) => m.data.action);
+    assert.ok(!actions.includes('prepareResize'), `no prepareResize without an accepted hello: ${actions}`);
+    assert.equal(await page.locator('iframe[title="Lesson"]').evaluate((iframe) => iframe.clientHeight), 150, 'the iframe was not resized');
+    assertNoProblems(problems, 'parent-origin naming another origin');
+  } finally {
+    await closePage();
+  }
+});
+
+test('10c. without parent-origin: heights still reach a course page of another origin, answers do not', async () => {
+  const { page, frame, problems, close: closePage } = await openIframePage('/iframe-default.html');
+  try {
+    assert.equal(await frame.locator('qkv-lesson').evaluate((el) => el.parentOrigin), null);
+    const heights = await waitFrameFitsContent(page, frame, 'no parent-origin');
+    assert.ok(heightsIn(await messages(page)).includes(heights.client), 'qkv-lesson:height messages arrived');
+    assert.deepEqual(await answerInFrame(page, frame), [], 'no answer statement is posted to a parent page that parent-origin does not name');
+    assertNoProblems(problems, 'no parent-origin');
+  } finally {
+    await closePage();
+  }
+});
+
+test('10d. parent-origin without a scheme: a warning and data-parent-origin-error, nothing throws, heights still work', async () => {
+  const { page, frame, problems, close: closePage } = await openIframePage('/iframe-no-scheme.html');
+  try {
+    const state = await frame.locator('qkv-lesson').evaluate((el) => ({ property: el.parentOrigin, error: el.dataset.parentOriginError ?? null }));
+    assert.equal(state.property, null, 'parentOrigin is null');
+    assert.match(state.error ?? '', /parent-origin="example\.org" is not an origin/, `data-parent-origin-error says what is wrong: ${JSON.stringify(state)}`);
+    await waitFrameFitsContent(page, frame, 'parent-origin without a scheme');
+    assert.deepEqual(await answerInFrame(page, frame), [], 'no answer statement is posted');
+    assert.equal(problems.length, 1, `exactly one problem, the warning: ${problems.join('; ')}`);
+    assert.match(problems[0], /^console\.warning: <qkv-lesson>: parent-origin="example\.org" is not an origin.*https:\/\/example\.org/, 'the warning names the attribute and its value');
+  } finally {
+    await closePage();
+  }
+});
+
+test('10e. the parentOrigin property normalises to an origin, or is null with a warning', async () => {
+  const { page, problems, close: closePage } = await openHostElement('/element-answers.html');
+  try {
+    const values = ['https://example.org/', 'https://example.org/course/1?unit=2#top', 'http://127.0.0.1:8080', 'example.org', '*', 'javascript:alert(1)', 'https://', ''];
+    const read = await page.locator('qkv-lesson').evaluate((el, list) => {
+      const out = list.map((value) => {
+        el.setAttribute('parent-origin', value);
+        return [value, el.parentOrigin, el.hasAttribute('data-parent-origin-error')];
+      });
+      el.parentOrigin = 'example.org';
+      el.parentOrigin = null;
+      out.push(['(removed)', el.parentOrigin, el.hasAttribute('data-parent-origin-error')]);
+      return out;
+    }, values);
+    assert.deepEqual(read, [
+      ['https://example.org/', 'https://example.org', false],
+      ['https://example.org/course/1?unit=2#top', 'https://example.org', false],
+      ['http://127.0.0.1:8080', 'http://127.0.0.1:8080', false],
+      ['example.org', null, true],
+      ['*', null, true],
+      ['javascript:alert(1)', null, true],
+      ['https://', null, true],
+      ['', null, false],
+      ['(removed)', null, false],
+    ]);
+    const warned = problems.map((problem) => problem.match(/^console\.warning: <qkv-lesson>: parent-origin="(.*)" is not an origin/)?.[1] ?? problem);
+    assert.deepEqual(warned, ['example.org', '*', 'javascript:alert(1)', 'https://', 'example.org'], 'one warning per value that names no origin, and nothing else');
   } finally {
     await closePage();
   }
