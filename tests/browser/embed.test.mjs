@@ -1,9 +1,10 @@
 // Embedding the built lesson (dist/) in course pages, in headless Chromium: <qkv-lesson> on a host page of
 // another origin, the iframe page with its height messages (our own, Canvas's, H5P's), answer statements
 // both ways, messages of the wrong shape, saved progress, axe-core in light, dark and forced colours, a
-// keyboard-only walk, and reduced motion.
+// keyboard-only walk, reduced motion, and parent-origin (normalised, validated, answers only to a named origin).
 //   node --test --test-concurrency=1 tests/browser/*.test.mjs
 import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -52,32 +53,8 @@ document.addEventListener('qkv-lesson-answer', function (event) {
 });
 `;
 
-// H5P's resizer (h5p-resizer.js), reduced to what it does with an iframe's messages.
-const h5pResizerJs = `
-window.addEventListener('message', function (event) {
-  var data = event.data;
-  if (!data || typeof data !== 'object' || data.context !== 'h5p') return;
-  var frames = document.querySelectorAll('iframe');
-  var iframe = null;
-  for (var i = 0; i < frames.length; i++) if (frames[i].contentWindow === event.source) iframe = frames[i];
-  if (!iframe) return;
-  function respond(action, extra) {
-    var message = Object.assign({}, extra || {}, { context: 'h5p', action: action });
-    event.source.postMessage(message, event.origin);
-  }
-  if (data.action === 'hello') {
-    iframe.style.width = '100%';
-    respond('hello');
-  } else if (data.action === 'prepareResize') {
-    if (iframe.clientHeight !== data.scrollHeight || data.scrollHeight !== data.clientHeight) {
-      iframe.style.height = data.clientHeight + 'px';
-      respond('resizePrepared');
-    }
-  } else if (data.action === 'resize') {
-    iframe.style.height = data.scrollHeight + 'px';
-  }
-});
-`;
+// H5P's real resizer, served as it is from ../shared/vendor/ (never copied into the project).
+const h5pResizerPath = resolve(repo, '../shared/vendor/h5p-resizer.js');
 
 // Styles a careless course page might have: they must not reach inside the lesson, while the documented
 // hooks (custom properties on the element, ::part(lesson)) must.
@@ -128,14 +105,33 @@ function hostPages() {
       title: 'Course page with the iframe',
       body: `${iframe('sections=diagram')}\n<script src="${L}/qkv-embed-host.js"></script>`,
     }),
+    // parent-origin as a URL of the course page: it means that page's origin.
     '/iframe-exercises.html': hostHtml({
       title: 'Course page with the exercises in an iframe',
-      body: `${iframe('sections=exercises')}\n<script src="${L}/qkv-embed-host.js"></script>`,
+      body: `${iframe(`sections=exercises&parent-origin=${encodeURIComponent(`${hostOrigin}/course/1?unit=2`)}`)}\n<script src="${L}/qkv-embed-host.js"></script>`,
     }),
     '/iframe-h5p.html': hostHtml({
-      title: 'H5P-like course page',
+      title: 'H5P course page',
       scripts: ['<script src="/h5p-resizer.js"></script>'],
       body: iframe('sections=diagram'),
+    }),
+    '/iframe-h5p-slash.html': hostHtml({
+      title: 'H5P course page, parent-origin with a trailing slash',
+      scripts: ['<script src="/h5p-resizer.js"></script>'],
+      body: iframe(`sections=diagram&parent-origin=${encodeURIComponent(`${hostOrigin}/`)}`),
+    }),
+    '/iframe-h5p-elsewhere.html': hostHtml({
+      title: 'H5P course page, parent-origin naming another origin',
+      scripts: ['<script src="/h5p-resizer.js"></script>'],
+      body: iframe(`sections=diagram&parent-origin=${encodeURIComponent('https://example.org/')}`),
+    }),
+    '/iframe-default.html': hostHtml({
+      title: 'Course page with the exercises in an iframe, no parent-origin',
+      body: `${iframe('sections=exercises')}\n<script src="${L}/qkv-embed-host.js"></script>`,
+    }),
+    '/iframe-no-scheme.html': hostHtml({
+      title: 'Course page with the exercises in an iframe, parent-origin without a scheme',
+      body: `${iframe('sections=exercises&parent-origin=example.org')}\n<script src="${L}/qkv-embed-host.js"></script>`,
     }),
   };
 }
@@ -154,16 +150,19 @@ function hostCsp() {
 }
 
 function startHost() {
-  const pages = hostPages();
-  const files = { '/host.css': ['text/css', hostCss], '/recorder.js': ['text/javascript', recorderJs], '/h5p-resizer.js': ['text/javascript', h5pResizerJs] };
-  const server = createServer((request, response) => {
+  const files = { '/host.css': ['text/css', hostCss], '/recorder.js': ['text/javascript', recorderJs] };
+  const server = createServer(async (request, response) => {
     const path = new URL(request.url ?? '/', 'http://localhost').pathname;
+    const pages = hostPages(); // they name hostOrigin, known once the server listens
     if (pages[path]) {
       response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': hostCsp() });
       response.end(pages[path]);
     } else if (files[path]) {
       response.writeHead(200, { 'Content-Type': `${files[path][0]}; charset=utf-8` });
       response.end(files[path][1]);
+    } else if (path === '/h5p-resizer.js') {
+      response.writeHead(200, { 'Content-Type': 'text/javascript; charset=utf-8' });
+      response.end(await readFile(h5pResizerPath));
     } else if (path === '/favicon.ico') {
       response.writeHead(204).end();
     } else {
@@ -272,6 +271,9 @@ async function waitFrameFitsContent(page, frame, context, { timeout = 8000 } = {
 
 const messages = (page) => page.evaluate(() => window.__messages);
 const answers = (page) => page.evaluate(() => window.__answers);
+
+// Leaves out the frame's repeated H5P hello.
+const notHello = (list) => list.filter((m) => !(m.fromFrame && m.data?.context === 'h5p' && m.data.action === 'hello' && Object.keys(m.data).length === 2));
 
 function heightsIn(list) {
   return list.filter((m) => m.data && typeof m.data === 'object' && m.data.type === 'qkv-lesson:height').map((m) => m.data.height);
@@ -487,7 +489,7 @@ test('2. iframe: the height follows the content (qkv-embed-host.js), Canvas and 
     await closePage();
   }
 
-  // An H5P-like host: only its resizer, no qkv-embed-host.js.
+  // An H5P host: only H5P's real resizer, no qkv-embed-host.js.
   const h5p = await openIframePage('/iframe-h5p.html');
   try {
     const heights = await waitFrameFitsContent(h5p.page, h5p.frame, 'H5P host after load');
@@ -636,7 +638,9 @@ test('4. iframe: messages of the wrong shape are ignored, and a height request g
     await frame.evaluate(() => window.postMessage({ type: 'qkv-lesson:height-request' }, '*'));
     await sleep(600);
 
-    const replies = (await messages(page)).slice(seen);
+    // Without an H5P host answering, the frame repeats its hello on a timer whatever it receives (only a real
+    // `ready` gets a hello in reply: h5p.test.mjs), so those hellos are no replies.
+    const replies = notHello((await messages(page)).slice(seen));
     assert.deepEqual(replies, [], `no reply to messages of the wrong shape or source, got ${JSON.stringify(replies)}`);
     assert.deepEqual(await snapshot(), { ...before, errors: [] }, 'the lesson’s DOM, state and URL are unchanged and nothing threw');
 
@@ -647,12 +651,12 @@ test('4. iframe: messages of the wrong shape are ignored, and a height request g
       document.querySelector('iframe[title="Lesson"]').contentWindow.postMessage({ type: 'qkv-lesson:height-request', extra: { innerHTML: '<img src=x onerror=alert(1)>', height: -5 } }, '*'),
     );
     const answered = await eventually(async () => {
-      const list = (await messages(page)).slice(seen);
+      const list = notHello((await messages(page)).slice(seen));
       return list.length >= 2 ? list : null;
     }, { message: 'the reply to a height request' });
     await sleep(300);
     assert.deepEqual(
-      (await messages(page)).slice(seen).map((m) => m.data),
+      notHello((await messages(page)).slice(seen)).map((m) => m.data),
       [{ type: 'qkv-lesson:height', height }, JSON.stringify({ subject: 'lti.frameResize', height })],
       `a height request is answered with the height and the Canvas message only; got ${JSON.stringify(answered.map((m) => m.data))}`,
     );
@@ -667,7 +671,7 @@ test('4. iframe: messages of the wrong shape are ignored, and a height request g
 // --- 5. saved progress ---------------------------------------------------------------------------------
 
 test('5. progress-key: answers come back after a reload, without a second answer event', async () => {
-  const { page, problems, close: closePage } = await openHostElement('/element-progress.html');
+  const { page, problems, reload, close: closePage } = await openHostElement('/element-progress.html');
   try {
     await answerText(page, 'ch26-parameter-count', ['18']);
     await answerChoice(page, 'ch26-change-query-only', 'yes');
@@ -675,7 +679,7 @@ test('5. progress-key: answers come back after a reload, without a second answer
     const stored = await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('t1:')).sort());
     assert.deepEqual(stored, ['t1:ch26-change-query-only', 't1:ch26-parameter-count'], 'answers are kept under "<progress-key>:<exercise id>"');
 
-    await page.reload();
+    await reload(); // the harness's: what Chromium aborts in the page we leave is no problem
     await waitReady(page);
     const text = page.locator('qkv-lesson section.exercises form[data-exercise="ch26-parameter-count"]');
     const choice = page.locator('qkv-lesson section.exercises form[data-exercise="ch26-change-query-only"]');
@@ -877,8 +881,8 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
 
 // --- 9. reduced motion ---------------------------------------------------------------------------------
 
-test('9. prefers-reduced-motion: transitions and animations are off, and the lesson still works', async () => {
-  const { page, problems, close: closePage } = await openLesson(browser, `${lessonOrigin}/`);
+test('9. prefers-reduced-motion: transitions and animations are off, and the lesson still works', async (t) => {
+  const { page, problems, reload, abandoned, close: closePage } = await openLesson(browser, `${lessonOrigin}/`);
   try {
     const motion = () =>
       page.evaluate(() => {
@@ -904,7 +908,7 @@ test('9. prefers-reduced-motion: transitions and animations are off, and the les
     assert.equal(reduced.animation, 'none', 'no animation');
     assert.equal(reduced.scroll, 'auto', 'no smooth scrolling');
 
-    await page.reload();
+    await reload(); // the harness's: what Chromium aborts in the page we leave is no problem
     await waitReady(page);
     const before = await rendered(page);
     await cell(page, 'input', 0).fill('2');
@@ -912,7 +916,119 @@ test('9. prefers-reduced-motion: transitions and animations are off, and the les
     const edited = structuredClone(fixture);
     edited.input.values[0] = 2;
     assert.deepEqual(await tableTexts(page, 'query'), qkvExpected(edited).query.map(String), 'editing still recomputes Q with reduced motion');
+    if (abandoned.length) t.diagnostic(`aborted by the reload: ${abandoned.join(', ')}`);
     assertNoProblems(problems, 'reduced motion');
+  } finally {
+    await closePage();
+  }
+});
+
+// --- 10. parent-origin -----------------------------------------------------------------------------------
+
+// Waits until every message the iframe posted before now has reached the course page: the frame answers
+// H5P's resizePrepared with resize (and nothing else on these pages sends resize), and it answers in order.
+async function frameCaughtUp(page) {
+  const seen = (await messages(page)).length;
+  await page.evaluate(() => document.querySelector('iframe[title="Lesson"]').contentWindow.postMessage({ context: 'h5p', action: 'resizePrepared' }, '*'));
+  await page.waitForFunction((n) => window.__messages.slice(n).some((m) => m.fromFrame && m.data?.context === 'h5p' && m.data.action === 'resize'), seen, { timeout: 5000 });
+  return messages(page);
+}
+
+// Answers an exercise in the iframe and returns the answer messages the course page got for it (none or one).
+async function answerInFrame(page, frame) {
+  await frame.evaluate(() => {
+    window.__frameAnswers = [];
+    document.addEventListener('qkv-lesson-answer', (event) => window.__frameAnswers.push(event.detail.object.id));
+  });
+  await answerText(frame, 'ch26-parameter-count', ['18']);
+  await eventually(async () => (await frame.evaluate(() => window.__frameAnswers.length)) === 1, { message: 'the answer event inside the iframe' });
+  return (await frameCaughtUp(page)).filter((m) => m.data?.type === 'qkv-lesson:answer');
+}
+
+test('10a. parent-origin with a trailing slash means that origin: the H5P handshake completes', async () => {
+  const { page, frame, problems, close: closePage } = await openIframePage('/iframe-h5p-slash.html');
+  try {
+    assert.equal(await frame.locator('qkv-lesson').evaluate((el) => el.parentOrigin), hostOrigin, 'the property gives the normalised origin');
+    const heights = await waitFrameFitsContent(page, frame, 'H5P host, parent-origin with a trailing slash');
+    assert.ok(heights.client > 1000, `the resizer should have grown the iframe to the content, it is ${heights.client}px`);
+    const actions = (await messages(page)).filter((m) => m.data?.context === 'h5p').map((m) => m.data.action);
+    assert.ok(actions.includes('prepareResize') && actions.includes('resize'), `the frame accepted the resizer’s hello: ${actions}`);
+    assertNoProblems(problems, 'parent-origin with a trailing slash');
+  } finally {
+    await closePage();
+  }
+});
+
+test('10b. parent-origin naming another origin: messages from the course page are ignored', async () => {
+  const { page, problems, close: closePage } = await openIframePage('/iframe-h5p-elsewhere.html');
+  try {
+    // The resizer answers every hello; the frame ignores those answers, so it keeps repeating hello (at 0,
+    // ¼ and ¾ s) and never goes on to prepareResize.
+    await page.waitForFunction(() => window.__messages.filter((m) => m.fromFrame && m.data?.action === 'hello').length >= 3, undefined, { timeout: 8000 });
+    const actions = (await messages(page)).filter((m) => m.data?.context === 'h5p').map((m) => m.data.action);
+    assert.ok(!actions.includes('prepareResize'), `no prepareResize without an accepted hello: ${actions}`);
+    assert.equal(await page.locator('iframe[title="Lesson"]').evaluate((iframe) => iframe.clientHeight), 150, 'the iframe was not resized');
+    assertNoProblems(problems, 'parent-origin naming another origin');
+  } finally {
+    await closePage();
+  }
+});
+
+test('10c. without parent-origin: heights still reach a course page of another origin, answers do not', async () => {
+  const { page, frame, problems, close: closePage } = await openIframePage('/iframe-default.html');
+  try {
+    assert.equal(await frame.locator('qkv-lesson').evaluate((el) => el.parentOrigin), null);
+    const heights = await waitFrameFitsContent(page, frame, 'no parent-origin');
+    assert.ok(heightsIn(await messages(page)).includes(heights.client), 'qkv-lesson:height messages arrived');
+    assert.deepEqual(await answerInFrame(page, frame), [], 'no answer statement is posted to a parent page that parent-origin does not name');
+    assertNoProblems(problems, 'no parent-origin');
+  } finally {
+    await closePage();
+  }
+});
+
+test('10d. parent-origin without a scheme: a warning and data-parent-origin-error, nothing throws, heights still work', async () => {
+  const { page, frame, problems, close: closePage } = await openIframePage('/iframe-no-scheme.html');
+  try {
+    const state = await frame.locator('qkv-lesson').evaluate((el) => ({ property: el.parentOrigin, error: el.dataset.parentOriginError ?? null }));
+    assert.equal(state.property, null, 'parentOrigin is null');
+    assert.match(state.error ?? '', /parent-origin="example\.org" is not an origin/, `data-parent-origin-error says what is wrong: ${JSON.stringify(state)}`);
+    await waitFrameFitsContent(page, frame, 'parent-origin without a scheme');
+    assert.deepEqual(await answerInFrame(page, frame), [], 'no answer statement is posted');
+    assert.equal(problems.length, 1, `exactly one problem, the warning: ${problems.join('; ')}`);
+    assert.match(problems[0], /^console\.warning: <qkv-lesson>: parent-origin="example\.org" is not an origin.*https:\/\/example\.org/, 'the warning names the attribute and its value');
+  } finally {
+    await closePage();
+  }
+});
+
+test('10e. the parentOrigin property normalises to an origin, or is null with a warning', async () => {
+  const { page, problems, close: closePage } = await openHostElement('/element-answers.html');
+  try {
+    const values = ['https://example.org/', 'https://example.org/course/1?unit=2#top', 'http://127.0.0.1:8080', 'example.org', '*', 'javascript:alert(1)', 'https://', ''];
+    const read = await page.locator('qkv-lesson').evaluate((el, list) => {
+      const out = list.map((value) => {
+        el.setAttribute('parent-origin', value);
+        return [value, el.parentOrigin, el.hasAttribute('data-parent-origin-error')];
+      });
+      el.parentOrigin = 'example.org';
+      el.parentOrigin = null;
+      out.push(['(removed)', el.parentOrigin, el.hasAttribute('data-parent-origin-error')]);
+      return out;
+    }, values);
+    assert.deepEqual(read, [
+      ['https://example.org/', 'https://example.org', false],
+      ['https://example.org/course/1?unit=2#top', 'https://example.org', false],
+      ['http://127.0.0.1:8080', 'http://127.0.0.1:8080', false],
+      ['example.org', null, true],
+      ['*', null, true],
+      ['javascript:alert(1)', null, true],
+      ['https://', null, true],
+      ['', null, false],
+      ['(removed)', null, false],
+    ]);
+    const warned = problems.map((problem) => problem.match(/^console\.warning: <qkv-lesson>: parent-origin="(.*)" is not an origin/)?.[1] ?? problem);
+    assert.deepEqual(warned, ['example.org', '*', 'javascript:alert(1)', 'https://', 'example.org'], 'one warning per value that names no origin, and nothing else');
   } finally {
     await closePage();
   }

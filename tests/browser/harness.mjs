@@ -49,6 +49,10 @@ export function launchBrowser() {
 
 // A fresh context and page that records problems: console errors and warnings (CSP violations are
 // console errors), uncaught page errors and failed requests. `requests` lists every requested URL.
+// Navigate an open page with the returned `reload` and `goto`, not page.reload/page.goto: leaving a document
+// makes Chromium abort the requests it still has in flight (the favicon and the math fonts load after the
+// `load` event), and an abort caused by our own navigation is no problem of the lesson. Those aborts are
+// listed in `abandoned`; every other failed request, and any other error for those requests, is a problem.
 export async function openPage(browser, { width = 1280, height = 900 } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
   const page = await context.newPage();
@@ -61,12 +65,47 @@ export async function openPage(browser, { width = 1280, height = 900 } = {}) {
     }
   });
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('requestfailed', (request) => problems.push(`requestfailed: ${request.url()} (${request.failure()?.errorText ?? 'unknown'})`));
-  page.on('request', (request) => requests.push(request.url()));
+  const abandoned = [];
+  const inFlight = new Set();
+  const leaving = new Set(); // requests of the document one of our navigations is leaving
+  let navigating = false; // from our navigation's start until the main frame commits the new document
+  page.on('request', (request) => {
+    requests.push(request.url());
+    inFlight.add(request);
+    if (navigating && !request.isNavigationRequest()) leaving.add(request);
+  });
+  page.on('requestfinished', (request) => inFlight.delete(request));
+  page.on('requestfailed', (request) => {
+    inFlight.delete(request);
+    const error = request.failure()?.errorText ?? 'unknown';
+    if (leaving.delete(request) && error === 'net::ERR_ABORTED') abandoned.push(request.url());
+    else problems.push(`requestfailed: ${request.url()} (${error})`);
+  });
+  page.on('framenavigated', (frame) => {
+    if (frame === page.mainFrame()) navigating = false;
+  });
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
-  return { context, page, problems, requests, close: () => context.close() };
+  const navigate = async (go) => {
+    for (const request of inFlight) leaving.add(request);
+    navigating = true;
+    try {
+      return await go();
+    } finally {
+      navigating = false;
+    }
+  };
+  return {
+    context,
+    page,
+    problems,
+    requests,
+    abandoned,
+    reload: (options) => navigate(() => page.reload(options)),
+    goto: (url, options) => navigate(() => page.goto(url, options)),
+    close: () => context.close(),
+  };
 }
 
 export function assertNoProblems(problems, context) {

@@ -8,6 +8,7 @@ import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } fr
 import { loadCore } from './core';
 import { buildDiagram, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
+import { answerTarget, readParentOrigin } from './embed-protocol';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
 import { registerMathFonts } from './fonts';
 import { buildSelfBias } from './self-bias';
@@ -105,12 +106,22 @@ export class QkvLessonElement extends HTMLElement {
     this.setAttribute('progress-key', value);
   }
 
-  /** The origin answer messages are posted to when embedded in an iframe ("*" if not set). */
-  get parentOrigin(): string {
-    return this.getAttribute('parent-origin') || '*';
+  /** The origin answer messages are posted to when embedded in an iframe (https://example.org/x → https://example.org); null if not set or not an origin. */
+  get parentOrigin(): string | null {
+    return readParentOrigin(this.getAttribute('parent-origin')).origin;
   }
-  set parentOrigin(value: string) {
-    this.setAttribute('parent-origin', value);
+  set parentOrigin(value: string | null) {
+    if (value === null) this.removeAttribute('parent-origin');
+    else this.setAttribute('parent-origin', value);
+  }
+
+  // A parent-origin that names no origin is said on the console and shown as data-parent-origin-error.
+  private checkParentOrigin(value: string | null): void {
+    const { problem } = readParentOrigin(value);
+    if (problem) {
+      console.warn(`<qkv-lesson>: ${problem}`);
+      this.dataset.parentOriginError = problem;
+    } else delete this.dataset.parentOriginError;
   }
 
   /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */
@@ -124,6 +135,7 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
+    if (name === 'parent-origin') this.checkParentOrigin(next);
     if (previous === next || this.dataset.state !== 'ready') return;
     if (name === 'sections') this.applySections();
     if (name === 'state') this.startFrom(this.state);
@@ -420,7 +432,8 @@ export class QkvLessonElement extends HTMLElement {
     if (replayed) return; // restored from storage: already reported when it was answered
     const statement = answerStatement(record);
     this.dispatchEvent(new CustomEvent(answerEvent, { detail: statement, bubbles: true, composed: true }));
-    if (window.parent !== window) window.parent.postMessage({ type: answerMessageType, statement }, this.parentOrigin);
+    const target = answerTarget(this.getAttribute('parent-origin'));
+    if (target) window.parent.postMessage({ type: answerMessageType, statement }, target);
     this.announce(record.correct ? 'Correct answer.' : 'Not quite.');
   }
 }
