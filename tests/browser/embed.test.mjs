@@ -280,7 +280,8 @@ function heightsIn(list) {
 }
 
 // The xAPI statement the lesson should send for an answer to an exercise.
-function expectedStatement({ id, question, success, response }) {
+// `read`: what the core read from each response (the same text here unless given).
+function expectedStatement({ id, question, success, response, read = response.split('[,]') }) {
   return {
     verb: { id: 'http://adlnet.gov/expapi/verbs/answered', display: { 'en-US': 'answered' } },
     object: {
@@ -288,7 +289,12 @@ function expectedStatement({ id, question, success, response }) {
       objectType: 'Activity',
       definition: { name: { 'en-US': question }, type: 'http://adlnet.gov/expapi/activities/cmi.interaction' },
     },
-    result: { success, response, score: { raw: success ? 1 : 0, min: 0, max: 1, scaled: success ? 1 : 0 } },
+    result: {
+      success,
+      response,
+      score: { raw: success ? 1 : 0, min: 0, max: 1, scaled: success ? 1 : 0 },
+      extensions: { 'urn:qkv-lesson:read': read },
+    },
   };
 }
 
@@ -858,7 +864,9 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     await eventually(async () => (await choiceForm.getAttribute('data-answered')) === 'correct', { message: 'the choice to be checked' });
     assert.match(await choiceForm.locator('[data-feedback]').innerText(), /Correct/, 'the choice gets feedback');
 
-    // The text exercise right after it: type and press Enter.
+    // "Show the answer" follows Check; then the text exercise right after it: type and press Enter.
+    const show = await step('Tab');
+    assert.deepEqual([show.kind, show.exercise], ['button', 'ch26-change-query-only'], `Tab should reach "Show the answer", got ${describeFocus(show)}`);
     const blank = await step('Tab');
     assert.deepEqual([blank.type, blank.exercise], ['text', 'ch26-parameter-count'], `Tab should reach the next blank, got ${describeFocus(blank)}`);
     await page.keyboard.type('18');

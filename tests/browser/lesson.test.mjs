@@ -60,7 +60,7 @@ function fixtureTensor(key) {
   return fixture[key] ?? fixture.expected[key];
 }
 
-const shapeText = (shape) => `[${shape.join(',')}]`;
+const shapeText = (shape) => `[${shape.join(', ')}]`;
 
 // The page shows each double as its shortest round-trip decimal; JS's Number→String is also the shortest
 // round-trip form, and for these small integers and halves both give the same text ("1.5", "-5", "0").
@@ -174,11 +174,11 @@ test('4. rejected entries: the message sits next to the field, the last valid nu
     await keyError.waitFor({ state: 'visible', timeout: 3000 }).catch(() => {});
     assert.ok(await keyError.isVisible(), 'the W_K field error should be visible after typing "abc"');
     const message = await keyError.innerText();
-    assert.ok(message.includes('"abc" is not a decimal number'), `W_K error should say '"abc" is not a decimal number', got "${message}"`);
+    assert.ok(message.includes('"abc" is not read: expected a number such as −1.5, 3/2 or 2e-3'), `W_K error should say '"abc" is not read: expected a number such as −1.5, 3/2 or 2e-3', got "${message}"`);
     assert.equal(await keyCell.getAttribute('aria-invalid'), 'true', 'the rejected W_K cell should have aria-invalid="true"');
     const errorId = await keyError.getAttribute('id');
     assert.ok((await keyCell.getAttribute('aria-describedby'))?.split(' ').includes(errorId), `the W_K cell should be described by its error (#${errorId})`);
-    assert.ok((await host(page, 'data-error'))?.includes('"abc" is not a decimal number'), `host data-error should hold the message, got ${await host(page, 'data-error')}`);
+    assert.ok((await host(page, 'data-error'))?.includes('"abc" is not read: expected a number such as −1.5, 3/2 or 2e-3'), `host data-error should hold the message, got ${await host(page, 'data-error')}`);
     for (const key of ['query', 'key', 'value']) {
       assert.deepEqual(await tableTexts(page, key), lastValid[key], `${key} should still show the last valid values while "abc" is rejected`);
     }
@@ -194,7 +194,7 @@ test('4. rejected entries: the message sits next to the field, the last valid nu
     await batch.fill('9');
     assert.ok(await sizesError.isVisible(), 'the sizes error should be visible after Batch = 9');
     const batchMessage = await sizesError.innerText();
-    assert.ok(batchMessage.includes('batch must be a whole number from 0 to 8, got "9"'), `Batch = 9 message was "${batchMessage}"`);
+    assert.ok(batchMessage.includes('Batch B: "9" is not read: expected a whole number from 0 to 8'), `Batch = 9 message was "${batchMessage}"`);
     assert.equal(await batch.getAttribute('aria-invalid'), 'true', 'Batch input should be aria-invalid after "9"');
     for (const key of ['query', 'key', 'value']) {
       assert.deepEqual(await tableTexts(page, key), lastValid[key], `${key} should keep its last valid values while Batch = 9 is rejected`);
@@ -206,8 +206,8 @@ test('4. rejected entries: the message sits next to the field, the last valid nu
     await width.fill('0');
     const widthMessage = await sizesError.innerText();
     assert.ok(
-      widthMessage.includes('query projection: linear input width must be greater than zero'),
-      `model width 0 should report the library's message, got "${widthMessage}"`,
+      widthMessage.includes('Model width d_model: "0" is not read: expected a whole number from 1 to 8'),
+      `model width 0 should say what the width accepts, got "${widthMessage}"`,
     );
     const status = inLesson(page, '[role="status"][aria-live="polite"]');
     assert.equal(await status.count(), 1, 'one polite status live region is expected');
@@ -237,7 +237,7 @@ test('5. sizes: an empty batch gives [0,2,2] outputs with the empty-row note; th
     assert.equal(await host(page, 'data-error'), null, `Batch = 0 should be accepted, got error ${await host(page, 'data-error')}`);
     for (const key of ['query', 'key', 'value']) {
       const text = await caption(page, key);
-      assert.ok(text.includes('[0,2,2]'), `${key} caption should show shape [0,2,2] for Batch = 0, got "${text}"`);
+      assert.ok(text.includes('[0, 2, 2]'), `${key} caption should show shape [0,2,2] for Batch = 0, got "${text}"`);
       const note = inLesson(page, `table[data-tensor="${key}"] td.empty`);
       assert.equal(await note.count(), 1, `${key} should have the empty-row note for Batch = 0`);
       assert.ok((await note.innerText()).includes('No rows'), `${key} empty note: "${await note.innerText()}"`);
@@ -250,20 +250,20 @@ test('5. sizes: an empty batch gives [0,2,2] outputs with the empty-row note; th
     await inLesson(page, 'button.reset').click();
     await inLesson(page, 'input[data-size="tokens"]').fill('3');
     assert.equal(await host(page, 'data-error'), null, `Tokens = 3 should be accepted, got ${await host(page, 'data-error')}`);
-    assert.ok((await caption(page, 'input')).includes('[1,3,3]'), `X caption should show [1,3,3], got "${await caption(page, 'input')}"`);
+    assert.ok((await caption(page, 'input')).includes('[1, 3, 3]'), `X caption should show [1, 3, 3], got "${await caption(page, 'input')}"`);
     const rows = await inLesson(page, 'table[data-tensor="input"] tbody tr').count();
     assert.equal(rows, 3, `X should have 3 rows for Tokens = 3, has ${rows}`);
     const x = await tableTexts(page, 'input');
     assert.equal(x.length, 9, `X should have 9 cells, has ${x.length}`);
     assert.deepEqual(x.slice(6), ['0', '0', '0'], `the new token row of X should be zeros, got ${x.slice(6)}`);
-    assert.ok((await caption(page, 'query')).includes('[1,3,2]'), `Q caption should show [1,3,2], got "${await caption(page, 'query')}"`);
+    assert.ok((await caption(page, 'query')).includes('[1, 3, 2]'), `Q caption should show [1, 3, 2], got "${await caption(page, 'query')}"`);
     assertNoProblems(problems, 'size changes');
   } finally {
     await close();
   }
 });
 
-test('6. exercises: a wrong then a right number, a choice, and xAPI-shaped answer events', async () => {
+test('6. exercises: a wrong number gets a hint and a second try, then the answer; a right one, a choice, and xAPI-shaped answer events', async () => {
   const { page, problems, close } = await openLesson(browser, server.url);
   try {
     await page.evaluate(() => {
@@ -278,8 +278,14 @@ test('6. exercises: a wrong then a right number, a choice, and xAPI-shaped answe
     await form.getByRole('button', { name: 'Check' }).click();
     let said = await feedback.innerText();
     assert.ok(said.includes('Not quite'), `17 should be "Not quite", feedback: "${said}"`);
-    assert.ok(said.includes(`Answer: ${fixture.expected.parameter_count}`), `17 should reveal the answer ${fixture.expected.parameter_count}, feedback: "${said}"`);
+    assert.ok(said.includes('Hint: Too few.'), `17 should get the core's hint, feedback: "${said}"`);
+    assert.ok(!said.includes('Answer:'), `the first wrong try keeps the answer back, feedback: "${said}"`);
     assert.equal(await form.getAttribute('data-answered'), 'incorrect');
+
+    await form.locator('input[type="text"]').fill('1.9e1');
+    await form.getByRole('button', { name: 'Check' }).click();
+    said = await feedback.innerText();
+    assert.ok(said.includes(`Answer: ${fixture.expected.parameter_count}`), `a second wrong try reveals the answer ${fixture.expected.parameter_count}, feedback: "${said}"`);
 
     await form.locator('input[type="text"]').fill('18');
     await form.getByRole('button', { name: 'Check' }).click();
@@ -294,13 +300,14 @@ test('6. exercises: a wrong then a right number, a choice, and xAPI-shaped answe
     assert.ok(said.includes('Correct'), `"no" should be correct for ch26-change-query-only, feedback: "${said}"`);
 
     const answers = await page.evaluate(() => window.__answers);
-    assert.equal(answers.length, 3, `expected 3 qkv-lesson-answer events, got ${answers.length}`);
-    const [wrong, right, picked] = answers;
+    assert.equal(answers.length, 4, `expected 4 qkv-lesson-answer events, got ${answers.length}`);
+    const [wrong, secondWrong, right, picked] = answers;
     for (const statement of answers) {
       assert.equal(statement.verb.id, 'http://adlnet.gov/expapi/verbs/answered', 'verb.id');
     }
     assert.equal(wrong.object.id, 'urn:qkv-lesson:exercise:ch26-parameter-count', 'object.id of the first answer');
     assert.deepEqual([wrong.result.success, wrong.result.response, wrong.result.score.raw], [false, '17', 0], 'result of answering 17');
+    assert.deepEqual([secondWrong.result.response, secondWrong.result.extensions['urn:qkv-lesson:read']], ['1.9e1', ['19']], 'the statement keeps what was typed and what was read');
     assert.equal(right.object.id, 'urn:qkv-lesson:exercise:ch26-parameter-count', 'object.id of the second answer');
     assert.deepEqual([right.result.success, right.result.response, right.result.score.raw], [true, '18', 1], 'result of answering 18');
     assert.equal(picked.object.id, 'urn:qkv-lesson:exercise:ch26-change-query-only', 'object.id of the choice answer');
@@ -335,6 +342,10 @@ test('7. a copied URL reproduces an edit in a new page, and Reset restores the f
     assert.equal(await cell(second.page, 'value_weight', 0).inputValue(), String(fixture.value_weight.values[0]), 'Reset should restore W_V[0]');
     const params = new URL(await waitUrlSynced(second.page)).searchParams;
     const expectedParams = {
+      // The self-score experiment's settings ride along (the module's seed 1, 5 tokens, width 8).
+      sseed: '1',
+      sn: '5',
+      sd: '8',
       b: String(fixture.input.shape[0]),
       t: String(fixture.input.shape[1]),
       d: String(fixture.input.shape[2]),

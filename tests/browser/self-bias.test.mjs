@@ -8,7 +8,8 @@ import { assertNoProblems, openLesson, repo, useServerAndBrowser } from './harne
 
 const numpy = JSON.parse(readFileSync(resolve(repo, 'fixtures/numpy/self_bias.json'), 'utf8'));
 const moduleCase = numpy.cases.find((c) => c.seed === 1 && c.tokens === 5 && c.dim === 8);
-const search = numpy.searches.find((s) => s.kind === 'none' && s.tokens === 5 && s.dim === 8 && s.start_seed === 0);
+// The page searches from the seed after the current one (the module's seed 1), as numpy did from 1.
+const search = numpy.searches.find((s) => s.kind === 'none' && s.tokens === 5 && s.dim === 8 && s.start_seed === 1);
 
 const run = useServerAndBrowser();
 
@@ -52,7 +53,7 @@ test('changing the seed recomputes; a bad size is rejected and the tables stay',
     await page.locator(`${section} input[id$="-sb-tokens"]`).fill('0');
     const error = page.locator(`${section} .field-error`);
     await assert.doesNotReject(error.waitFor({ state: 'visible' }));
-    assert.match(await error.innerText(), /tokens must be between 1 and 512, got 0/);
+    assert.match(await error.innerText(), /Tokens T: "0" is not read: expected a whole number from 1 to 512/);
     assert.equal(await page.locator(`${section} input[id$="-sb-tokens"]`).getAttribute('aria-invalid'), 'true', 'the tokens input is marked');
     assert.deepEqual(await markedMaxima(page, 'none'), maxima, 'the last accepted tables stay');
     assertNoProblems(problems, 'self-bias edits');
@@ -64,7 +65,7 @@ test('changing the seed recomputes; a bad size is rejected and the tables stay',
 test('the seed search finds numpy’s counterexample', async () => {
   const { page, close } = await openLesson(run.browser, run.server.url);
   try {
-    await page.locator(`${section} button`, { hasText: 'Find a seed' }).click();
+    await page.locator(`${section} button`, { hasText: 'Find the next seed' }).click();
     const status = await page.locator(`${section} p[role="status"]`).innerText();
     assert.match(status, new RegExp(`Seed ${search.seed}: row ${search.row} of X Xᵀ peaks at token ${search.argmax}`));
     assert.equal(await page.locator(`${section} input[id$="-sb-seed"]`).inputValue(), `${search.seed}`);
@@ -73,18 +74,18 @@ test('the seed search finds numpy’s counterexample', async () => {
   }
 });
 
-test('the tied search finds a seed no later than numpy’s counterexample, and the table agrees', async () => {
+test('the tied search finds the next seed after the current one, and the table agrees', async () => {
   const { page, close } = await openLesson(run.browser, run.server.url);
   try {
     const tied = numpy.searches.find((s) => s.kind === 'tied' && s.tokens === 5 && s.dim === 8);
-    await page.locator(`${section} button`, { hasText: 'Find one for tied projections' }).click();
+    await page.locator(`${section} button`, { hasText: 'Find the next one for tied projections' }).click();
     const status = await page.locator(`${section} p[role="status"]`).innerText();
     const match = /Seed (\d+): row (\d+) of the tied scores peaks at token (\d+)/.exec(status);
     assert.ok(match, `status should name the seed, row and argmax: "${status}"`);
     const [seed, row, argmax] = match.slice(1).map(Number);
-    // numpy found seed 1 searching from 1; from 0 the first hit is 0 or that one.
-    assert.ok(seed <= tied.seed, `found seed ${seed}, numpy's counterexample is ${tied.seed}`);
-    if (seed === tied.seed) assert.deepEqual([row, argmax], [tied.row, tied.argmax]);
+    // The search starts after the current seed (1), so numpy's counterexample at seed 1 is not repeated.
+    assert.ok(seed >= 2, `found seed ${seed}, after the current seed 1 (numpy's first is ${tied.seed})`);
+    assert.notEqual(row, argmax);
     assert.equal((await markedMaxima(page, 'tied'))[row], argmax, 'the tied table marks the same maximum');
   } finally {
     await close();
@@ -99,21 +100,25 @@ test('quiz answers are checked against the computed counts', async () => {
       document.addEventListener('qkv-lesson-answer', (event) => window.__answers.push(event.detail));
     });
     const form = (id) => page.locator(`${section} form[data-exercise="${id}"]`);
-    await form('qkv04-quiz-2').locator('input').fill(`${moduleCase.none.diagonal_rows.length}`);
-    await form('qkv04-quiz-2').locator('button').click();
+    await form('qkv04-quiz-2').locator('input').fill(`${moduleCase.none.diagonal_rows.length} of 5`);
+    await form('qkv04-quiz-2').getByRole('button', { name: 'Check' }).click();
     assert.match(await form('qkv04-quiz-2').locator('.feedback').innerText(), /Correct/);
 
     // The module's prose says one row; the computation says otherwise.
     await form('qkv04-quiz-3').locator('input').fill('1');
-    await form('qkv04-quiz-3').locator('button').click();
-    const feedback = await form('qkv04-quiz-3').locator('.feedback').innerText();
+    await form('qkv04-quiz-3').getByRole('button', { name: 'Check' }).click();
+    let feedback = await form('qkv04-quiz-3').locator('.feedback').innerText();
     assert.match(feedback, /Not quite/);
+    assert.match(feedback, /Hint: Too few/);
+    await form('qkv04-quiz-3').getByRole('button', { name: 'Show the answer' }).click();
+    feedback = await form('qkv04-quiz-3').locator('.feedback').innerText();
     assert.match(feedback, new RegExp(`Answer: ${moduleCase.separate.diagonal_rows.length}`));
+    assert.match(feedback, /In row 3 the own score 0\.13 beats −7\.67, −10\.47, −14\.70 and −17\.80/);
 
     // Tied weights at seed 1: not every row peaks on itself.
     const tiedAll = moduleCase.tied.diagonal_rows.length === 5;
     await form('qkv04-exercise-3').locator(`input[value="${tiedAll ? 'yes' : 'no'}"]`).check();
-    await form('qkv04-exercise-3').locator('button').click();
+    await form('qkv04-exercise-3').getByRole('button', { name: 'Check' }).click();
     assert.match(await form('qkv04-exercise-3').locator('.feedback').innerText(), /Correct/);
 
     const answers = await page.evaluate(() => window.__answers);
