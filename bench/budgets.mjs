@@ -13,7 +13,7 @@
 // (c) edit: set X[0] and dispatch 'input' → the synchronous qkv-lesson-rendered event, 100 edits on the
 //     standalone page (sync-url on); median and p95, the first 10 separately (WebAssembly and JS tier up).
 //     Then, on warm code, 100 edits alternating with and without sync-url (its history.replaceState), the
-//     C++ core.evaluateLesson timed alone, and each edit plus the style/layout it causes. Goal p95 ≤ 8 ms.
+//     C++ core.evaluate timed alone, and each edit plus the style/layout it causes. Goal p95 ≤ 8 ms.
 // The phase timings use benchmark-only hooks installed in the page (WebAssembly.instantiate*, the element's
 // start method, history.replaceState); the page itself is unchanged.
 import { writeFile } from 'node:fs/promises';
@@ -249,9 +249,9 @@ async function measureEdits(browser, url) {
         cells[0] = String((i % 9) + 1) + (i % 2 ? '.5' : '');
         const edited = { ...state, input: { ...state.input, cells } };
         const start = performance.now();
-        const evaluation = core.evaluateLesson(edited);
+        const evaluation = core.evaluate(edited);
         evaluate.push(performance.now() - start);
-        if (!evaluation.ok) throw new Error(`evaluateLesson failed: ${evaluation.error.message}`);
+        if (!evaluation.ok) throw new Error(`evaluate failed: ${evaluation.error.message}`);
       }
     }
     return { ...standalone, embedded, warmSynced, evaluate, tableCount: root.querySelectorAll('table').length, elementCount: root.querySelectorAll('*').length };
@@ -332,7 +332,7 @@ try {
       ['    of which the URL update (history.replaceState): median / p95', `${urlStats.median} / ${urlStats.p95} ms`, '', ''],
       ['    warm, alternating: with sync-url median / p95', `${warmSyncedStats.median} / ${warmSyncedStats.p95} ms`, '', ''],
       ['    warm, alternating: without sync-url (course page) median / p95', `${embeddedStats.median} / ${embeddedStats.p95} ms`, '', ''],
-      ['    C++ evaluateLesson alone: median / p95', evaluateStats ? `${evaluateStats.median} / ${evaluateStats.p95} ms` : 'unreachable', '', ''],
+      ['    C++ evaluate alone: median / p95', evaluateStats ? `${evaluateStats.median} / ${evaluateStats.p95} ms` : 'unreachable', '', ''],
       ['    DOM building (median without sync-url − median C++)', evaluateStats ? `${round(embeddedStats.median - evaluateStats.median, 3)} ms` : '?', '', ''],
       ['    edit → rendered + style/layout: median / p95', `${layoutStats.median} / ${layoutStats.p95} ms`, '', ''],
       ['    warm, alternating, + style/layout: with / without sync-url, medians', `${warmSyncedLayoutStats.median} / ${embeddedLayoutStats.median} ms`, '', ''],

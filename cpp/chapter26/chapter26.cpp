@@ -1,6 +1,8 @@
 #include "chapter26/chapter26.hpp"
 
+#include <array>
 #include <cstring>
+#include <map>
 
 #include "text/format.hpp"
 
@@ -41,14 +43,14 @@ RejectionProbe rejected_input(const QkvProjections& layer, const Shape& input_sh
 
 // from_weights with the key weight replaced; `check` says whether the error is exactly the one expected.
 template <class Check>
-RejectionProbe rejected_weights(const ProjectionRequest& request, const std::string& query_name,
+RejectionProbe rejected_weights(const Tensor& weight, const std::string& query_name,
                                 const std::string& key_name, const Shape& key_shape, Check check) {
   const std::string prefix = kParameterPrefix;
   auto key_zeros = Tensor::zeros(key_shape);
   if (!key_zeros) return {key_zeros.error().message(), false};
-  auto query = NamedParameter::create(query_name, request.query_weight);
+  auto query = NamedParameter::create(query_name, weight);
   auto key = NamedParameter::create(key_name, std::move(*key_zeros));
-  auto value = NamedParameter::create(prefix + ".value.weight", request.value_weight);
+  auto value = NamedParameter::create(prefix + ".value.weight", weight);
   if (!query || !key || !value) return {"rejected before construction", false};
   auto layer = QkvProjections::from_weights(std::move(*query), std::move(*key), std::move(*value));
   if (layer) return {"accepted", false};
@@ -117,32 +119,27 @@ ProjectionRequest chapter_fixture() {
   };
 }
 
-Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request) {
-  if (!request.upstream)
-    return fail(LessonError{ErrorKind::Upstream, "chapter evidence needs the three upstream tensors"});
-  auto primary = compute_projection_evidence(request);
-  if (!primary) return fail(primary.error());
-  auto replay = compute_projection_evidence(request, false);
-  if (!replay) return fail(replay.error());
-  auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
+namespace {
+
+// What the chapter shows that depends only on the sizes, never on a value: the shape probes, the rejected
+// inputs and the seed-26 initialisation.
+struct SizeEvidence {
+  ShapeProbe batch, empty_batch, empty_token, report_empty_token;
+  RejectionProbe rank, width, model_mismatch, head_mismatch, duplicate_name;
+  InitializationEvidence initialization;
+};
+
+Result<SizeEvidence, LessonError> compute_size_evidence(Extent batch, Extent tokens, Extent d, Extent h) {
+  auto zeros = Tensor::zeros({d, h});
+  if (!zeros) return fail(lesson_error(zeros.error()));
+  auto layer = projections_from_weights(*zeros, *zeros, *zeros);
   if (!layer) return fail(layer.error());
-
-  ChapterEvidence evidence;
-  evidence.request = request;
-  evidence.primary = std::move(*primary);
-  evidence.replay_bitwise = same_primary_bits(evidence, *replay);
-  const Extent d = layer->model_width();
-  const Extent h = layer->head_width();
-  evidence.model_width = d;
-  evidence.head_width = h;
-  const Shape& x = request.input.shape();  // rank three: the forward above accepted it
-  const Extent batch = x[0], tokens = x[1];
-
+  SizeEvidence out;
   const std::pair<ShapeProbe*, Shape> probes[] = {
-      {&evidence.batch, {2 * batch, tokens, d}},
-      {&evidence.empty_batch, {0, tokens, d}},
-      {&evidence.empty_token, {2 * batch, 0, d}},
-      {&evidence.report_empty_token, {batch, 0, d}},
+      {&out.batch, {2 * batch, tokens, d}},
+      {&out.empty_batch, {0, tokens, d}},
+      {&out.empty_token, {2 * batch, 0, d}},
+      {&out.report_empty_token, {batch, 0, d}},
   };
   for (const auto& [probe, shape] : probes) {
     auto shapes = probe_shapes(*layer, shape);
@@ -150,28 +147,70 @@ Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRe
     *probe = std::move(*shapes);
   }
 
-  evidence.rank = rejected_input(*layer, {tokens, d}, QkvErrorKind::InputRank, 0, 2);
-  evidence.width = rejected_input(*layer, {batch, tokens, d + 1}, QkvErrorKind::InputWidthMismatch, d, d + 1);
+  out.rank = rejected_input(*layer, {tokens, d}, QkvErrorKind::InputRank, 0, 2);
+  out.width = rejected_input(*layer, {batch, tokens, d + 1}, QkvErrorKind::InputWidthMismatch, d, d + 1);
   const std::string prefix = kParameterPrefix;
   const std::string query_name = prefix + ".query.weight", key_name = prefix + ".key.weight";
-  evidence.model_mismatch =
-      rejected_weights(request, query_name, key_name, {d + 1, h}, [&](const QkvError& e) {
-        return e.kind == QkvErrorKind::BranchInputWidthMismatch && e.query == d && e.key == d + 1 &&
-               e.value == d;
-      });
-  evidence.head_mismatch =
-      rejected_weights(request, query_name, key_name, {d, h + 1}, [&](const QkvError& e) {
-        return e.kind == QkvErrorKind::BranchOutputWidthMismatch && e.query == h && e.key == h + 1 &&
-               e.value == h;
-      });
-  evidence.duplicate_name = rejected_weights(request, "same", "same", {d, h}, [](const QkvError& e) {
+  out.model_mismatch = rejected_weights(*zeros, query_name, key_name, {d + 1, h}, [&](const QkvError& e) {
+    return e.kind == QkvErrorKind::BranchInputWidthMismatch && e.query == d && e.key == d + 1 && e.value == d;
+  });
+  out.head_mismatch = rejected_weights(*zeros, query_name, key_name, {d, h + 1}, [&](const QkvError& e) {
+    return e.kind == QkvErrorKind::BranchOutputWidthMismatch && e.query == h && e.key == h + 1 &&
+           e.value == h;
+  });
+  out.duplicate_name = rejected_weights(*zeros, "same", "same", {d, h}, [](const QkvError& e) {
     return e.kind == QkvErrorKind::Initialization &&
            e.initialization->kind == InitializationErrorKind::DuplicateName &&
            e.initialization->name == "same" && e.initialization->index == 0 &&
            e.initialization->repeat_index == 1;
   });
+  out.initialization = initialization_evidence(d, h);
+  return out;
+}
 
-  evidence.initialization = initialization_evidence(d, h);
+// Computed once per (B, T, d_model, d_head) and reused for every edit of the values: an edit recomputes
+// only what the values decide (forward, backward, gradcheck, replay, independence).
+Result<const SizeEvidence*, LessonError> size_evidence(Extent batch, Extent tokens, Extent d, Extent h) {
+  static std::map<std::array<Extent, 4>, SizeEvidence> cache;
+  const std::array<Extent, 4> key{batch, tokens, d, h};
+  if (auto found = cache.find(key); found != cache.end()) return &found->second;
+  auto computed = compute_size_evidence(batch, tokens, d, h);
+  if (!computed) return fail(computed.error());
+  if (cache.size() >= 256) cache.clear();  // the lesson's sizes give far fewer; this only bounds memory
+  return &cache.emplace(key, std::move(*computed)).first->second;
+}
+
+}  // namespace
+
+Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request) {
+  if (!request.upstream)
+    return fail(LessonError{ErrorKind::Upstream, "chapter evidence needs the three upstream tensors"});
+  auto primary = compute_projection_evidence(request);
+  if (!primary) return fail(primary.error());
+  auto replay = compute_projection_evidence(request, false);
+  if (!replay) return fail(replay.error());
+
+  ChapterEvidence evidence;
+  evidence.request = request;
+  evidence.primary = std::move(*primary);
+  evidence.replay_bitwise = same_primary_bits(evidence, *replay);
+  const Shape& x = request.input.shape();  // rank three: the forward above accepted it
+  const Extent d = x[2], h = request.query_weight.shape()[1];
+  evidence.model_width = d;
+  evidence.head_width = h;
+  auto sizes = size_evidence(x[0], x[1], d, h);
+  if (!sizes) return fail(sizes.error());
+  const SizeEvidence& s = **sizes;
+  evidence.batch = s.batch;
+  evidence.empty_batch = s.empty_batch;
+  evidence.empty_token = s.empty_token;
+  evidence.report_empty_token = s.report_empty_token;
+  evidence.rank = s.rank;
+  evidence.width = s.width;
+  evidence.model_mismatch = s.model_mismatch;
+  evidence.head_mismatch = s.head_mismatch;
+  evidence.duplicate_name = s.duplicate_name;
+  evidence.initialization = s.initialization;
 
   ProjectionRequest changed = request;
   changed.upstream.reset();
