@@ -238,10 +238,10 @@ async function measureEdits(browser, url) {
     const warmSynced = { toRender: pick(alternating.toRender, true), toLayout: pick(alternating.toLayout, true) };
     lesson.setAttribute('sync-url', '');
     history.replaceState = replaceState;
-    // The C++ evaluation alone, on the same kind of state: the element's core and current state are
-    // private in TypeScript but ordinary properties at run time (read here only, by the benchmark).
-    const core = lesson.core;
-    const state = lesson.current;
+    // The C++ evaluation alone, on the same kind of state: the element's controller is private in
+    // TypeScript but an ordinary property at run time (read here only, by the benchmark).
+    const core = lesson.controller?.core;
+    const state = lesson.controller?.state;
     const evaluate = [];
     if (core && state) {
       for (let i = 0; i < count; i++) {

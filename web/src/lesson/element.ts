@@ -1,19 +1,22 @@
 // <qkv-lesson>: the whole lesson as one element, so a course page embeds exactly what learners see here.
-// data-state is "loading" until the WebAssembly core is ready, then "ready", or "error" if it cannot load.
+// The element is a shell: attributes and properties, connect and disconnect, and rendering. Its state and
+// core calls live in a LessonController, its dealings with the host page (URL, storage, messages) in a
+// HostBridge. data-state is "loading" until the WebAssembly core is ready, then "ready", or "error".
 import katexCss from 'katex/dist/katex.min.css?inline';
 import { css as mathLayoutCss } from 'virtual:math';
 import lessonCss from './styles.css?inline';
-import { answerEvent, answerMessageType, answerStatement } from './answers';
+import { answerEvent, answerStatement } from './answers';
 import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
+import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
 import { buildDiagram, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
-import { answerTarget, readParentOrigin } from './embed-protocol';
+import { readParentOrigin } from './embed-protocol';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
+import { HostBridge } from './host-bridge';
 import { registerMathFonts } from './fonts';
 import { buildSelfBias } from './self-bias';
-import { sizeFields, type CoreError, type EditableKey, type Evidence, type LessonState, type QkvCore, type SelfScoreRequest, type SizeField, type SizeLimitView } from './types';
-import { selfScoreFromSearch, stateFromSearch, stateToSearch } from './url-state';
+import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField, type SizeLimitView } from './types';
 
 const sizeLabels: Record<SizeField, string> = {
   batch: 'Batch B',
@@ -44,24 +47,31 @@ const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
 
 export class QkvLessonElement extends HTMLElement {
   // Each observed attribute has a property of the same name (camelCase) that parses it.
-  static observedAttributes = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin'];
+  static observedAttributes = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme'];
 
   private readonly idPrefix = `qkv${++instances}`;
   private started = false;
-  private core?: QkvCore;
-  private current?: LessonState;
+  private controller?: LessonController;
+  private readonly bridge = new HostBridge({
+    syncUrl: () => this.syncUrl,
+    progressKey: () => this.progressKey,
+    parentOrigin: () => this.getAttribute('parent-origin'),
+  });
   private diagram?: DiagramRefs;
   private readonly status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   private readonly sizeInputs = {} as Record<SizeField, HTMLInputElement>;
   private readonly sizesError = h('p', { class: 'field-error', id: `${this.idPrefix}-error-sizes`, hidden: true });
-  private announceTimer?: ReturnType<typeof setTimeout>;
-  private renders = 0;
-  private urlTimer?: ReturnType<typeof setTimeout>;
-
+  private readonly notes = h('ul', { class: 'link-notes', hidden: true });
   private readonly sectionElements = new Map<SectionName, HTMLElement>();
   private readonly exerciseViews = new Map<string, ExerciseHandle>();
-  private selfScore: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
-  private readonly notes = h('ul', { class: 'link-notes', hidden: true });
+  private renders = 0;
+  // Work this element started and must stop when it leaves the page.
+  private announceTimer?: ReturnType<typeof setTimeout>;
+  private idleHandle?: number;
+  private warmRounds = 0;
+  // Attribute changes since the last update, applied together in one microtask.
+  private readonly pending = new Set<string>();
+  private readonly onInput = (event: Event) => this.edited(event);
 
   /** Keep the lesson's numbers in the page URL (for the standalone page; off when embedded). */
   get syncUrl(): boolean {
@@ -115,15 +125,6 @@ export class QkvLessonElement extends HTMLElement {
     else this.setAttribute('parent-origin', value);
   }
 
-  // A parent-origin that names no origin is said on the console and shown as data-parent-origin-error.
-  private checkParentOrigin(value: string | null): void {
-    const { problem } = readParentOrigin(value);
-    if (problem) {
-      console.warn(`<qkv-lesson>: ${problem}`);
-      this.dataset.parentOriginError = problem;
-    } else delete this.dataset.parentOriginError;
-  }
-
   /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */
   get theme(): 'light' | 'dark' | 'auto' {
     const value = this.getAttribute('theme');
@@ -135,14 +136,14 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
+    if (previous === next) return;
     if (name === 'parent-origin') this.checkParentOrigin(next);
-    if (previous === next || this.dataset.state !== 'ready') return;
-    if (name === 'sections') this.applySections();
-    if (name === 'state') this.startFrom(this.state);
+    if (this.pending.size === 0) queueMicrotask(() => this.update());
+    this.pending.add(name);
   }
 
   connectedCallback(): void {
-    if (this.started) return;
+    if (this.started) return this.attach();
     this.started = true;
     const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
     root.adoptedStyleSheets = lessonSheets();
@@ -153,6 +154,39 @@ export class QkvLessonElement extends HTMLElement {
       (core) => this.start(core),
       (error: unknown) => this.fail(error),
     );
+  }
+
+  disconnectedCallback(): void {
+    this.shadowRoot?.removeEventListener('input', this.onInput);
+    clearTimeout(this.announceTimer);
+    this.bridge.cancel();
+    if (this.idleHandle !== undefined) (window.cancelIdleCallback ?? clearTimeout)(this.idleHandle);
+    this.idleHandle = undefined;
+  }
+
+  // Listeners and idle work that connect adds and disconnect removes.
+  private attach(): void {
+    if (this.dataset.state !== 'ready') return;
+    this.shadowRoot!.addEventListener('input', this.onInput);
+    if (this.dataset.warmed === undefined) this.warmUp();
+  }
+
+  // Applies the attribute changes of one task together.
+  private update(): void {
+    const changed = new Set(this.pending);
+    this.pending.clear();
+    if (this.dataset.state !== 'ready') return;
+    if (changed.has('sections')) this.applySections();
+    if (changed.has('state')) this.show(this.controller!.startFrom(this.state));
+  }
+
+  // A parent-origin that names no origin is said on the console and shown as data-parent-origin-error.
+  private checkParentOrigin(value: string | null): void {
+    const { problem } = readParentOrigin(value);
+    if (problem) {
+      console.warn(`<qkv-lesson>: ${problem}`);
+      this.dataset.parentOriginError = problem;
+    } else delete this.dataset.parentOriginError;
   }
 
   private fail(error: unknown): void {
@@ -169,15 +203,15 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   private start(core: QkvCore): void {
-    this.core = core;
-    const fixture = core.fixture();
-    if (!fixture.ok) return this.fail(new Error(fixture.error.message));
-    const fixtureEvaluation = core.evaluate(fixture.state);
-    if (!fixtureEvaluation.ok) return this.fail(new Error(fixtureEvaluation.error.message));
-    if (this.syncUrl) this.selfScore = selfScoreFromSearch(location.search) ?? this.selfScore;
-    const listed = core.exercises(this.selfScore);
-    if (!listed.ok) return this.fail(new Error(listed.error.message));
-    const chapterExercises = listed.exercises.filter((view) => view.id.startsWith('ch26-'));
+    let controller: LessonController;
+    try {
+      controller = new LessonController(core);
+    } catch (error) {
+      return this.fail(error);
+    }
+    this.controller = controller;
+    controller.selfScore = this.bridge.linkSelfScore() ?? controller.selfScore;
+    const chapterExercises = controller.exercises('ch26-');
 
     const diagram = buildDiagram(this.idPrefix);
     this.diagram = diagram;
@@ -185,7 +219,7 @@ export class QkvLessonElement extends HTMLElement {
       const view = renderExercise(chapterExercises.find((candidate) => candidate.id === id)!, {
         idPrefix,
         number,
-        check: (exerciseId, responses) => core.checkAnswer({ id: exerciseId, responses, self_score: this.selfScore }),
+        check: (exerciseId, responses) => controller.check(exerciseId, responses),
         reveal: () => this.reveal,
         onAnswer: (record, replayed) => this.answered(record, replayed),
       });
@@ -194,12 +228,12 @@ export class QkvLessonElement extends HTMLElement {
     };
 
     const sections: Record<SectionName, HTMLElement> = {
-      prediction: renderWorkedPrediction(fixtureEvaluation.evidence, exercise('ch26-first-token', 0, `${this.idPrefix}-worked`)),
+      prediction: renderWorkedPrediction(controller.fixtureEvidence, exercise('ch26-first-token', 0, `${this.idPrefix}-worked`)),
       rule: renderForwardRule(),
       diagram: h(
         'section',
         { class: 'diagram-section', 'aria-labelledby': `${this.idPrefix}-diagram-title` },
-        this.renderControls(fixture.size_limits),
+        this.renderControls(controller.sizeLimits),
         diagram.root,
       ),
       exercises: h(
@@ -212,12 +246,12 @@ export class QkvLessonElement extends HTMLElement {
       'self-bias': buildSelfBias(
         core,
         this.idPrefix,
-        this.selfScore,
+        controller.selfScore,
         () => this.reveal,
         (record, replayed) => this.answered(record, replayed),
         (settings) => {
-          this.selfScore = settings;
-          if (this.syncUrl && this.current) this.scheduleUrl(this.current);
+          controller.selfScore = settings;
+          this.writeUrl();
         },
       ).element,
       next: renderNext(),
@@ -228,53 +262,28 @@ export class QkvLessonElement extends HTMLElement {
     }
     this.shadowRoot!.replaceChildren(h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), ...sectionNames.map((name) => sections[name])));
     this.applySections();
-    this.shadowRoot!.addEventListener('input', (event) => this.edited(event));
 
-    // A shared link wins over the author's starting state; without either, the fixture computed above.
-    const search = this.syncUrl && stateFromSearch(location.search) ? location.search : this.state;
-    if (search) this.startFrom(search);
-    else this.show(fixtureEvaluation.state, fixtureEvaluation.evidence);
+    // A shared link wins over the author's starting state; without either, the fixture.
+    this.show(controller.startFrom(this.bridge.linkState() ?? this.state));
     this.restoreProgress();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
-    this.warmUp();
+    if (this.isConnected) this.attach();
   }
 
   // WebAssembly starts in a baseline tier; a few evaluations while the browser is idle let it compile the
   // hot code optimised before the learner's first edit. Nothing is rendered; data-warmed marks the end.
   private warmUp(): void {
-    const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50));
-    let rounds = 0;
+    const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50) as unknown as number);
     const step = () => {
-      for (let i = 0; i < 5 && this.current; i++) this.core!.evaluate(this.current);
-      if (++rounds < 8) idle(step);
-      else this.dataset.warmed = '';
+      for (let i = 0; i < 5; i++) this.controller!.rehearse();
+      if (++this.warmRounds < 8) this.idleHandle = idle(step);
+      else {
+        this.idleHandle = undefined;
+        this.dataset.warmed = '';
+      }
     };
-    idle(step);
-  }
-
-  // Shows the numbers of a link-format state, or the fixture when it is empty or rejected, and says in
-  // words what it used instead of anything it could not use.
-  private startFrom(search: string): void {
-    const fixture = this.core!.fixture();
-    if (!fixture.ok) return;
-    const asked = search ? stateFromSearch(search) : null;
-    const evaluation = this.core!.evaluate(asked ?? fixture.state);
-    if (evaluation.ok) {
-      this.show(evaluation.state, evaluation.evidence);
-      this.showNotes(evaluation.notes);
-      return;
-    }
-    const fallback = this.core!.evaluate(fixture.state);
-    if (fallback.ok) this.show(fallback.state, fallback.evidence);
-    const reason = `The link’s numbers were not used (${evaluation.error.message}); the lesson shows the frozen fixture instead.`;
-    this.showNotes([reason]);
-    this.announce(reason);
-  }
-
-  private showNotes(notes: string[]): void {
-    this.notes.hidden = notes.length === 0;
-    this.notes.replaceChildren(...notes.map((note) => h('li', {}, note)));
+    this.idleHandle = idle(step);
   }
 
   private applySections(): void {
@@ -283,16 +292,9 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   private restoreProgress(): void {
-    const key = this.progressKey;
-    if (!key) return;
     for (const [id, view] of this.exerciseViews) {
-      try {
-        const saved = JSON.parse(localStorage.getItem(`${key}:${id}`) ?? 'null') as { responses?: unknown } | null;
-        const responses = saved?.responses;
-        if (Array.isArray(responses) && responses.every((item) => typeof item === 'string')) view.replay(responses);
-      } catch {
-        // Unreadable or blocked storage: start without saved answers.
-      }
+      const responses = this.bridge.savedResponses(id);
+      if (responses) view.replay(responses);
     }
   }
 
@@ -313,7 +315,7 @@ export class QkvLessonElement extends HTMLElement {
       return h('p', { class: 'size' }, h('label', { for: id }, limit ? `${sizeLabels[field]} (${limit.min} to ${limit.max})` : sizeLabels[field]), input);
     });
     const reset = h('button', { type: 'button', class: 'reset' }, 'Reset to the frozen fixture');
-    reset.addEventListener('click', () => this.reset());
+    reset.addEventListener('click', () => this.show(this.controller!.reset()));
     return h(
       'div',
       { class: 'controls' },
@@ -324,77 +326,68 @@ export class QkvLessonElement extends HTMLElement {
     );
   }
 
-  private reset(): void {
-    const fixture = this.core!.fixture();
-    if (!fixture.ok) return;
-    this.current = fixture.state;
-    this.showNotes([]);
-    this.recompute();
-  }
-
   private edited(event: Event): void {
     const target = event.target;
-    if (!(target instanceof HTMLInputElement) || !this.current) return;
+    if (!(target instanceof HTMLInputElement) || !this.controller) return;
     const size = target.dataset.size as SizeField | undefined;
     const field = target.dataset.field as EditableKey | undefined;
+    let outcome: Outcome;
     if (size) {
-      this.current = { ...this.current, [size]: target.value };
+      outcome = this.controller.editSize(size, target.value);
     } else if (field) {
       // The table's inputs are in row-major order, like the cells.
       const inputs = [...this.shadowRoot!.querySelectorAll(`input[data-field="${field}"]`)];
-      const cells = [...this.current[field].cells];
-      cells[inputs.indexOf(target)] = target.value;
-      this.current = { ...this.current, [field]: { ...this.current[field], cells } };
+      outcome = this.controller.editCell(field, inputs.indexOf(target), target.value);
     } else {
       return;
     }
-    this.recompute();
+    this.show(outcome, true);
   }
 
-  private recompute(): void {
-    const evaluation = this.core!.evaluate(this.current!);
-    if (evaluation.ok) {
-      this.show(evaluation.state, evaluation.evidence);
-      this.announce('Recomputed: Q, K, V, the gradients and the checks are up to date.');
-    } else {
-      this.reject(evaluation.error);
+  // New numbers, or the core's error with the last accepted diagram left on screen.
+  private show(outcome: Outcome, edited = false): void {
+    if (!outcome.ok) {
+      this.reject(outcome.error);
+      if (outcome.notes.length) this.showNotes(outcome.notes);
+      return;
     }
-  }
-
-  private show(state: LessonState, evidence: Evidence): void {
-    this.current = state;
+    const { state, evidence } = outcome;
     this.clearErrors();
+    if (!edited || outcome.notes.length) this.showNotes(outcome.notes);
     for (const field of sizeFields) {
       const input = this.sizeInputs[field];
       if (!input.matches(':focus') && input.value !== state[field]) input.value = state[field];
     }
     renderDiagram(this.diagram!, evidence, state);
-    this.dataset.rendered = `${++this.renders}`;
-    if (this.syncUrl) this.scheduleUrl(state);
-    this.dispatchEvent(new CustomEvent('qkv-lesson-rendered', { bubbles: true, composed: true }));
+    if (edited) this.announce('Recomputed: Q, K, V, the gradients and the checks are up to date.');
+    else if (outcome.notes.length) this.announce(outcome.notes.join(' '));
+    if (outcome.changed) this.dataset.rendered = `${++this.renders}`;
+    this.writeUrl();
+    if (outcome.changed) this.dispatchEvent(new CustomEvent('qkv-lesson-rendered', { bubbles: true, composed: true }));
   }
 
-  // The URL follows the last valid state, written once typing pauses (browsers throttle rapid
-  // history updates, and the write need not delay the diagram). data-url-revision = data-rendered once
-  // the URL shows what is on screen.
-  private scheduleUrl(state: LessonState): void {
-    clearTimeout(this.urlTimer);
+  // The URL follows the last valid state; data-url-revision = data-rendered once it shows what is on screen.
+  private writeUrl(): void {
+    const controller = this.controller;
+    if (!controller) return;
     const revision = `${this.renders}`;
-    this.urlTimer = setTimeout(() => {
-      history.replaceState(history.state, '', `?${stateToSearch(state, this.selfScore)}${location.hash}`);
-      this.dataset.urlRevision = revision;
-    }, 150);
+    this.bridge.scheduleUrl(controller.state, controller.selfScore, () => (this.dataset.urlRevision = revision));
+  }
+
+  private showNotes(notes: string[]): void {
+    this.notes.hidden = notes.length === 0;
+    this.notes.replaceChildren(...notes.map((note) => h('li', {}, note)));
   }
 
   // The last valid diagram stays; the message goes next to the field and to the live region.
   private reject(error: CoreError): void {
     this.clearErrors();
     const root = this.shadowRoot!;
-    const field = error.field ?? '';
+    const field = error.field;
     let target: HTMLInputElement | null = null;
     let area = this.diagram!.fieldErrors[field];
     if ((sizeFields as readonly string[]).includes(field)) target = this.sizeInputs[field as SizeField];
-    else if (error.index !== undefined) target = root.querySelectorAll<HTMLInputElement>(`input[data-field="${field}"]`)[error.index] ?? null;
+    else if (error.index >= 0) target = root.querySelectorAll<HTMLInputElement>(`input[data-field="${field}"]`)[error.index] ?? null;
     if (!area) area = this.sizesError;
     target?.setAttribute('aria-invalid', 'true');
     area.hidden = false;
@@ -422,18 +415,11 @@ export class QkvLessonElement extends HTMLElement {
 
   // Tells the course page: a DOM event, a message to the parent frame, and (opt-in) local progress.
   private answered(record: AnswerRecord, replayed: boolean): void {
-    if (this.progressKey) {
-      try {
-        localStorage.setItem(`${this.progressKey}:${record.id}`, JSON.stringify({ responses: record.typed, correct: record.correct }));
-      } catch {
-        // Storage full or blocked: the answer still counted for this visit.
-      }
-    }
+    this.bridge.saveProgress(record.id, record.typed, record.correct);
     if (replayed) return; // restored from storage: already reported when it was answered
     const statement = answerStatement(record);
     this.dispatchEvent(new CustomEvent(answerEvent, { detail: statement, bubbles: true, composed: true }));
-    const target = answerTarget(this.getAttribute('parent-origin'));
-    if (target) window.parent.postMessage({ type: answerMessageType, statement }, target);
+    this.bridge.postAnswer(statement);
     this.announce(record.correct ? 'Correct answer.' : 'Not quite.');
   }
 }

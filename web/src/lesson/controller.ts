@@ -1,0 +1,89 @@
+// The lesson's state and its calls into the core, without any DOM: the element shows what these return.
+// Every number is typed text that the core reads; every verdict is the core's.
+import { stateFromSearch } from './url-state';
+import type { AnswerResponse, CoreError, EditableKey, Evidence, ExerciseView, LessonState, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
+
+// What the element shows after a call: new numbers (and notes on anything a link gave that was not used),
+// or the core's error while the last accepted numbers stay.
+export type Outcome =
+  | { ok: true; state: LessonState; evidence: Evidence; notes: string[]; changed: boolean }
+  | { ok: false; error: CoreError; notes: string[] };
+
+export class LessonController {
+  readonly fixture: LessonState;
+  readonly fixtureEvidence: Evidence;
+  readonly sizeLimits: SizeLimitView[];
+  state: LessonState;
+  selfScore: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
+  // Typed text that was not accepted: kept so that the next edit starts from what is on screen.
+  private typed: LessonState;
+  private shown = '';
+
+  // Throws if the core cannot even compute its own fixture (then the lesson cannot start).
+  constructor(readonly core: QkvCore) {
+    const fixture = core.fixture();
+    if (!fixture.ok) throw new Error(fixture.error.message);
+    const evaluation = core.evaluate(fixture.state);
+    if (!evaluation.ok) throw new Error(evaluation.error.message);
+    this.fixture = evaluation.state;
+    this.fixtureEvidence = evaluation.evidence;
+    this.sizeLimits = fixture.size_limits;
+    this.state = this.typed = evaluation.state;
+  }
+
+  // The chapter's or the self-score experiment's exercises, as the core's registry lists them now.
+  exercises(prefix: 'ch26-' | 'qkv04-'): ExerciseView[] {
+    const listed = this.core.exercises(this.selfScore);
+    return listed.ok ? listed.exercises.filter((view) => view.id.startsWith(prefix)) : [];
+  }
+
+  check(id: string, responses: string[]): AnswerResponse {
+    return this.core.checkAnswer({ id, responses, self_score: this.selfScore });
+  }
+
+  // A link-format state (b=1&t=2&…), or the fixture when empty; a link the core refuses leaves the
+  // fixture on screen and says why, in words.
+  startFrom(search: string): Outcome {
+    const asked = search ? stateFromSearch(search) : null;
+    if (!asked) return this.evaluate(this.fixture);
+    const outcome = this.evaluate(asked);
+    if (outcome.ok) return outcome;
+    const fallback = this.evaluate(this.fixture);
+    const reason = `The link’s numbers were not used (${outcome.error.message}); the lesson shows the frozen fixture instead.`;
+    return fallback.ok ? { ...fallback, notes: [reason] } : fallback;
+  }
+
+  reset(): Outcome {
+    return this.evaluate(this.fixture);
+  }
+
+  editSize(field: SizeField, text: string): Outcome {
+    return this.evaluate({ ...this.typed, [field]: text });
+  }
+
+  // `index`: the cell, in row-major order.
+  editCell(field: EditableKey, index: number, text: string): Outcome {
+    const cells = [...this.typed[field].cells];
+    cells[index] = text;
+    return this.evaluate({ ...this.typed, [field]: { ...this.typed[field], cells } });
+  }
+
+  // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.
+  rehearse(): void {
+    this.core.evaluate(this.state);
+  }
+
+  private evaluate(state: LessonState): Outcome {
+    const evaluation = this.core.evaluate(state);
+    if (!evaluation.ok) {
+      if ('state' in evaluation) this.typed = evaluation.state;
+      return { ok: false, error: evaluation.error, notes: 'notes' in evaluation ? evaluation.notes : [] };
+    }
+    this.state = this.typed = evaluation.state;
+    // The output changed unless every shown value and shape is the same as last time ("1.0" for "1").
+    const shown = JSON.stringify(evaluation.evidence);
+    const changed = shown !== this.shown;
+    this.shown = shown;
+    return { ok: true, state: evaluation.state, evidence: evaluation.evidence, notes: evaluation.notes, changed };
+  }
+}

@@ -1,0 +1,70 @@
+// Where the lesson meets the page that hosts it: the page URL (a shareable link), local storage (progress
+// kept across reloads) and messages to a parent frame (answer statements). Timers it starts, it cancels.
+import { answerMessageType, type AnswerStatement } from './answers';
+import { answerTarget } from './embed-protocol';
+import { selfScoreFromSearch, stateFromSearch, stateToSearch } from './url-state';
+import type { LessonState, SelfScoreRequest } from './types';
+
+export interface HostSettings {
+  syncUrl(): boolean;
+  progressKey(): string;
+  parentOrigin(): string | null; // the attribute as written; embed-protocol reads it
+}
+
+export class HostBridge {
+  private urlTimer?: ReturnType<typeof setTimeout>;
+
+  constructor(private readonly settings: HostSettings) {}
+
+  // The lesson state of the page's own link, when the lesson keeps its numbers there.
+  linkState(): string | null {
+    return this.settings.syncUrl() && stateFromSearch(location.search) ? location.search : null;
+  }
+
+  linkSelfScore(): SelfScoreRequest | null {
+    return this.settings.syncUrl() ? selfScoreFromSearch(location.search) : null;
+  }
+
+  // Writes the link once typing pauses (browsers throttle rapid history updates, and the write need not
+  // delay the diagram); `written` runs once the URL shows this state.
+  scheduleUrl(state: LessonState, selfScore: SelfScoreRequest, written: () => void): void {
+    if (!this.settings.syncUrl()) return;
+    clearTimeout(this.urlTimer);
+    this.urlTimer = setTimeout(() => {
+      history.replaceState(history.state, '', `?${stateToSearch(state, selfScore)}${location.hash}`);
+      written();
+    }, 150);
+  }
+
+  saveProgress(id: string, typed: string[], correct: boolean): void {
+    const key = this.settings.progressKey();
+    if (!key) return;
+    try {
+      localStorage.setItem(`${key}:${id}`, JSON.stringify({ responses: typed, correct }));
+    } catch {
+      // Storage full or blocked: the answer still counted for this visit.
+    }
+  }
+
+  // The responses saved for an exercise, if any were and they are readable.
+  savedResponses(id: string): string[] | null {
+    const key = this.settings.progressKey();
+    if (!key) return null;
+    try {
+      const saved = JSON.parse(localStorage.getItem(`${key}:${id}`) ?? 'null') as { responses?: unknown } | null;
+      const responses = saved?.responses;
+      return Array.isArray(responses) && responses.every((item) => typeof item === 'string') ? responses : null;
+    } catch {
+      return null; // unreadable or blocked storage: start without saved answers
+    }
+  }
+
+  postAnswer(statement: AnswerStatement): void {
+    const target = answerTarget(this.settings.parentOrigin());
+    if (target) window.parent.postMessage({ type: answerMessageType, statement }, target);
+  }
+
+  cancel(): void {
+    clearTimeout(this.urlTimer);
+  }
+}
