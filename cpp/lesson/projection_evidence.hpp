@@ -60,7 +60,7 @@ struct ProjectionEvidence {
 
 // A rejected request: `kind` names the layer that refused it, `message` is that layer's own words.
 struct LessonError {
-  std::string kind;     // "tensor" | "initialization" | "qkv" | "upstream"
+  std::string kind;     // "tensor" | "initialization" | "qkv" | "upstream" | "budget"
   std::string message;  // the library's message, unchanged
   std::string field;    // the request field it is about ("input", "query_weight", ...), when one is
 };
