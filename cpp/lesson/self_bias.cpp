@@ -1,9 +1,11 @@
 // Self-bias: draws X, Wq, Wk like the numpy module and reports where each score row peaks.
 #include "lesson/self_bias.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "lesson/numpy_random.hpp"
+#include "support/budget.hpp"
 
 namespace qkv {
 namespace {
@@ -141,6 +143,11 @@ std::string SelfBiasError::message() const {
       return "dim" + size_range + got;
     case SelfBiasErrorKind::SeedCountOutOfRange:
       return "seed count must be between 1 and " + std::to_string(kMaxSearchSeeds) + got;
+    case SelfBiasErrorKind::SearchTooCostly:
+      return BudgetError{"seed search", cost, kMaxSearchOperations,
+                         std::to_string(actual) + " seeds of " +
+                             format_operations(cost / static_cast<double>(actual)) + " each"}
+          .message();
   }
   return "unknown self-bias error";
 }
@@ -159,6 +166,13 @@ Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
     return fail(SelfBiasError{SelfBiasErrorKind::SeedCountOutOfRange, search.max_seeds});
   }
   if (auto error = check_sizes(search.tokens, search.dim)) return fail(*error);
+
+  // Seeds past 2^32 - 1 are never tried, so they cost nothing.
+  const std::int64_t seeds = std::min(search.max_seeds, NumpyLegacyRandom::kMaxSeed - search.start_seed + 1);
+  const double cost = static_cast<double>(seeds) * self_bias_seed_cost(static_cast<double>(search.tokens),
+                                                                       static_cast<double>(search.dim));
+  if (cost > kMaxSearchOperations)
+    return fail(SelfBiasError{SelfBiasErrorKind::SearchTooCostly, seeds, cost});
 
   const auto n = static_cast<std::size_t>(search.tokens);
   const auto d = static_cast<std::size_t>(search.dim);

@@ -97,6 +97,20 @@ inline EvidenceCost evidence_cost(double batch, double tokens, double model_widt
   return cost;
 }
 
+// ---- seed search and initialisation -------------------------------------------------------------------
+
+// One seed of the self-bias experiment with n tokens of width d: seeding, n·d + 2·d² draws, X·Wq and X·Wk
+// (2·n·d² multiply-adds), three score matrices (3·n²·d), the norms and the argmax of each row.
+inline double self_bias_seed_cost(double tokens, double dim) {
+  return kSeedSetupOperations + kDrawOperations * (tokens * dim + 2 * dim * dim) + 2 * tokens * dim * dim +
+         3 * tokens * tokens * dim + 2 * tokens * dim + 3 * tokens * tokens;
+}
+
+// QkvProjections::create with seeded weights, written out: three d × h weights.
+inline double init_cost(double model_width, double head_width) {
+  return 3 * model_width * head_width * kInitValueOperations;
+}
+
 // ---- the message ------------------------------------------------------------------------------------
 
 // Two significant digits in the style of a C literal without '+' or leading exponent zeros: "3.1e10",
