@@ -7,9 +7,9 @@
 // these magnitudes).
 //
 // The limits were measured on the 2-core development machine (GCC 12, Release, one core, the kernels as
-// of this commit) so that every accepted request finishes in well under 2 s; the measurements are in
-// README.md under "Limits". When the kernels get faster, re-measure and raise the limits: they are plain
-// constants.
+// of this commit, before the planned ~10x faster kernels) so that every accepted request finishes in well
+// under 2 s; each limit's measurement is beside it. When the kernels get faster, re-measure (time
+// `qkv-lesson evidence` on requests just under the limit) and raise the limits: they are plain constants.
 #pragma once
 
 #include <cstddef>
@@ -20,23 +20,30 @@ namespace qkv {
 
 // ---- the limits ---------------------------------------------------------------------------------------
 
-// Evidence (forward, backward, gradcheck, and writing the result). Measured: about 0.45 G operations per
-// second at the slowest shapes, so 4e8 is about 0.9 s; reading an 8 MiB request adds at most 0.4 s.
-inline constexpr double kMaxEvidenceOperations = 4e8;
+// Evidence (forward, backward, gradcheck, and writing the result). Measured end to end through
+// `qkv-lesson evidence` on requests near the limit of every shape family (cubes, long T with d = h = 1,
+// wide h, huge B with T = 0, forward only): 0.26 to 0.48 s at 1.3e8 to 1.9e8 operations, with the
+// machine's load average near 6; the slowest rate seen in any run was 0.16 G operations per second, so
+// 2e8 stays near 1.25 s even then. Reading and parsing an 8 MiB request is included in those times.
+inline constexpr double kMaxEvidenceOperations = 2e8;
 // The gradcheck's share: it checks as many coordinates per tensor (up to 32) as fit in this.
 inline constexpr double kMaxGradcheckOperations = kMaxEvidenceOperations / 2;
-// Seed search (find-off-diagonal): measured 0.67 to 1.0 G operations per second; 7e8 is about 1 s.
-inline constexpr double kMaxSearchOperations = 7e8;
-// Seeded initialisation: each weight drawn and written counts kInitValueOperations.
-inline constexpr double kMaxInitOperations = 4e8;
-// The most bytes a request file (or standard input) may hold; nlohmann reads 8 MiB in about 0.3 s.
+// Seed search (find-off-diagonal): measured 0.67 to 1.0 G operations per second (2.66 s for 10^6 seeds
+// of one token, 1.0 s for one seed of 512 x 512); 5e8 is at most about 0.75 s.
+inline constexpr double kMaxSearchOperations = 5e8;
+// Seeded initialisation: measured 0.53 s for 3 x 1000 x 1000 weights (2.1e8 operations), so 2e8.
+inline constexpr double kMaxInitOperations = 2e8;
+// The most bytes a request file (or standard input) may hold (about 2 million short numbers).
 inline constexpr std::size_t kMaxRequestBytes = std::size_t{8} << 20;
 
 // ---- the weights ------------------------------------------------------------------------------------
 
 // Every number handed back to the caller costs about this many operations to format (nlohmann's shortest
-// round-trip) or to copy into JavaScript.
+// round-trip, about 80 ns) or to copy into JavaScript.
 inline constexpr double kOutputValueOperations = 60;
+// Each element of the weight gradient's [B, d, h] intermediate: zeroed, written by a matmul, then summed
+// over B by a general broadcast reduction (measured: about 30 ns each).
+inline constexpr double kGradientRowOperations = 10;
 // One numpy normal draw (Box–Muller with a log and a square root, two Mersenne Twister words).
 inline constexpr double kDrawOperations = 10;
 // Seeding numpy's generator (624 words) and allocating a seed's matrices.
@@ -78,12 +85,13 @@ inline EvidenceCost evidence_cost(double batch, double tokens, double model_widt
 
   if (weight_gradient_rows > cost.largest_elements) cost.largest_elements = weight_gradient_rows;
   const double loss = 9 * output;  // copy the upstream, multiply, sum
-  cost.backward = loss + 6 * macs + 3 * (3 * input + 2 * weight_gradient_rows + 5 * output + 2 * weight) +
+  cost.backward = loss + 6 * macs +
+                  3 * (3 * input + kGradientRowOperations * weight_gradient_rows + 5 * output + 2 * weight) +
                   3 * macs +  // the rounding bound on the loss (a forward in absolute values)
                   (input + 3 * weight) * kOutputValueOperations;
 
   // One probe: the request copied, a fresh layer, the forward and the loss.
-  const double probe = 3 * macs + 2 * input + 4 * weight + 12 * output;
+  const double probe = 3 * macs + 2 * input + 12 * weight + 25 * output;
   const double per_sample = 3 * 4 * probe;  // three probes, four tensors
   double samples = static_cast<double>(max_samples);
   if (per_sample * samples > kMaxGradcheckOperations) {
