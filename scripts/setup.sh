@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the lesson needs and is missing: Debian packages (compilers, clang-14 with libFuzzer for the
-# fuzz step, GoogleTest, JSON and argument libraries, Emscripten, Chromium, numpy) and the npm packages pinned in package-lock.json.
+# fuzz step, GoogleTest, JSON and argument libraries, Emscripten, Chromium, numpy) and the npm packages
+# pinned in package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
