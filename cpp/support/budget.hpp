@@ -28,9 +28,10 @@ namespace qkv {
 inline constexpr double kMaxEvidenceOperations = 2e8;
 // The gradcheck's share: it checks as many coordinates per tensor (up to 32) as fit in this.
 inline constexpr double kMaxGradcheckOperations = kMaxEvidenceOperations / 2;
-// Seed search (find-off-diagonal): measured 0.67 to 1.0 G operations per second (2.66 s for 10^6 seeds
-// of one token, 1.0 s for one seed of 512 x 512); 5e8 is at most about 0.75 s.
-inline constexpr double kMaxSearchOperations = 5e8;
+// Seed search (find-off-diagonal): measured 0.67 to 1.0 G operations per second unloaded (2.66 s for
+// 10^6 seeds of one token, 1.0 s for one seed of 512 x 512), and 4 times slower with both cores busy;
+// 3e8 is about 0.4 s unloaded.
+inline constexpr double kMaxSearchOperations = 3e8;
 // Seeded initialisation: measured 0.53 s for 3 x 1000 x 1000 weights (2.1e8 operations), so 2e8.
 inline constexpr double kMaxInitOperations = 2e8;
 // The most bytes a request file (or standard input) may hold (about 2 million short numbers).
@@ -47,7 +48,7 @@ inline constexpr double kGradientRowOperations = 10;
 // One numpy normal draw (Box–Muller with a log and a square root, two Mersenne Twister words).
 inline constexpr double kDrawOperations = 10;
 // Seeding numpy's generator (624 words) and allocating a seed's matrices.
-inline constexpr double kSeedSetupOperations = 2000;
+inline constexpr double kSeedSetupOperations = 3000;
 // One Xavier-uniform weight: a SplitMix64 draw, then formatting it.
 inline constexpr double kInitValueOperations = kOutputValueOperations + 10;
 

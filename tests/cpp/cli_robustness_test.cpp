@@ -210,7 +210,7 @@ TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
       timed("find-off-diagonal --kind tied --start 0 --tokens 512 --dim 512 --count 1000000");
   expect_error(
       timed_run.run, "budget",
-      "seed search costs 6.8e14 operations (1000000 seeds of 6.8e8 each), more than the limit of 5e8");
+      "seed search costs 6.8e14 operations (1000000 seeds of 6.8e8 each), more than the limit of 3e8");
   EXPECT_LT(timed_run.seconds, kSecondsAllowed);
   // The most seeds of one token (never a counterexample, so every seed is tried) that fit, and one more.
   const double per_seed = self_bias_seed_cost(1, 8);
