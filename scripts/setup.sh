@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs what the lesson needs and is missing: Debian packages (compilers, GoogleTest, JSON and argument
-# libraries, Emscripten, Chromium, numpy) and the npm packages pinned in package-lock.json.
+# Installs what the lesson needs and is missing: Debian packages (compilers, clang-14 with libFuzzer for the
+# fuzz step, GoogleTest, JSON and argument libraries, Emscripten, Chromium, numpy) and the npm packages
+# pinned in package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,6 +9,8 @@ need=()
 command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
+command -v clang++-14 >/dev/null || need+=(clang-14)
+compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-14-dev)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 [ -f /usr/include/CLI/CLI.hpp ] || need+=(libcli11-dev)

@@ -23,6 +23,9 @@ cmake --build build/sanitize -j2
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build/sanitize --output-on-failure -j2
 
+step "fuzz (libFuzzer, ASan + UBSan: the evidence request, the lesson state, the number readers; 20 s each)"
+tests/fuzz/run.sh 20
+
 step "numpy cross-checks of the command-line tool (unseen shapes and seeds)"
 for check in tools/check_*_numpy.py; do
   /usr/bin/python3 "$check" --cases 100 --seed "$((20261129 + RANDOM))"

@@ -232,7 +232,11 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed) {
   search.tokens = *tokens;
   search.dim = *dim;
   auto found = find_off_diagonal_seed(search);
-  if (!found) return refuse({ErrorKind::SelfScore, found.error().message()});
+  if (!found) {
+    const bool budget = found.error().kind == SelfBiasErrorKind::SearchTooCostly;
+    return refuse(
+        {budget ? ErrorKind::Budget : ErrorKind::SelfScore, found.error().message(), budget ? "count" : ""});
+  }
   out.ok = true;
   out.found = found->has_value();
   if (*found) {

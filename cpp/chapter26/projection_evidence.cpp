@@ -1,8 +1,11 @@
 #include "chapter26/projection_evidence.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "autograd/ops.hpp"
+#include "support/budget.hpp"
 
 namespace qkv {
 
@@ -73,7 +76,34 @@ Result<double, std::string> objective_at(const ProjectionRequest& request) {
   return loss->value()[0];
 }
 
-GradcheckSummary check_gradients(const ProjectionRequest& request, const ProjectionGradients& gradients) {
+// A bound on the rounding error of L near the request's point (X [B, T, d], weights [d, h]). Each term
+// x·w·u of L passes through at most k = d + B + T + h + 2 roundings (the matmul's d, the product with U,
+// the sums over B, T and h, the two additions of the branches), so |fl(L) - L| <= k·u/(1 - k·u) · M with
+// u = eps/2 and M = Σ |x||w||u| over every term; k·eps·M is that bound with room to spare.
+double loss_rounding_bound(const ProjectionRequest& request) {
+  const Shape& shape = request.input.shape();
+  const std::size_t d = shape[2], h = request.query_weight.shape()[1], rows = shape[0] * shape[1];
+  const std::vector<double>& x = request.input.values();
+  const std::pair<const Tensor*, const Tensor*> branches[] = {
+      {&request.query_weight, &request.upstream->query},
+      {&request.key_weight, &request.upstream->key},
+      {&request.value_weight, &request.upstream->value}};
+  double magnitude = 0.0;
+  for (const auto& [weight, upstream] : branches) {
+    for (std::size_t r = 0; r < rows; ++r) {
+      for (std::size_t j = 0; j < h; ++j) {
+        double row = 0.0;
+        for (std::size_t k = 0; k < d; ++k) row += std::fabs(x[r * d + k]) * std::fabs((*weight)[k * h + j]);
+        magnitude += row * std::fabs((*upstream)[r * h + j]);
+      }
+    }
+  }
+  const double roundings = static_cast<double>(d + shape[0] + shape[1] + h + 2);
+  return roundings * std::numeric_limits<double>::epsilon() * magnitude;
+}
+
+GradcheckSummary check_gradients(const ProjectionRequest& request, const ProjectionGradients& gradients,
+                                 std::size_t samples_per_tensor) {
   GradcheckSummary summary;
   summary.tolerance = GradcheckOptions{}.tolerance;
   summary.passed = true;
@@ -89,6 +119,8 @@ GradcheckSummary check_gradients(const ProjectionRequest& request, const Project
       {&ProjectionRequest::key_weight, &gradients.key_weight, &summary.key_checks, "key weight"},
       {&ProjectionRequest::value_weight, &gradients.value_weight, &summary.value_checks, "value weight"},
   };
+  GradcheckOptions options;
+  options.objective_error = loss_rounding_bound(request);
   for (const auto& probe : probes) {
     ProjectionRequest trial = request;
     const Objective objective = [&trial, &probe](const Tensor& point) {
@@ -97,7 +129,7 @@ GradcheckSummary check_gradients(const ProjectionRequest& request, const Project
     };
     const Tensor& point = request.*probe.tensor;
     auto report =
-        gradcheck(point, *probe.analytic, objective, std::min(point.size(), kGradcheckSamplesPerTensor));
+        gradcheck(point, *probe.analytic, objective, std::min(point.size(), samples_per_tensor), options);
     if (!report) {
       summary.passed = false;
       summary.problem = std::string(probe.name) + ": " + report.error().message();
@@ -109,6 +141,31 @@ GradcheckSummary check_gradients(const ProjectionRequest& request, const Project
     summary.passed = summary.passed && report->passed;
   }
   return summary;
+}
+
+// The request's cost, refused before any work when it passes a limit. Only an input of rank three and the
+// layer's width whose output fits the element cap is costed; any other input is refused by the layer's own
+// checks at no cost, so their messages come first. The weight
+// gradient's [B, d, h] intermediate is checked against the element cap here, because backward cannot
+// report an error once it runs.
+Result<EvidenceCost, LessonError> evidence_cost_of(const ProjectionRequest& request,
+                                                   const QkvProjections& layer, bool with_gradcheck) {
+  const Shape& shape = request.input.shape();
+  if (shape.size() != 3 || shape[2] != layer.model_width()) return EvidenceCost{};
+  // An output over the element cap is likewise refused by the layer before it computes anything.
+  if (!element_count({shape[0], shape[1], layer.head_width()})) return EvidenceCost{};
+  const bool backward = request.upstream.has_value();
+  const EvidenceCost cost = evidence_cost(
+      static_cast<double>(shape[0]), static_cast<double>(shape[1]), static_cast<double>(shape[2]),
+      static_cast<double>(layer.head_width()), backward, with_gradcheck ? kGradcheckSamplesPerTensor : 0);
+  if (backward) {
+    auto rows = element_count({shape[0], layer.model_width(), layer.head_width()});
+    if (!rows) return fail(lesson_error(rows.error(), "input"));
+  }
+  if (cost.total() > kMaxEvidenceOperations)
+    return fail(LessonError{
+        ErrorKind::Budget, BudgetError{"evidence request", cost.total(), kMaxEvidenceOperations}.message(), ""});
+  return cost;
 }
 
 }  // namespace
@@ -132,6 +189,8 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
                                                                     bool with_gradcheck) {
   auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
   if (!layer) return fail(layer.error());
+  auto cost = evidence_cost_of(request, *layer, with_gradcheck);
+  if (!cost) return fail(cost.error());
   // X is a parameter only when a gradient for it is wanted.
   auto input =
       request.upstream ? TensorValue::parameter(request.input) : TensorValue::constant(request.input);
@@ -161,7 +220,7 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
   gradients.query_weight = *layer->query().weight().value().gradient();
   gradients.key_weight = *layer->key().weight().value().gradient();
   gradients.value_weight = *layer->value().weight().value().gradient();
-  if (with_gradcheck) evidence.gradcheck = check_gradients(request, gradients);
+  if (with_gradcheck) evidence.gradcheck = check_gradients(request, gradients, cost->samples_per_tensor);
   evidence.gradients = std::move(gradients);
   return evidence;
 }

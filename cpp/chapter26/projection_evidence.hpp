@@ -12,7 +12,8 @@
 namespace qkv {
 
 // Gradcheck costs three forward passes per checked coordinate. Up to this many coordinates per tensor are
-// checked (every one for the chapter's fixture, 6 each); beyond it, this many spread evenly over the tensor.
+// checked (every one for the chapter's fixture, 6 each); beyond it, this many spread evenly over the tensor,
+// and fewer (at least one) when that many would pass kMaxGradcheckOperations (support/budget.hpp).
 inline constexpr std::size_t kGradcheckSamplesPerTensor = 32;
 
 // Names the chapter gives its three weights.
@@ -71,7 +72,8 @@ Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query
 // L for given outputs and upstreams; each product reduced by repeated sum_axis(0), added (q + k) + v.
 Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, const Upstreams& upstream);
 
-// Forward always; with upstreams also backward and a gradcheck of X, W_Q, W_K and W_V.
+// Forward always; with upstreams also backward and a gradcheck of X, W_Q, W_K and W_V. A request whose
+// cost passes kMaxEvidenceOperations is refused with kind "budget" before any of it runs.
 Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
                                                                     bool with_gradcheck = true);
 

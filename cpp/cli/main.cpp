@@ -1,162 +1,74 @@
 // qkv-lesson: the chapter's report and trace, seeded initialisation, projection evidence as JSON, and
 // numpy's seeded randn() with the self-bias experiment built on it.
-// Every rejected input exits 2 with {"error":{"kind","message"}} carrying the library's own message.
+//
+// The contract is total: every input ends either in its output with status 0, or in status 2 with
+// {"error":{"kind","message"}} on stdout carrying the library's own message. That includes bytes that are
+// not UTF-8 (written as U+FFFD), requests over a work budget (support/budget.hpp, kind "budget"), memory
+// the machine will not give (kind "allocation"), and a stdout that cannot be written (then the error goes
+// to stderr with kind "io", since stdout is what failed).
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <charconv>
 #include <cinttypes>
+#include <csignal>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
+#include <exception>
 #include <iostream>
 #include <new>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <sstream>
 
+#include "cli/request.hpp"
 #include "chapter26/chapter26.hpp"
-#include "text/format.hpp"
 #include "selfscore/numpy_random.hpp"
 #include "selfscore/self_bias.hpp"
+#include "text/format.hpp"
+#include "support/budget.hpp"
 
 namespace {
 
 using nlohmann::json;
 using qkv::Result;
 using qkv::Tensor;
+using qkv::cli::CliError;
 
 constexpr int kBadInput = 2;
 
-struct CliError {
-  std::string kind;
-  std::string message;
-};
+// Everything the tool prints on stdout goes through here; whether it all arrived is checked once, at exit.
+void emit(const std::string& text) { std::cout << text; }
 
 int report_error(const CliError& error) {
-  std::cout << json{{"error", {{"kind", error.kind}, {"message", error.message}}}}.dump() << "\n";
+  emit(qkv::cli::dump_line(qkv::cli::error_json(error)));
   return kBadInput;
 }
 
-int report_error(const qkv::LessonError& error) {
-  json body{{"kind", qkv::kind_name(error.kind)}, {"message", error.message}};
-  if (!error.field.empty()) body["field"] = error.field;
-  std::cout << json{{"error", body}}.dump() << "\n";
-  return kBadInput;
-}
-
-json tensor_json(const Tensor& tensor) { return {{"shape", tensor.shape()}, {"values", tensor.values()}}; }
-
-// {"shape": [non-negative integers], "values": [numbers]} at `path` (for messages, e.g. "upstream.key").
-Result<Tensor, CliError> tensor_from_json(const json& parent, const std::string& key,
-                                          const std::string& path) {
-  const auto bad = [&path](const std::string& what) {
-    return qkv::fail(CliError{"input", path + " " + what});
-  };
-  if (!parent.contains(key)) return bad("is missing");
-  const json& object = parent.at(key);
-  if (!object.is_object()) return bad("must be an object with \"shape\" and \"values\"");
-  if (!object.contains("shape") || !object.at("shape").is_array()) return bad("needs a \"shape\" array");
-  if (!object.contains("values") || !object.at("values").is_array()) return bad("needs a \"values\" array");
-  qkv::Shape shape;
-  for (const json& extent : object.at("shape")) {
-    if (!extent.is_number_unsigned()) return bad("shape entries must be non-negative integers");
-    shape.push_back(extent.get<std::uint64_t>());
-  }
-  std::vector<double> values;
-  const json& items = object.at("values");
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (!items[i].is_number()) return bad("value at index " + std::to_string(i) + " is not a number");
-    values.push_back(items[i].get<double>());
-  }
-  auto tensor = Tensor::from_values(std::move(shape), std::move(values));
-  if (!tensor) return qkv::fail(CliError{"tensor", tensor.error().message()});
-  return std::move(*tensor);
-}
-
-Result<qkv::ProjectionRequest, CliError> request_from_json(const json& document) {
-  if (!document.is_object()) return qkv::fail(CliError{"input", "the request must be a JSON object"});
-  qkv::ProjectionRequest request;
-  const std::pair<const char*, Tensor*> fields[] = {{"input", &request.input},
-                                                    {"query_weight", &request.query_weight},
-                                                    {"key_weight", &request.key_weight},
-                                                    {"value_weight", &request.value_weight}};
-  for (const auto& [name, target] : fields) {
-    auto tensor = tensor_from_json(document, name, name);
-    if (!tensor) return qkv::fail(tensor.error());
-    *target = std::move(*tensor);
-  }
-  if (document.contains("upstream")) {
-    const json& upstream = document.at("upstream");
-    if (!upstream.is_object()) return qkv::fail(CliError{"input", "upstream must be an object"});
-    qkv::Upstreams tensors;
-    const std::pair<const char*, Tensor*> branches[] = {
-        {"query", &tensors.query}, {"key", &tensors.key}, {"value", &tensors.value}};
-    for (const auto& [name, target] : branches) {
-      auto tensor = tensor_from_json(upstream, name, std::string("upstream.") + name);
-      if (!tensor) return qkv::fail(tensor.error());
-      *target = std::move(*tensor);
-    }
-    request.upstream = std::move(tensors);
-  }
-  return request;
-}
-
-Result<std::string, CliError> read_all(const std::string& path) {
-  std::ostringstream text;
-  if (path == "-") {
-    text << std::cin.rdbuf();
-    return text.str();
-  }
-  // A directory opens like a file on Linux and then reads as nothing: refuse it by name.
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored))
-    return qkv::fail(CliError{"io", "cannot read " + path + ": it is a directory"});
-  std::ifstream file(path, std::ios::binary);
-  if (!file) return qkv::fail(CliError{"io", "cannot read " + path});
-  text << file.rdbuf();
-  if (file.bad()) return qkv::fail(CliError{"io", "cannot read " + path});
-  return text.str();
-}
+int report_error(const qkv::LessonError& error) { return report_error(qkv::cli::cli_error(error)); }
 
 int run_evidence(const std::string& path) {
-  auto text = read_all(path);
+  auto text = qkv::cli::read_request(path);
   if (!text) return report_error(text.error());
-  json document;
-  try {
-    document = json::parse(*text);
-  } catch (const json::exception& error) {
-    // nlohmann's message names the position, and "number overflow" for literals such as 1e400.
-    return report_error(CliError{"json", error.what()});
-  }
-  auto request = request_from_json(document);
-  if (!request) return report_error(request.error());
-  auto evidence = qkv::compute_projection_evidence(*request);
-  if (!evidence) return report_error(evidence.error());
-
-  json out{{"parameter_names", evidence->parameter_names},
-           {"parameter_count", evidence->parameter_count},
-           {"query", tensor_json(evidence->query)},
-           {"key", tensor_json(evidence->key)},
-           {"value", tensor_json(evidence->value)}};
-  if (evidence->gradients) {
-    const qkv::ProjectionGradients& g = *evidence->gradients;
-    out["loss"] = g.loss;
-    out["input_gradient"] = tensor_json(g.input);
-    out["query_weight_gradient"] = tensor_json(g.query_weight);
-    out["key_weight_gradient"] = tensor_json(g.key_weight);
-    out["value_weight_gradient"] = tensor_json(g.value_weight);
-    const qkv::GradcheckSummary& check = *evidence->gradcheck;
-    out["gradcheck"] = {{"passed", check.passed},
-                        {"checks", check.checks},
-                        {"max_error", check.max_error},
-                        {"tolerance", check.tolerance}};
-    if (!check.problem.empty()) out["gradcheck"]["problem"] = check.problem;
-  }
-  std::cout << out.dump() << "\n";
+  auto out = qkv::cli::evidence_from_text(*text);
+  if (!out) return report_error(out.error());
+  emit(qkv::cli::dump_line(*out));
   return 0;
 }
 
+// Validation order: the library's widths and element cap (zero widths and oversized shapes get its
+// messages), then the budget, then the rest of the library's checks.
 int run_init(std::uint64_t seed, std::uint64_t model_width, std::uint64_t head_width,
              const std::string& prefix) {
+  if (model_width > 0 && head_width > 0 && qkv::element_count({model_width, head_width})) {
+    const double cost = qkv::init_cost(static_cast<double>(model_width), static_cast<double>(head_width));
+    if (cost > qkv::kMaxInitOperations) {
+      return report_error(
+          CliError{"budget", qkv::BudgetError{"initialization", cost, qkv::kMaxInitOperations,
+                                              "three weights of " + std::to_string(model_width) + " x " +
+                                                  std::to_string(head_width)}
+                                 .message()});
+    }
+  }
   qkv::SplitMix64 rng(seed);
   auto layer = qkv::QkvProjections::create(prefix, model_width, head_width, rng);
   if (!layer) return report_error(qkv::lesson_error(layer.error()));
@@ -168,14 +80,14 @@ int run_init(std::uint64_t seed, std::uint64_t model_width, std::uint64_t head_w
   }
   char state[19];
   std::snprintf(state, sizeof state, "0x%016" PRIx64, rng.state());
-  std::cout << json{{"parameters", parameters}, {"generator_state", state}}.dump() << "\n";
+  emit(qkv::cli::dump_line(json{{"parameters", parameters}, {"generator_state", state}}));
   return 0;
 }
 
 int run_chapter(bool trace) {
   auto evidence = qkv::compute_chapter_evidence(qkv::chapter_fixture());
   if (!evidence) return report_error(evidence.error());
-  std::cout << (trace ? qkv::render_trace(*evidence) : qkv::render_report(*evidence));
+  emit(trace ? qkv::render_trace(*evidence) : qkv::render_report(*evidence));
   return 0;
 }
 
@@ -234,7 +146,10 @@ Result<std::int64_t, CliError> parse_extent(const std::string& option, const std
 }
 
 CliError random_error(const qkv::RandomError& error) { return {"random", error.message()}; }
-CliError self_bias_error(const qkv::SelfBiasError& error) { return {"self_bias", error.message()}; }
+CliError self_bias_error(const qkv::SelfBiasError& error) {
+  const bool budget = error.kind == qkv::SelfBiasErrorKind::SearchTooCostly;
+  return {budget ? "budget" : "self_bias", error.message()};
+}
 
 // `np.random.seed(seed); np.random.randn(rows, cols)`: one line per row, draws as %.17g (enough digits
 // to read back the exact double) separated by single spaces.
@@ -254,17 +169,21 @@ int run_randn(const std::string& seed_text, const std::string& rows_text, const 
                                                   " * " + cols_text});
   }
   // Row by row: consecutive randn calls continue one stream, so this is randn(rows, cols) row-major.
+  // std::to_chars(general, 17) is specified to print what printf's %.17g prints (format_significant17),
+  // at a fraction of the cost: 10^7 draws took 2.4 s through snprintf.
   std::string line;
-  for (std::int64_t row = 0; row < *rows; ++row) {
+  char number[32];
+  for (std::int64_t row = 0; row < *rows && std::cout; ++row) {
     line.clear();
     for (double value : rng->randn(static_cast<std::size_t>(*cols))) {
       if (!line.empty()) line += ' ';
-      line += qkv::format_significant17(value);
+      const auto written =
+          std::to_chars(number, number + sizeof number, value, std::chars_format::general, 17);
+      line.append(number, written.ptr);
     }
     line += '\n';
-    std::cout << line;
+    emit(line);
   }
-  std::cout.flush();
   return 0;
 }
 
@@ -304,7 +223,7 @@ int run_self_bias_json(const std::string& seed_text, const std::string& tokens_t
                          {"none", summary_json(r.none, r.tokens)},
                          {"separate", summary_json(r.separate, r.tokens)},
                          {"tied", summary_json(r.tied, r.tokens)}};
-  std::cout << out.dump() << "\n";
+  emit(qkv::cli::dump_line(out));
   return 0;
 }
 
@@ -341,7 +260,7 @@ int run_find_off_diagonal(const SearchText& text) {
     const qkv::Counterexample& c = **found;
     out = {{"seed", c.seed}, {"row", c.row}, {"argmax", c.argmax}};
   }
-  std::cout << out.dump() << "\n";
+  emit(qkv::cli::dump_line(out));
   return 0;
 }
 
@@ -410,13 +329,49 @@ int run(int argc, char** argv) {
   return run_evidence(input_path);
 }
 
+// The last resort for an exception that escapes where it cannot be caught: nlohmann's destructors free
+// deep documents with a heap-allocated stack, so running out of memory there terminates. Report it in the
+// promised form; _exit, because the half-written buffers must not be flushed after it.
+[[noreturn]] void on_terminate() {
+  static const char allocation[] =
+      "{\"error\":{\"kind\":\"allocation\",\"message\":\"not enough memory for the requested sizes\"}}\n";
+  static const char internal[] =
+      "{\"error\":{\"kind\":\"internal\",\"message\":\"the tool stopped on an unexpected error\"}}\n";
+  bool out_of_memory = false;
+  if (const std::exception_ptr current = std::current_exception()) {
+    try {
+      std::rethrow_exception(current);
+    } catch (const std::bad_alloc&) {
+      out_of_memory = true;
+    } catch (...) {
+    }
+  }
+  const char* text = out_of_memory ? allocation : internal;
+  const std::size_t size = out_of_memory ? sizeof allocation - 1 : sizeof internal - 1;
+  [[maybe_unused]] const ssize_t written = ::write(STDOUT_FILENO, text, size);
+  ::_exit(kBadInput);
+}
+
+// Whatever was printed must have reached stdout: a full disk or a closed pipe is a failure, not success.
+int finish(int status) {
+  std::cout.flush();
+  const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
+  if (!failed) return status;
+  std::cerr << qkv::cli::dump_line(qkv::cli::error_json({"io", "cannot write to standard output"}));
+  return kBadInput;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The core reports every rejected input as a value; only an allocation the machine cannot give is left.
+  std::set_terminate(on_terminate);
+  // A closed pipe should be a write error we report, not a signal that kills the tool.
+  std::signal(SIGPIPE, SIG_IGN);
   try {
-    return run(argc, argv);
+    return finish(run(argc, argv));
   } catch (const std::bad_alloc&) {
-    return report_error(CliError{"allocation", "not enough memory for the requested sizes"});
+    return finish(report_error(CliError{"allocation", "not enough memory for the requested sizes"}));
+  } catch (const std::length_error&) {  // a std::vector asked for more than it can ever hold
+    return finish(report_error(CliError{"allocation", "not enough memory for the requested sizes"}));
   }
 }

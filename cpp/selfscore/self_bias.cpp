@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "selfscore/numpy_random.hpp"
+#include "support/budget.hpp"
 #include "tensor/tensor.hpp"
 
 namespace qkv {
@@ -139,6 +140,11 @@ std::string SelfBiasError::message() const {
       return "dim" + size_range + got;
     case SelfBiasErrorKind::SeedCountOutOfRange:
       return "seed count must be between 1 and " + std::to_string(kMaxSearchSeeds) + got;
+    case SelfBiasErrorKind::SearchTooCostly:
+      return BudgetError{"seed search", cost, kMaxSearchOperations,
+                         std::to_string(actual) + " seeds of " +
+                             format_operations(cost / static_cast<double>(actual)) + " each"}
+          .message();
   }
   return "unknown self-bias error";
 }
@@ -157,6 +163,13 @@ Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
     return fail(SelfBiasError{SelfBiasErrorKind::SeedCountOutOfRange, search.max_seeds});
   }
   if (auto error = check_sizes(search.tokens, search.dim)) return fail(*error);
+
+  // The search wraps around after 2^32 - 1, so it may try every one of max_seeds.
+  const std::int64_t seeds = search.max_seeds;
+  const double cost = static_cast<double>(seeds) * self_bias_seed_cost(static_cast<double>(search.tokens),
+                                                                       static_cast<double>(search.dim));
+  if (cost > kMaxSearchOperations)
+    return fail(SelfBiasError{SelfBiasErrorKind::SearchTooCostly, seeds, cost});
 
   const auto n = static_cast<std::size_t>(search.tokens);
   const auto d = static_cast<std::size_t>(search.dim);

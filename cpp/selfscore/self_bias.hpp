@@ -56,11 +56,18 @@ struct SelfBiasResult {
   const ScoreSummary& summary(ScoreKind kind) const;
 };
 
-enum class SelfBiasErrorKind { SeedOutOfRange, TokensOutOfRange, DimOutOfRange, SeedCountOutOfRange };
+enum class SelfBiasErrorKind {
+  SeedOutOfRange,
+  TokensOutOfRange,
+  DimOutOfRange,
+  SeedCountOutOfRange,
+  SearchTooCostly  // seeds × cost per seed passes kMaxSearchOperations (support/budget.hpp)
+};
 
 struct SelfBiasError {
   SelfBiasErrorKind kind;
-  std::int64_t actual;  // the rejected value
+  std::int64_t actual;  // the rejected value (for SearchTooCostly, the seeds the search would try)
+  double cost = 0;      // for SearchTooCostly: the whole search, in operations
 
   // e.g. "tokens must be between 1 and 512, got 0"
   std::string message() const;
@@ -88,7 +95,8 @@ struct Counterexample {
 
 // The first seed, counting up from start_seed (and wrapping to 0 after the last), where some row of `kind`'s
 // scores peaks off the diagonal; std::nullopt if every tried seed keeps all maxima on the diagonal.
-// Validation order: start_seed, max_seeds, tokens, dim.
+// Validation order: start_seed, max_seeds, tokens, dim, then the search's cost: max_seeds times
+// self_bias_seed_cost(tokens, dim).
 Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
     const CounterexampleSearch& search);
 

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <limits>
 #include <string>
@@ -84,7 +86,8 @@ std::vector<std::size_t> probed_indices(const Tensor& point, const std::vector<T
       return indices;
     }
     const double x = point[index];
-    const double expected[3] = {x - step, x, x + step};
+    const double h = step * std::max(1.0, std::fabs(x));  // the step scales with |x| above 1
+    const double expected[3] = {x - h, x, x + h};
     for (int k = 0; k < 3; ++k) {
       for (std::size_t i = 0; i < point.size(); ++i) {
         EXPECT_EQ(probes[call + k][i], i == index ? expected[k] : point[i])
@@ -203,16 +206,86 @@ TEST(Gradcheck, NothingToCheckPasses) {
 }
 
 TEST(Gradcheck, HonoursAGivenStep) {
-  const Tensor point = vector_of({2.0});
+  const Tensor point = vector_of({0.5});
   Recorder recorder{quadratic};
   GradcheckOptions options;
   options.step = 0.25;
   const GradcheckReport report =
       report_of(gradcheck(point, quadratic_gradient(point), recorder.objective(), 1, options));
   EXPECT_TRUE(report.passed);
-  // Exact for a quadratic: (f(2) - f(1.75))/0.25 and (f(2.25) - f(2))/0.25 average to f'(2) = 5.
-  EXPECT_EQ(report.worst_numeric, 5.0);
+  // Exact for a quadratic: (f(0.5) - f(0.25))/0.25 and (f(0.75) - f(0.5))/0.25 average to f'(0.5) = 2.
+  EXPECT_EQ(report.worst_numeric, 2.0);
+  EXPECT_EQ(recorder.probes.at(0)[0], 0.25);
+  EXPECT_EQ(recorder.probes.at(2)[0], 0.75);
   EXPECT_EQ(probed_indices(point, recorder.probes, 0.25), (std::vector<std::size_t>{0}));
+}
+
+TEST(Gradcheck, StepScalesWithTheValueAboveOne) {
+  // At |x| <= 1 the probe moves x by exactly the step; above, by step * |x|.
+  const Tensor point = vector_of({2.0, -8.0, 0.0});
+  Recorder recorder{quadratic};
+  GradcheckOptions options;
+  options.step = 0.25;
+  const GradcheckReport report =
+      report_of(gradcheck(point, quadratic_gradient(point), recorder.objective(), 3, options));
+  EXPECT_TRUE(report.passed);
+  ASSERT_EQ(recorder.probes.size(), 9u);
+  EXPECT_EQ(recorder.probes[0][0], 1.5);  // 2 - 0.25 * 2
+  EXPECT_EQ(recorder.probes[2][0], 2.5);
+  EXPECT_EQ(recorder.probes[3][1], -10.0);  // -8 - 0.25 * 8
+  EXPECT_EQ(recorder.probes[5][1], -6.0);
+  EXPECT_EQ(recorder.probes[6][2], -0.25);  // 0 - 0.25 * max(1, 0)
+  EXPECT_EQ(recorder.probes[8][2], 0.25);
+  // Still exact for a quadratic with unequal spacings on each side: f'(2) = 5, f'(-8) = -31, f'(0) = 1.
+  EXPECT_EQ(report.max_error, 0.0);
+}
+
+// Issue 10, finding 9: exact gradients must pass at any scale. f(x) = g·x summed with a large constant
+// term c·y that does not depend on x (like the other coordinates of the projection loss): the
+// numeric derivative then carries rounding noise of about eps·|c·y|/h, which a fixed absolute test fails.
+TEST(Gradcheck, ExactGradientsPassAtAnyScaleGivenTheObjectivesRoundingBound) {
+  for (const double big : {2e4, 1e6, 1e12, 1e300}) {
+    const Objective objective = [big](const Tensor& x) -> Result<double, std::string> {
+      return 1.5 * x[0] + big * x[1];  // the x[1] term is large, the checked derivative small
+    };
+    const Tensor point = vector_of({0.3, big > 1e100 ? 1.0 : 3.0});
+    const Tensor analytic = vector_of({1.5, big});
+    GradcheckOptions options;
+    // Two roundings (a product and a sum) on terms of total magnitude M: 2·eps·M bounds the error.
+    options.objective_error =
+        2 * std::numeric_limits<double>::epsilon() * (1.5 * 0.3 + big * point[1]) * 1.0000001;
+    const GradcheckReport report = report_of(gradcheck(point, analytic, objective, 2, options));
+    EXPECT_TRUE(report.passed) << big << ": max error " << report.max_error << " at " << report.worst_index;
+    // Without the bound the same exact gradient fails from 1e6 on: the noise is real.
+    const GradcheckReport strict = report_of(gradcheck(point, analytic, objective, 2));
+    if (big >= 1e6) {
+      EXPECT_FALSE(strict.passed) << big << ": max error " << strict.max_error;
+    }
+  }
+  // A large point value itself: the step grows with it, so x = 1e300 no longer vanishes.
+  const Objective linear = [](const Tensor& x) -> Result<double, std::string> { return -2.0 * x[0]; };
+  for (const double x : {2e4, 1e6, 1e300, -1e300}) {
+    const GradcheckReport report = report_of(gradcheck(vector_of({x}), vector_of({-2.0}), linear, 1));
+    EXPECT_TRUE(report.passed) << x << ": max error " << report.max_error;
+  }
+}
+
+TEST(Gradcheck, TheRoundingBoundStillCatchesAWrongGradient) {
+  const Objective objective = [](const Tensor& x) -> Result<double, std::string> {
+    return 1.5 * x[0] + 2e4 * x[1];
+  };
+  const Tensor point = vector_of({0.3, 3.0});
+  GradcheckOptions options;
+  options.objective_error = 2 * std::numeric_limits<double>::epsilon() * 6e4;
+  // 1.6 instead of 1.5 is far outside the noise of about 2.7e-5 the bound allows.
+  const GradcheckReport report = report_of(gradcheck(point, vector_of({1.6, 2e4}), objective, 2, options));
+  EXPECT_FALSE(report.passed);
+  EXPECT_EQ(report.worst_index, 0u);
+  // A bound that is not a finite non-negative number is ignored, never a licence to pass.
+  for (const double bad : {kNaN, kInf, -1.0}) {
+    options.objective_error = bad;
+    EXPECT_FALSE(report_of(gradcheck(point, vector_of({1.6, 2e4}), objective, 2, options)).passed) << bad;
+  }
 }
 
 // ---- validation: every error is reported before the first objective call -------------------------------
@@ -250,7 +323,11 @@ TEST(GradcheckValidation, RejectsBeforeAnyObjectiveCall) {
        "gradcheck point must be finite at index 2"},
       {"infinite point", vector_of({1, -kInf, 3}), good_gradient, kStep, GradcheckErrorKind::NonFinitePoint,
        1, "gradcheck point must be finite at index 1"},
-      {"value too large for the step", vector_of({1, 2, 1e300}), good_gradient, kStep,
+      // The step scales with |x|, so only a step below half an ulp of 1 can vanish (1e300 no longer does).
+      {"value too large for the step", vector_of({1, 2, 1e300}), good_gradient, 1e-17,
+       GradcheckErrorKind::StepVanishes, 0,
+       "gradcheck step vanishes or overflows at index 0: the value is too large for the step"},
+      {"step overflows at the largest double", vector_of({1, 2, max}), good_gradient, kStep,
        GradcheckErrorKind::StepVanishes, 2,
        "gradcheck step vanishes or overflows at index 2: the value is too large for the step"},
       {"probe overflows", vector_of({max, 2, 3}), good_gradient, 1e300, GradcheckErrorKind::StepVanishes, 0,
@@ -260,7 +337,7 @@ TEST(GradcheckValidation, RejectsBeforeAnyObjectiveCall) {
       {"analytic inf", good, vector_of({kInf, 3, 4}), kStep, GradcheckErrorKind::NonFiniteAnalytic, 0,
        "gradcheck analytic gradient must be finite at index 0"},
       // Coordinates are validated in sample order, each completely: the earlier coordinate wins.
-      {"earlier coordinate wins", vector_of({1, 1e300, kNaN}), vector_of({2, kNaN, 4}), kStep,
+      {"earlier coordinate wins", vector_of({1, -max, kNaN}), vector_of({2, kNaN, 4}), kStep,
        GradcheckErrorKind::StepVanishes, 1,
        "gradcheck step vanishes or overflows at index 1: the value is too large for the step"},
       {"point before analytic", vector_of({kNaN, 2, 3}), vector_of({kNaN, 3, 4}), kStep,

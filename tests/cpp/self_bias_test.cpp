@@ -162,10 +162,21 @@ TEST(SelfBias, SearchReportsNothingWhenNoSeedQualifies) {
   EXPECT_FALSE(none_found.value().has_value());
 
   search.start_seed = 4294967295;
-  search.max_seeds = kMaxSearchSeeds;
+  search.max_seeds = 10;
   const auto at_the_end = find_off_diagonal_seed(search);
   ASSERT_TRUE(at_the_end.ok());
   EXPECT_FALSE(at_the_end.value().has_value());
+}
+
+TEST(SelfBias, SearchWrapsToSeedZeroAfterTheLastSeed) {
+  CounterexampleSearch search;  // none, 5 tokens, width 8: numpy's first counterexample is seed 0, row 1
+  search.start_seed = 4294967295;
+  search.max_seeds = 2;
+  const auto found = find_off_diagonal_seed(search);
+  ASSERT_TRUE(found.ok());
+  ASSERT_TRUE(found.value().has_value());
+  EXPECT_EQ(found.value()->seed, 0);
+  EXPECT_EQ(found.value()->row, 1u);
 }
 
 std::string error_of(const SelfBiasRequest& request) {

@@ -1,0 +1,150 @@
+// The evidence request path: bytes in (with a limit), JSON out, every failure a CliError.
+#include "cli/request.hpp"
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "support/budget.hpp"
+
+namespace qkv::cli {
+
+CliError cli_error(const LessonError& error) { return {kind_name(error.kind), error.message, error.field}; }
+
+json error_json(const CliError& error) {
+  json body{{"kind", error.kind}, {"message", error.message}};
+  if (!error.field.empty()) body["field"] = error.field;
+  return json{{"error", body}};
+}
+
+std::string dump_line(const json& document) {
+  return document.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+Result<std::string, CliError> read_limited(std::istream& in, const std::string& name) {
+  // Chunked, so that an endless source (/dev/zero, a pipe that never closes its end) costs at most the
+  // limit plus one chunk before it is refused.
+  std::string text;
+  char chunk[65536];
+  while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
+    text.append(chunk, static_cast<std::size_t>(in.gcount()));
+    if (text.size() > kMaxRequestBytes) {
+      return fail(CliError{"budget", name + " holds more than the limit of " +
+                                         std::to_string(kMaxRequestBytes) + " bytes (8 MiB)"});
+    }
+  }
+  if (in.bad()) return fail(CliError{"io", "cannot read " + name});
+  return text;
+}
+
+Result<std::string, CliError> read_request(const std::string& path) {
+  if (path == "-") return read_limited(std::cin, "standard input");
+  // A directory opens like a file on Linux and then reads as nothing: refuse it by name.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored))
+    return fail(CliError{"io", "cannot read " + path + ": it is a directory"});
+  std::ifstream file(path, std::ios::binary);
+  if (!file) return fail(CliError{"io", "cannot read " + path});
+  return read_limited(file, path);
+}
+
+namespace {
+
+json tensor_json(const Tensor& tensor) { return {{"shape", tensor.shape()}, {"values", tensor.values()}}; }
+
+// {"shape": [non-negative integers], "values": [numbers]} at `path` (for messages, e.g. "upstream.key").
+Result<Tensor, CliError> tensor_from_json(const json& parent, const std::string& key,
+                                          const std::string& path) {
+  const auto bad = [&path](const std::string& what) { return fail(CliError{"input", path + " " + what}); };
+  if (!parent.contains(key)) return bad("is missing");
+  const json& object = parent.at(key);
+  if (!object.is_object()) return bad("must be an object with \"shape\" and \"values\"");
+  if (!object.contains("shape") || !object.at("shape").is_array()) return bad("needs a \"shape\" array");
+  if (!object.contains("values") || !object.at("values").is_array()) return bad("needs a \"values\" array");
+  Shape shape;
+  for (const json& extent : object.at("shape")) {
+    if (!extent.is_number_unsigned()) return bad("shape entries must be non-negative integers");
+    shape.push_back(extent.get<std::uint64_t>());
+  }
+  std::vector<double> values;
+  const json& items = object.at("values");
+  values.reserve(items.size());
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (!items[i].is_number()) return bad("value at index " + std::to_string(i) + " is not a number");
+    values.push_back(items[i].get<double>());
+  }
+  auto tensor = Tensor::from_values(std::move(shape), std::move(values));
+  if (!tensor) return fail(CliError{"tensor", tensor.error().message()});
+  return std::move(*tensor);
+}
+
+json evidence_json(const ProjectionEvidence& evidence) {
+  json out{{"parameter_names", evidence.parameter_names},
+           {"parameter_count", evidence.parameter_count},
+           {"query", tensor_json(evidence.query)},
+           {"key", tensor_json(evidence.key)},
+           {"value", tensor_json(evidence.value)}};
+  if (evidence.gradients) {
+    const ProjectionGradients& g = *evidence.gradients;
+    out["loss"] = g.loss;
+    out["input_gradient"] = tensor_json(g.input);
+    out["query_weight_gradient"] = tensor_json(g.query_weight);
+    out["key_weight_gradient"] = tensor_json(g.key_weight);
+    out["value_weight_gradient"] = tensor_json(g.value_weight);
+    const GradcheckSummary& check = *evidence.gradcheck;
+    out["gradcheck"] = {{"passed", check.passed},
+                        {"checks", check.checks},
+                        {"max_error", check.max_error},
+                        {"tolerance", check.tolerance}};
+    if (!check.problem.empty()) out["gradcheck"]["problem"] = check.problem;
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<ProjectionRequest, CliError> request_from_json(const json& document) {
+  if (!document.is_object()) return fail(CliError{"input", "the request must be a JSON object"});
+  ProjectionRequest request;
+  const std::pair<const char*, Tensor*> fields[] = {{"input", &request.input},
+                                                    {"query_weight", &request.query_weight},
+                                                    {"key_weight", &request.key_weight},
+                                                    {"value_weight", &request.value_weight}};
+  for (const auto& [name, target] : fields) {
+    auto tensor = tensor_from_json(document, name, name);
+    if (!tensor) return fail(tensor.error());
+    *target = std::move(*tensor);
+  }
+  if (document.contains("upstream")) {
+    const json& upstream = document.at("upstream");
+    if (!upstream.is_object()) return fail(CliError{"input", "upstream must be an object"});
+    Upstreams tensors;
+    const std::pair<const char*, Tensor*> branches[] = {
+        {"query", &tensors.query}, {"key", &tensors.key}, {"value", &tensors.value}};
+    for (const auto& [name, target] : branches) {
+      auto tensor = tensor_from_json(upstream, name, std::string("upstream.") + name);
+      if (!tensor) return fail(tensor.error());
+      *target = std::move(*tensor);
+    }
+    request.upstream = std::move(tensors);
+  }
+  return request;
+}
+
+Result<json, CliError> evidence_from_text(const std::string& text) {
+  json document;
+  try {
+    document = json::parse(text);
+  } catch (const json::exception& error) {
+    // nlohmann's message names the position, and "number overflow" for literals such as 1e400. It may
+    // quote bytes of the input that are not UTF-8; dump_line() writes those as U+FFFD.
+    return fail(CliError{"json", error.what()});
+  }
+  auto request = request_from_json(document);
+  if (!request) return fail(request.error());
+  auto evidence = compute_projection_evidence(*request);
+  if (!evidence) return fail(cli_error(evidence.error()));
+  return evidence_json(*evidence);
+}
+
+}  // namespace qkv::cli

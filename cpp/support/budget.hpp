@@ -1,0 +1,157 @@
+// Work budgets: what a request will cost, estimated from its sizes before any of it runs, so that every
+// accepted request finishes quickly and a too-large one is refused with a message naming the limit.
+//
+// The unit is one "operation": a multiply-add, or one element allocated, copied or visited. Other steps
+// are counted in those units by the weight stated beside them. Costs are doubles: extents may be as large
+// as 2^64 - 1, and their products must compare with a limit without overflowing (rounding is harmless at
+// these magnitudes).
+//
+// The limits were measured on the 2-core development machine (GCC 12, Release, one core, the kernels as
+// of this commit, before the planned ~10x faster kernels) so that every accepted request finishes in well
+// under 2 s; each limit's measurement is beside it. When the kernels get faster, re-measure (time
+// `qkv-lesson evidence` on requests just under the limit) and raise the limits: they are plain constants.
+#pragma once
+
+#include <cstddef>
+#include <cstdio>
+#include <string>
+
+namespace qkv {
+
+// ---- the limits ---------------------------------------------------------------------------------------
+
+// Evidence (forward, backward, gradcheck, and writing the result). Measured end to end through
+// `qkv-lesson evidence` on requests near the limit of every shape family (cubes, long T with d = h = 1,
+// wide h, huge B with T = 0, forward only): 0.26 to 0.48 s at 1.3e8 to 1.9e8 operations, with the
+// machine's load average near 6; the slowest rate seen in any run was 0.16 G operations per second, so
+// 2e8 stays near 1.25 s even then. Reading and parsing an 8 MiB request is included in those times.
+inline constexpr double kMaxEvidenceOperations = 2e8;
+// The gradcheck's share: it checks as many coordinates per tensor (up to 32) as fit in this.
+inline constexpr double kMaxGradcheckOperations = kMaxEvidenceOperations / 2;
+// Seed search (find-off-diagonal): measured 0.67 to 1.0 G operations per second unloaded (2.66 s for
+// 10^6 seeds of one token, 1.0 s for one seed of 512 x 512), and 4 times slower with both cores busy;
+// 3e8 is about 0.4 s unloaded.
+inline constexpr double kMaxSearchOperations = 3e8;
+// Seeded initialisation: measured 0.53 s for 3 x 1000 x 1000 weights (2.1e8 operations), so 2e8.
+inline constexpr double kMaxInitOperations = 2e8;
+// The most bytes a request file (or standard input) may hold (about 2 million short numbers).
+inline constexpr std::size_t kMaxRequestBytes = std::size_t{8} << 20;
+
+// ---- the weights ------------------------------------------------------------------------------------
+
+// Every number handed back to the caller costs about this many operations to format (nlohmann's shortest
+// round-trip, about 80 ns) or to copy into JavaScript.
+inline constexpr double kOutputValueOperations = 60;
+// Each element of the weight gradient's [B, d, h] intermediate: zeroed, written by a matmul, then summed
+// over B by a general broadcast reduction (measured: about 30 ns each).
+inline constexpr double kGradientRowOperations = 10;
+// One numpy normal draw (Box–Muller with a log and a square root, two Mersenne Twister words).
+inline constexpr double kDrawOperations = 10;
+// Seeding numpy's generator (624 words) and allocating a seed's matrices.
+inline constexpr double kSeedSetupOperations = 3000;
+// One Xavier-uniform weight: a SplitMix64 draw, then formatting it.
+inline constexpr double kInitValueOperations = kOutputValueOperations + 10;
+
+// ---- projection evidence ------------------------------------------------------------------------------
+
+// What compute_projection_evidence() will do for X [B, T, d] and weights [d, h] (shapes already checked to
+// agree), counted from how the tape runs it: each projection is a matmul of n·d·h multiply-adds
+// (n = B·T); backward does two more per projection, and the weight gradient first builds a [B, d, h]
+// intermediate that is then summed over B; one gradcheck probe rebuilds the layer, copies the request and
+// runs the forward and the loss again.
+struct EvidenceCost {
+  double forward = 0;    // the three projections, and writing Q, K, V
+  double backward = 0;   // the loss, backward, the rounding bound, and writing the four gradients
+  double gradcheck = 0;  // three probes per checked coordinate
+  std::size_t samples_per_tensor = 0;  // coordinates the gradcheck checks per tensor, at most
+  double largest_elements = 0;         // the largest tensor any step allocates
+
+  double total() const { return forward + backward + gradcheck; }
+};
+
+// `max_samples` caps the gradcheck's coordinates per tensor; fewer are taken when one probe is so costly
+// that `max_samples` of them would pass kMaxGradcheckOperations (but always one, so a request is either
+// checked or refused, never silently unchecked).
+inline EvidenceCost evidence_cost(double batch, double tokens, double model_width, double head_width,
+                                  bool with_backward, std::size_t max_samples) {
+  const double n = batch * tokens;
+  const double input = n * model_width, weight = model_width * head_width, output = n * head_width;
+  const double macs = n * model_width * head_width;  // one projection
+  const double weight_gradient_rows = batch * model_width * head_width;
+  EvidenceCost cost;
+  cost.forward = 3 * macs + 3 * output + input + 3 * weight + 3 * output * kOutputValueOperations;
+  cost.largest_elements = input > output ? input : output;
+  if (weight > cost.largest_elements) cost.largest_elements = weight;
+  if (!with_backward) return cost;
+
+  if (weight_gradient_rows > cost.largest_elements) cost.largest_elements = weight_gradient_rows;
+  const double loss = 9 * output;  // copy the upstream, multiply, sum
+  cost.backward = loss + 6 * macs +
+                  3 * (3 * input + kGradientRowOperations * weight_gradient_rows + 5 * output + 2 * weight) +
+                  3 * macs +  // the rounding bound on the loss (a forward in absolute values)
+                  (input + 3 * weight) * kOutputValueOperations;
+
+  // One probe: the request copied, a fresh layer, the forward and the loss.
+  const double probe = 3 * macs + 2 * input + 12 * weight + 25 * output;
+  const double per_sample = 3 * 4 * probe;  // three probes, four tensors
+  double samples = static_cast<double>(max_samples);
+  if (per_sample * samples > kMaxGradcheckOperations) {
+    samples = static_cast<double>(static_cast<std::size_t>(kMaxGradcheckOperations / per_sample));
+    if (samples < 1) samples = 1;
+  }
+  cost.samples_per_tensor = static_cast<std::size_t>(samples);
+  const double input_samples = input < samples ? input : samples;
+  const double weight_samples = weight < samples ? weight : samples;
+  cost.gradcheck = 3 * (input_samples + 3 * weight_samples) * probe + 4 * (input + 3 * weight + 3 * output);
+  return cost;
+}
+
+// ---- seed search and initialisation -------------------------------------------------------------------
+
+// One seed of the self-bias experiment with n tokens of width d: seeding, n·d + 2·d² draws, X·Wq and X·Wk
+// (2·n·d² multiply-adds), three score matrices (3·n²·d), the norms and the argmax of each row.
+inline double self_bias_seed_cost(double tokens, double dim) {
+  return kSeedSetupOperations + kDrawOperations * (tokens * dim + 2 * dim * dim) + 2 * tokens * dim * dim +
+         3 * tokens * tokens * dim + 2 * tokens * dim + 3 * tokens * tokens;
+}
+
+// QkvProjections::create with seeded weights, written out: three d × h weights.
+inline double init_cost(double model_width, double head_width) {
+  return 3 * model_width * head_width * kInitValueOperations;
+}
+
+// ---- the message ------------------------------------------------------------------------------------
+
+// Two significant digits in the style of a C literal without '+' or leading exponent zeros: "3.1e10",
+// "4e8"; below a million as a whole number ("24000").
+inline std::string format_operations(double count) {
+  char text[32];
+  if (count < 1e6) {
+    std::snprintf(text, sizeof text, "%.0f", count);
+    return text;
+  }
+  std::snprintf(text, sizeof text, "%.2g", count);  // "3.1e+10"
+  std::string out = text;
+  const std::size_t e = out.find('e');
+  if (e == std::string::npos) return out;
+  std::string exponent = out.substr(e + 1);
+  if (!exponent.empty() && exponent[0] == '+') exponent.erase(0, 1);
+  while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+  return out.substr(0, e) + "e" + exponent;
+}
+
+struct BudgetError {
+  std::string what;  // "evidence request", "seed search", ...
+  double cost = 0;
+  double limit = 0;
+  std::string detail;  // optional, e.g. "1000000 seeds of 4900 each"
+
+  // e.g. "evidence request costs 3.1e10 operations, more than the limit of 4e8"
+  std::string message() const {
+    std::string text = what + " costs " + format_operations(cost) + " operations";
+    if (!detail.empty()) text += " (" + detail + ")";
+    return text + ", more than the limit of " + format_operations(limit);
+  }
+};
+
+}  // namespace qkv
