@@ -1,0 +1,106 @@
+// Every answer form is read the same way in every kind of exercise (choice, count, shape, vector), in the
+// page, by the core's one reader; lost work and silent changes are gone: a link the page cannot fully use
+// says so, shrinking a size to 0 and back restores the numbers, and a link reopens the self-score seed.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assertNoProblems, cell, host, openLesson, tableTexts, useServerAndBrowser, waitRenderedAfter, rendered } from './harness.mjs';
+
+const run = useServerAndBrowser();
+
+// Types the responses into an exercise of the chapter's list (or picks the option) and checks it.
+async function answer(page, id, responses) {
+  const form = page.locator(`qkv-lesson section.exercises form[data-exercise="${id}"], qkv-lesson section.self-bias form[data-exercise="${id}"]`);
+  const radios = form.locator('input[type="radio"]');
+  if ((await radios.count()) > 0) await form.locator(`input[value="${responses[0]}"]`).check();
+  else {
+    const blanks = form.locator('input[type="text"]');
+    for (let i = 0; i < responses.length; i++) await blanks.nth(i).fill(responses[i]);
+  }
+  await form.getByRole('button', { name: 'Check' }).click();
+  return form.locator('[data-feedback]').innerText();
+}
+
+test('one browser test per kind: every form of a right answer is read as right', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    const cases = [
+      ['shape', 'ch26-output-shapes', [['[4,7,2]'], ['4 × 7 × 2'], ['(4, 7, 2)'], ['4*7*2'], ['[4.0,7,2]']]],
+      ['shape ×2', 'ch26-empty-axes', [['[0,2,2]', '2×0×2'], ['0x2x2', '[2, 0, 2]']]],
+      ['count', 'ch26-parameter-count', [['18'], ['18.0'], ['1.8e1'], ['018'], ['36/2']]],
+      ['vector', 'ch26-first-token', [['[0, 3]', '[3, 0]', '[3, −3]'], ['(0;3)', '3 0', '[3.0, -3.00]'], ['[0/1, 6/2]', '[3,0]', '3 −3']]],
+      ['choice', 'ch26-change-query-only', [['no']]],
+      ['count of', 'qkv04-quiz-3', [['2 of 5'], ['2'], ['2.0']]],
+    ];
+    for (const [kind, id, forms] of cases) {
+      for (const responses of forms) {
+        const said = await answer(page, id, responses);
+        assert.match(said, /Correct/, `${kind} ${id}: ${JSON.stringify(responses)} → "${said}"`);
+      }
+    }
+    // Anything else is not read, and the message says what was expected.
+    assert.match(await answer(page, 'ch26-parameter-count', ['eighteen']), /Not read: "eighteen" is not read: expected a whole number/);
+    assert.match(await answer(page, 'ch26-output-shapes', ['[4,7']), /Not read: .*expected a shape such as \[4, 7, 2\]/);
+    assert.match(await answer(page, 'ch26-first-token', ['[0, x]', '[3,0]', '[3,-3]']), /Not read: .*expected numbers such as/);
+    assertNoProblems(problems, 'answer forms');
+  } finally {
+    await close();
+  }
+});
+
+test('a wrong answer gets a hint computed from what was typed, then a second try', async () => {
+  const { page, close } = await openLesson(run.browser, run.server.url);
+  try {
+    const said = await answer(page, 'ch26-output-shapes', ['[7, 2]']);
+    assert.match(said, /Hint: A rank-two shape: this layer keeps the batch axis/);
+    assert.doesNotMatch(said, /Answer:/);
+    const vector = await answer(page, 'ch26-first-token', ['[0, 4]', '[3, 0]', '[3, -3]']);
+    assert.match(vector, /q₀: your first coordinate is right; k₀: right; v₀: right/);
+  } finally {
+    await close();
+  }
+});
+
+test('a link with too few numbers for X says so and shows what it used', async () => {
+  const { page, close } = await openLesson(run.browser, `${run.server.url}?b=1&t=2&d=3&h=2&x=1,2,3`);
+  try {
+    const notes = page.locator('qkv-lesson .link-notes');
+    assert.equal(await notes.isVisible(), true);
+    assert.match(await notes.innerText(), /The link gave 3 numbers for X, which needs 6 numbers at \[1, 2, 3\]; the missing ones are 0\./);
+    assert.deepEqual(await tableTexts(page, 'input'), ['1', '2', '3', '0', '0', '0']);
+  } finally {
+    await close();
+  }
+});
+
+test('setting tokens to 0 and back restores X and the upstreams', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    const before = await tableTexts(page, 'input');
+    await cell(page, 'input', 0).fill('5');
+    const tokens = page.locator('qkv-lesson input[data-size="tokens"]');
+    let revision = await rendered(page);
+    await tokens.fill('0');
+    await waitRenderedAfter(page, revision);
+    assert.deepEqual(await tableTexts(page, 'input'), []);
+    revision = await rendered(page);
+    await tokens.fill('2');
+    await waitRenderedAfter(page, revision);
+    assert.deepEqual(await tableTexts(page, 'input'), ['5', ...before.slice(1)]);
+    assert.equal(await host(page, 'data-error'), null);
+    assertNoProblems(problems, 'shrink and grow');
+  } finally {
+    await close();
+  }
+});
+
+test('a copied link reopens the self-score experiment at its seed', async () => {
+  const { page, close } = await openLesson(run.browser, `${run.server.url}?sseed=42&sn=5&sd=8`);
+  try {
+    const seed = page.locator('qkv-lesson input[id$="-sb-seed"]');
+    assert.equal(await seed.inputValue(), '42');
+    await page.locator('qkv-lesson .self-bias-results > p').first().waitFor();
+    assert.match(await page.locator('qkv-lesson .self-bias-results > p').first().innerText(), /^Seed 42, 5 tokens of width 8/);
+  } finally {
+    await close();
+  }
+});

@@ -1,0 +1,122 @@
+// The element's two non-DOM parts on their own: the LessonController with the real WebAssembly core, and
+// the HostBridge with a stand-in for the page's URL, storage and parent frame.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { loadCore } from './load.mjs';
+import { importLesson } from './typescript.mjs';
+
+let core;
+let LessonController;
+let HostBridge;
+before(async () => {
+  core = await loadCore();
+  ({ LessonController } = await importLesson('controller'));
+  ({ HostBridge } = await importLesson('host-bridge'));
+});
+
+describe('LessonController', () => {
+  test('starts from the fixture, reads edits as typed text, and keeps the last valid state on a rejection', () => {
+    const controller = new LessonController(core);
+    const start = controller.startFrom('');
+    assert.equal(start.ok, true);
+    assert.deepEqual(start.evidence.query.text, ['0', '3', '2', '-1']);
+    const edited = controller.editCell('input', 0, '2');
+    assert.equal(edited.ok, true);
+    assert.equal(edited.changed, true);
+    const refused = controller.editCell('input', 1, 'abc');
+    assert.equal(refused.ok, false);
+    assert.deepEqual([refused.error.field, refused.error.index], ['input', 1]);
+    assert.equal(controller.state.input.cells[1], '2', 'the last valid state stays');
+  });
+
+  test('an edit that reads to the same numbers is no change', () => {
+    const controller = new LessonController(core);
+    controller.startFrom('');
+    const same = controller.editCell('input', 0, '1.0');
+    assert.equal(same.ok, true);
+    assert.equal(same.changed, false, '"1.0" reads as the 1 already there');
+  });
+
+  test('shrinking a size to 0 and back restores every number', () => {
+    const controller = new LessonController(core);
+    controller.startFrom('');
+    assert.deepEqual(controller.editSize('tokens', '0').state.input.cells, []);
+    const back = controller.editSize('tokens', '2');
+    assert.deepEqual(back.state.input.cells, controller.fixture.input.cells);
+    assert.deepEqual(back.evidence.loss, controller.fixtureEvidence.loss);
+  });
+
+  test('a link with values it cannot use says so, and a refused link falls back to the fixture in words', () => {
+    const controller = new LessonController(core);
+    const short = controller.startFrom('?b=1&t=2&d=3&h=2&x=1,2,3');
+    assert.equal(short.ok, true);
+    assert.ok(short.notes[0].startsWith('The link gave 3 numbers for X, which needs 6 numbers at [1, 2, 3]'), short.notes[0]);
+    assert.deepEqual(short.state.input.cells, ['1', '2', '3', '0', '0', '0']);
+    const refused = controller.startFrom('?b=99&t=2&d=3&h=2');
+    assert.equal(refused.ok, true);
+    assert.match(refused.notes[0], /^The link’s numbers were not used \(Batch B: "99" is not read: expected a whole number from 0 to 8\)/);
+    assert.deepEqual(refused.state.input.cells, controller.fixture.input.cells);
+  });
+
+  test('checks answers with the core against the current self-score settings', () => {
+    const controller = new LessonController(core);
+    controller.selfScore = { seed: '42', tokens: '5', dim: '8' };
+    const listed = controller.exercises('qkv04-');
+    assert.equal(listed.length, 8);
+    const tied = listed.find((view) => view.id === 'qkv04-exercise-3');
+    assert.match(tied.explanation, /^At seed 42 /);
+    assert.equal(controller.check('qkv04-exercise-3', tied.answer).correct, true);
+  });
+});
+
+describe('HostBridge', () => {
+  // A page stand-in: location, history, localStorage and a parent frame that records messages.
+  function page({ search = '', parentOrigin = null, progressKey = '' } = {}) {
+    const posted = [];
+    const stored = new Map();
+    const parent = { postMessage: (message, target) => posted.push([message, target]), location: { origin: 'https://course.example' } };
+    globalThis.location = { search, hash: '', origin: 'https://lesson.example' };
+    globalThis.history = { state: null, replaceState: (_, __, url) => (globalThis.location.search = url) };
+    globalThis.localStorage = { getItem: (key) => stored.get(key) ?? null, setItem: (key, value) => stored.set(key, value) };
+    globalThis.window = { parent };
+    const bridge = new HostBridge({ syncUrl: () => true, progressKey: () => progressKey, parentOrigin: () => parentOrigin });
+    return { bridge, posted, stored };
+  }
+
+  test('reads the lesson state and the self-score settings of its own link', () => {
+    const { bridge } = page({ search: '?sseed=42&sn=5&sd=8&b=1&t=2&d=3&h=2' });
+    assert.equal(bridge.linkState(), '?sseed=42&sn=5&sd=8&b=1&t=2&d=3&h=2');
+    assert.deepEqual(bridge.linkSelfScore(), { seed: '42', tokens: '5', dim: '8' });
+  });
+
+  test('keeps progress under the key and gives back only what it can read', () => {
+    const { bridge, stored } = page({ progressKey: 'course-1' });
+    bridge.saveProgress('ch26-parameter-count', ['1.8e1'], true);
+    assert.deepEqual(bridge.savedResponses('ch26-parameter-count'), ['1.8e1']);
+    stored.set('course-1:ch26-history', '{not json');
+    assert.equal(bridge.savedResponses('ch26-history'), null);
+  });
+
+  test('posts answers only to the origin parent-origin names', () => {
+    const named = page({ parentOrigin: 'https://course.example/' });
+    named.bridge.postAnswer({ id: 'x' });
+    assert.deepEqual(named.posted, [[{ type: 'qkv-lesson:answer', statement: { id: 'x' } }, 'https://course.example']]);
+    const unnamed = page({});
+    unnamed.bridge.postAnswer({ id: 'x' });
+    assert.deepEqual(unnamed.posted, [], 'a parent on another origin gets no answers without parent-origin');
+  });
+
+  test('writes the URL once typing pauses, and cancel stops a pending write', async () => {
+    const { bridge } = page();
+    const state = new LessonController(core).state;
+    let written = 0;
+    bridge.scheduleUrl(state, { seed: '1', tokens: '5', dim: '8' }, () => written++);
+    bridge.cancel();
+    await new Promise((done) => setTimeout(done, 200));
+    assert.equal(written, 0);
+    bridge.scheduleUrl(state, { seed: '7', tokens: '5', dim: '8' }, () => written++);
+    await new Promise((done) => setTimeout(done, 200));
+    assert.equal(written, 1);
+    assert.match(globalThis.location.search, /^\?sseed=7&sn=5&sd=8&b=1&t=2&d=3&h=2&x=1%2C2%2C-1/);
+  });
+});
