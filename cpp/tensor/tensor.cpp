@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "tensor/gemm.hpp"
+
 namespace qkv {
 namespace {
 
@@ -194,20 +196,10 @@ Result<Tensor, TensorError> matmul(const Tensor& left, const Tensor& right) {
 
   const std::vector<Extent> left_batches = broadcast_offsets(*batch, leading(left.shape()));
   const std::vector<Extent> right_batches = broadcast_offsets(*batch, leading(right.shape()));
-  const double* l = left.values().data();
-  const double* r = right.values().data();
-  double* o = out->mutable_values().data();
   for (std::size_t b = 0; b < left_batches.size(); ++b) {
-    const double* lb = l + left_batches[b] * rows * inner;
-    const double* rb = r + right_batches[b] * inner * cols;
-    double* ob = o + b * rows * cols;
-    for (Extent i = 0; i < rows; ++i) {
-      for (Extent j = 0; j < cols; ++j) {
-        double sum = 0.0;
-        for (Extent k = 0; k < inner; ++k) sum += lb[i * inner + k] * rb[k * cols + j];
-        ob[i * cols + j] = sum;
-      }
-    }
+    gemm({rows, cols, inner, left.values().data() + left_batches[b] * rows * inner, Transpose::No,
+          right.values().data() + right_batches[b] * inner * cols, Transpose::No,
+          out->mutable_values().data() + b * rows * cols, Accumulate::No});
   }
   return out;
 }
