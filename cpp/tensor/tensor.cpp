@@ -56,6 +56,21 @@ std::vector<Extent> broadcast_offsets(const Shape& out_shape, const Shape& opera
 
 Shape leading(const Shape& shape) { return Shape(shape.begin(), shape.end() - 2); }
 
+// gemm's arguments for one batch. Extents are 64-bit everywhere; sizes in memory are size_t, 32 bits in
+// wasm32, and every tensor has at most kMaxElements values, so the narrowing is exact.
+GemmArgs gemm_args(Extent n, Extent m, Extent k, const double* a, Transpose a_layout, const double* b,
+                   Transpose b_layout, double* c, Accumulate accumulate) {
+  return {static_cast<std::size_t>(n),
+          static_cast<std::size_t>(m),
+          static_cast<std::size_t>(k),
+          a,
+          a_layout,
+          b,
+          b_layout,
+          c,
+          accumulate};
+}
+
 }  // namespace
 
 std::string format_shape(const Shape& shape) {
@@ -195,9 +210,9 @@ Result<Tensor, TensorError> matmul(const Tensor& left, const Tensor& right) {
   const std::vector<Extent> left_batches = broadcast_offsets(*batch, leading(left.shape()));
   const std::vector<Extent> right_batches = broadcast_offsets(*batch, leading(right.shape()));
   for (std::size_t b = 0; b < left_batches.size(); ++b) {
-    gemm({rows, cols, inner, left.values().data() + left_batches[b] * rows * inner, Transpose::No,
-          right.values().data() + right_batches[b] * inner * cols, Transpose::No,
-          out->mutable_values().data() + b * rows * cols, Accumulate::No});
+    gemm(gemm_args(rows, cols, inner, left.values().data() + left_batches[b] * rows * inner, Transpose::No,
+                   right.values().data() + right_batches[b] * inner * cols, Transpose::No,
+                   out->mutable_values().data() + b * rows * cols, Accumulate::No));
   }
   return out;
 }
@@ -362,9 +377,9 @@ void accumulate_matmul(std::optional<Tensor>& sum, const Shape& shape, const Ten
   std::vector<bool> stored(product(leading(shape)), !fresh);
   for (std::size_t b = 0; b < targets.size(); ++b) {
     const Extent t = targets[b];
-    gemm({n, m, k, left.values().data() + left_batches[b] * n * k, left_layout,
-          right.values().data() + right_batches[b] * k * m, right_layout,
-          sum->mutable_values().data() + t * n * m, stored[t] ? Accumulate::Yes : Accumulate::No});
+    gemm(gemm_args(n, m, k, left.values().data() + left_batches[b] * n * k, left_layout,
+                   right.values().data() + right_batches[b] * k * m, right_layout,
+                   sum->mutable_values().data() + t * n * m, stored[t] ? Accumulate::Yes : Accumulate::No));
     stored[t] = true;
   }
 }
