@@ -28,7 +28,6 @@ void visit(const std::shared_ptr<detail::Node>& node, std::unordered_set<const d
 Result<TensorValue, TensorError> TensorValue::parameter(Tensor value) {
   if (auto error = non_finite_error("parameter", value)) return fail(*error);
   auto node = std::make_shared<detail::Node>();
-  node->gradient = Tensor::zeros(value.shape()).value();
   node->value = std::move(value);
   node->tracked = true;
   node->parameter = true;
@@ -44,12 +43,11 @@ Result<TensorValue, TensorError> TensorValue::constant(Tensor value) {
 
 std::optional<Tensor> TensorValue::gradient() const {
   if (!node_->parameter) return std::nullopt;
+  if (!node_->gradient) return Tensor::zeros(shape()).value();
   return node_->gradient;
 }
 
-void TensorValue::zero_gradient() {
-  if (node_->parameter) node_->gradient = Tensor::zeros(shape()).value();
-}
+void TensorValue::zero_gradient() { node_->gradient.reset(); }
 
 Result<TensorValue, TensorError> TensorValue::from_operation(const char* operation, Tensor result,
                                                              std::vector<TensorValue> parents,
@@ -90,32 +88,39 @@ Result<Unit, TensorError> TensorValue::backward_with_seed(const Tensor& seed) co
   std::unordered_set<const detail::Node*> seen;
   visit(node_, seen, order);
 
-  // Adjoints for this pass only, indexed like `order`; every one starts at +0.0.
+  // Adjoints for this pass only, indexed like `order`. Each starts empty (standing for +0.0 zeros) and is
+  // allocated by its first term; a node's adjoint is released once its backward has used it.
   std::unordered_map<const detail::Node*, std::size_t> position;
-  std::vector<Tensor> adjoints;
-  adjoints.reserve(order.size());
-  for (std::size_t i = 0; i < order.size(); ++i) {
-    position[order[i].get()] = i;
-    adjoints.push_back(Tensor::zeros(order[i]->value.shape()).value());
-  }
+  for (std::size_t i = 0; i < order.size(); ++i) position[order[i].get()] = i;
+  std::vector<std::optional<Tensor>> adjoints(order.size());
   adjoints.back() = seed;
 
+  std::vector<std::optional<Tensor>*> parent_adjoints;
   for (std::size_t i = order.size(); i-- > 0;) {
     const detail::Node& node = *order[i];
     if (!node.backward) continue;
-    std::vector<Tensor*> parent_adjoints;
+    if (!adjoints[i]) adjoints[i] = Tensor::zeros(node.value.shape()).value();  // no term arrived
+    parent_adjoints.clear();
     for (const auto& parent : node.parents) {
       parent_adjoints.push_back(parent->tracked ? &adjoints[position.at(parent.get())] : nullptr);
     }
-    node.backward(adjoints[i], parent_adjoints);
+    node.backward(*adjoints[i], parent_adjoints);
+    adjoints[i].reset();
   }
 
-  // Commit all or nothing: a gradient that overflowed must not leave the others half-updated.
+  // Commit all or nothing: a gradient that overflowed must not leave the others half-updated. Each new
+  // gradient is built in its adjoint's storage: gradient + adjoint, or +0.0 + adjoint the first time.
   std::vector<Tensor> updated;
   for (std::size_t i = 0; i < order.size(); ++i) {
-    if (!order[i]->parameter) continue;
-    Tensor gradient = order[i]->gradient;
-    add_into(gradient, adjoints[i]);
+    const detail::Node& node = *order[i];
+    if (!node.parameter) continue;
+    Tensor gradient = adjoints[i] ? std::move(*adjoints[i]) : Tensor::zeros(node.value.shape()).value();
+    std::vector<double>& values = gradient.mutable_values();
+    if (node.gradient) {
+      for (std::size_t v = 0; v < values.size(); ++v) values[v] = (*node.gradient)[v] + values[v];
+    } else {
+      for (double& value : values) value = 0.0 + value;
+    }
     if (auto error = non_finite_error("gradient", gradient)) return fail(*error);
     updated.push_back(std::move(gradient));
   }

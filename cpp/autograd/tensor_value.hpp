@@ -15,15 +15,18 @@ class TensorValue;
 
 namespace detail {
 
-// Adds the node's local derivative into its parents' adjoints. `parent_adjoints[i]` is null when parent i
-// is not tracked (nothing upstream of it needs a gradient).
-using BackwardFn = std::function<void(const Tensor& adjoint, const std::vector<Tensor*>& parent_adjoints)>;
+// Adds the node's local derivative into its parents' adjoints (with accumulate(), accumulate_matmul():
+// an adjoint is empty until its first term). `parent_adjoints[i]` is null when parent i is not tracked
+// (nothing upstream of it needs a gradient).
+using BackwardFn =
+    std::function<void(const Tensor& adjoint, const std::vector<std::optional<Tensor>*>& parent_adjoints)>;
 
 struct Node {
   Tensor value;
   bool tracked = false;
   bool parameter = false;
-  Tensor gradient;  // parameters only: the sum of every backward pass so far
+  // Parameters only: the sum of every backward pass so far; empty (reads as zeros) until the first one.
+  std::optional<Tensor> gradient;
   std::vector<std::shared_ptr<Node>> parents;
   BackwardFn backward;
 };

@@ -20,12 +20,13 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "cli/request.hpp"
+#include "bench/core_bench.hpp"
 #include "chapter26/chapter26.hpp"
+#include "cli/request.hpp"
 #include "selfscore/numpy_random.hpp"
 #include "selfscore/self_bias.hpp"
-#include "text/format.hpp"
 #include "support/budget.hpp"
+#include "text/format.hpp"
 
 namespace {
 
@@ -264,7 +265,41 @@ int run_find_off_diagonal(const SearchText& text) {
   return 0;
 }
 
+// ---- bench: `qkv-lesson bench --batch B --tokens T --model-width D --head-width H [--repeat N]`
+// ------------- Times the layer's forward and backward on seeded data; prints
+// {"median_seconds","gflops","peak_bytes"}. Kept in one block (its own parser, dispatched first in run()) so
+// it stays apart from the lesson commands.
+int run_bench(int argc, char** argv) {
+  CLI::App app{"qkv-lesson bench: the Q/K/V layer's forward and backward, timed, with peak heap bytes"};
+  std::string bench_text[5] = {"", "", "", "", "5"};
+  const char* const options[5] = {"--batch", "--tokens", "--model-width", "--head-width", "--repeat"};
+  for (int i = 0; i < 4; ++i) app.add_option(options[i], bench_text[i])->required();
+  app.add_option(options[4], bench_text[4], "runs; the median is reported")->capture_default_str();
+  try {
+    app.parse(argc - 1, argv + 1);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::ParseError& error) {
+    return report_error(CliError{"arguments", error.what()});
+  }
+  std::uint64_t values[5];
+  for (int i = 0; i < 5; ++i) {
+    auto value = parse_u64(options[i], bench_text[i]);
+    if (!value) return report_error(value.error());
+    values[i] = *value;
+  }
+  auto result = qkv::run_qkv_bench({values[0], values[1], values[2], values[3], values[4]});
+  if (!result) return report_error(CliError{"bench", result.error().message()});
+  std::cout << json{{"median_seconds", result->median_seconds},
+                    {"gflops", result->gflops},
+                    {"peak_bytes", result->peak_bytes}}
+                   .dump()
+            << "\n";
+  return 0;
+}
+
 int run(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "bench") return run_bench(argc, argv);
   CLI::App app{
       "qkv-lesson: query, key and value projections (chapter 26), computed by the lesson's C++ core"};
   app.require_subcommand(1);

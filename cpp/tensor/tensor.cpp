@@ -56,6 +56,21 @@ std::vector<Extent> broadcast_offsets(const Shape& out_shape, const Shape& opera
 
 Shape leading(const Shape& shape) { return Shape(shape.begin(), shape.end() - 2); }
 
+// gemm's arguments for one batch. Extents are 64-bit everywhere; sizes in memory are size_t, 32 bits in
+// wasm32, and every tensor has at most kMaxElements values, so the narrowing is exact.
+GemmArgs gemm_args(Extent n, Extent m, Extent k, const double* a, Transpose a_layout, const double* b,
+                   Transpose b_layout, double* c, Accumulate accumulate) {
+  return {static_cast<std::size_t>(n),
+          static_cast<std::size_t>(m),
+          static_cast<std::size_t>(k),
+          a,
+          a_layout,
+          b,
+          b_layout,
+          c,
+          accumulate};
+}
+
 }  // namespace
 
 std::string format_shape(const Shape& shape) {
@@ -194,20 +209,10 @@ Result<Tensor, TensorError> matmul(const Tensor& left, const Tensor& right) {
 
   const std::vector<Extent> left_batches = broadcast_offsets(*batch, leading(left.shape()));
   const std::vector<Extent> right_batches = broadcast_offsets(*batch, leading(right.shape()));
-  const double* l = left.values().data();
-  const double* r = right.values().data();
-  double* o = out->mutable_values().data();
   for (std::size_t b = 0; b < left_batches.size(); ++b) {
-    const double* lb = l + left_batches[b] * rows * inner;
-    const double* rb = r + right_batches[b] * inner * cols;
-    double* ob = o + b * rows * cols;
-    for (Extent i = 0; i < rows; ++i) {
-      for (Extent j = 0; j < cols; ++j) {
-        double sum = 0.0;
-        for (Extent k = 0; k < inner; ++k) sum += lb[i * inner + k] * rb[k * cols + j];
-        ob[i * cols + j] = sum;
-      }
-    }
+    gemm(gemm_args(rows, cols, inner, left.values().data() + left_batches[b] * rows * inner, Transpose::No,
+                   right.values().data() + right_batches[b] * inner * cols, Transpose::No,
+                   out->mutable_values().data() + b * rows * cols, Accumulate::No));
   }
   return out;
 }
@@ -238,6 +243,11 @@ namespace {
 template <class Combine>
 Result<Tensor, TensorError> elementwise(const std::string& operation, const Tensor& left, const Tensor& right,
                                         Combine combine) {
+  if (left.shape() == right.shape()) {  // nothing broadcasts: walk both in step
+    std::vector<double> values(left.size());
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = combine(left[i], right[i]);
+    return Tensor::from_values(left.shape(), std::move(values));
+  }
   auto shape = broadcast_shapes(operation, left.shape(), right.shape());
   if (!shape) return fail(shape.error());
   auto count = element_count(*shape);
@@ -319,11 +329,59 @@ void add_into(Tensor& into, const Tensor& term) {
   for (std::size_t i = 0; i < values.size(); ++i) values[i] += term[i];
 }
 
-Tensor sum_to_shape(const Tensor& tensor, const Shape& shape) {
+Tensor sum_to_shape(Tensor tensor, const Shape& shape) {
+  if (tensor.shape() == shape) {  // nothing to sum: each value is only added to the +0.0 start
+    for (double& value : tensor.mutable_values()) value = 0.0 + value;
+    return tensor;
+  }
   std::vector<double> values(product(shape), 0.0);
   const std::vector<Extent> offsets = broadcast_offsets(tensor.shape(), shape);
   for (std::size_t i = 0; i < offsets.size(); ++i) values[offsets[i]] += tensor[i];
   return Tensor::from_values(shape, std::move(values)).value();
+}
+
+void accumulate(std::optional<Tensor>& sum, Tensor term) {
+  if (sum) return add_into(*sum, term);
+  for (double& value : term.mutable_values()) value = 0.0 + value;
+  sum = std::move(term);
+}
+
+void accumulate_matmul(std::optional<Tensor>& sum, const Shape& shape, const Tensor& left,
+                       Transpose left_layout, const Tensor& right, Transpose right_layout) {
+  const Shape& l = left.shape();
+  const Shape& r = right.shape();
+  const Extent n = l[l.size() - (left_layout == Transpose::No ? 2 : 1)];
+  const Extent k = l[l.size() - (left_layout == Transpose::No ? 1 : 2)];
+  const Extent m = r[r.size() - (right_layout == Transpose::No ? 1 : 2)];
+  const Shape batch = broadcast_shapes("matmul", leading(l), leading(r)).value();
+  if (n == 0 || m == 0 || product(batch) == 0) {  // an empty product sums to +0.0 everywhere
+    if (!sum) sum = Tensor::zeros(shape).value();
+    for (double& value : sum->mutable_values()) value = value + 0.0;
+    return;
+  }
+  const std::vector<Extent> left_batches = broadcast_offsets(batch, leading(l));
+  const std::vector<Extent> right_batches = broadcast_offsets(batch, leading(r));
+  const std::vector<Extent> targets = broadcast_offsets(batch, leading(shape));
+  if (sum && targets.size() != product(leading(shape))) {
+    // Several product batches meet in one target: sum them on their own first, as sum_to_shape does,
+    // then add that to the existing sum.
+    std::optional<Tensor> term;
+    accumulate_matmul(term, shape, left, left_layout, right, right_layout);
+    return add_into(*sum, *term);
+  }
+  // Products are sums that start at +0.0, so they are never -0.0, and +0.0 + P is P: the first product
+  // for a target can be stored instead of added to zeros. Later ones (ascending batch order, like
+  // sum_to_shape) are added.
+  const bool fresh = !sum;
+  if (fresh) sum = Tensor::zeros(shape).value();
+  std::vector<bool> stored(product(leading(shape)), !fresh);
+  for (std::size_t b = 0; b < targets.size(); ++b) {
+    const Extent t = targets[b];
+    gemm(gemm_args(n, m, k, left.values().data() + left_batches[b] * n * k, left_layout,
+                   right.values().data() + right_batches[b] * k * m, right_layout,
+                   sum->mutable_values().data() + t * n * m, stored[t] ? Accumulate::Yes : Accumulate::No));
+    stored[t] = true;
+  }
 }
 
 }  // namespace qkv

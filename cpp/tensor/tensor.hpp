@@ -2,10 +2,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "support/result.hpp"
+#include "tensor/gemm.hpp"
 
 namespace qkv {
 
@@ -88,10 +90,21 @@ Result<Tensor, TensorError> sum_axis(const Tensor& tensor, std::size_t axis);
 // Inserts an axis of extent `extent` at `axis`, repeating the values along it (the adjoint of sum_axis).
 Tensor repeat_axis(const Tensor& tensor, std::size_t axis, Extent extent);
 Result<Tensor, TensorError> reshape(const Tensor& tensor, Shape shape);
-// Sums a broadcast result back to `shape` (the adjoint of broadcasting).
-Tensor sum_to_shape(const Tensor& tensor, const Shape& shape);
+// Sums a broadcast result back to `shape` (the adjoint of broadcasting), each sum starting at +0.0.
+Tensor sum_to_shape(Tensor tensor, const Shape& shape);
 // into += term, elementwise; the shapes must already be equal (the tape guarantees it).
 void add_into(Tensor& into, const Tensor& term);
+
+// Sums built term by term (the tape's adjoints). An empty `sum` stands for +0.0 zeros of the term's
+// shape, so a sum is allocated only when its first term arrives.
+// sum += term; the first term is added to the zeros in place (which only turns -0.0 into +0.0).
+void accumulate(std::optional<Tensor>& sum, Tensor term);
+// sum += sum_to_shape(op(left) · op(right), shape): matmul's backward without materialising a transpose
+// or the broadcast product. `left` is [..., n, k] (or [..., k, n] with Transpose::Yes), `right` is
+// [..., k, m] (or [..., m, k]); their batch axes broadcast, and `shape` must be [..., n, m] with batch axes
+// that the product's broadcast to. The forward matmul has checked all of this.
+void accumulate_matmul(std::optional<Tensor>& sum, const Shape& shape, const Tensor& left,
+                       Transpose left_layout, const Tensor& right, Transpose right_layout);
 // Result shape of broadcasting `left` with `right`, trailing-aligned.
 Result<Shape, TensorError> broadcast_shapes(const std::string& operation, const Shape& left,
                                             const Shape& right);

@@ -21,13 +21,16 @@ namespace {
 
 using namespace test;
 
-// Natively every accepted or refused request must finish within 2 s; the sanitizer build runs at -O0
-// under AddressSanitizer, some ten times slower, so it gets a wider bound (it checks memory, not speed).
+// A bound against hangs, not a speed test (speed is measured, not asserted): the limits in
+// support/budget.hpp are chosen from measurements so that every accepted request finishes in under 2 s on
+// an idle core (README), and refused ones at once. A test run shares the cores with other tests (ctest -j2)
+// and may share the machine, so the bound here is five times that; without the budget these runs took
+// minutes to weeks. The sanitizer build runs at -O0 under AddressSanitizer, some ten times slower still.
 #if defined(__SANITIZE_ADDRESS__)
-constexpr double kSecondsAllowed = 30.0;
+constexpr double kSecondsAllowed = 60.0;
 constexpr bool kSanitized = true;
 #else
-constexpr double kSecondsAllowed = 2.0;
+constexpr double kSecondsAllowed = 10.0;
 constexpr bool kSanitized = false;
 #endif
 

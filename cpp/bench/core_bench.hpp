@@ -1,0 +1,44 @@
+// Core benchmark: the Q/K/V layer's forward and backward on seeded data, timed, with its peak heap use.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "tensor/tensor.hpp"
+
+namespace qkv {
+
+struct BenchConfig {
+  Extent batch = 1;
+  Extent tokens = 1024;
+  Extent model_width = 768;
+  Extent head_width = 64;
+  std::uint64_t repeat = 5;
+  std::uint64_t seed = 26;  // SplitMix64: weights (Xavier), then input, then upstream gradients
+};
+
+struct BenchResult {
+  double median_seconds = 0.0;      // one forward + backward
+  double gflops = 0.0;              // 18·B·T·D·H / median: three branches of X·W, U·Wᵀ and Xᵀ·U
+  std::uint64_t peak_bytes = 0;     // heap bytes live at the worst moment, data included (0: not measured)
+  std::uint64_t minimum_bytes = 0;  // what the tensors must hold: X, dX, 3 W, 3 dW, Q, K, V, 3 upstreams
+};
+
+enum class BenchErrorKind {
+  Repeat,  // repeat is zero
+  Layer,   // the layer rejected the widths
+  Tensor,  // a tensor was too large, or an operation failed
+};
+
+struct BenchError {
+  BenchErrorKind kind;
+  std::string detail;  // the library's own message, for Layer and Tensor
+
+  std::string message() const;
+};
+
+// Checks, in order: repeat, then the layer's widths, then the input's size. Gradients of X and the three
+// weights are computed, as in the lesson, through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V.
+Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config);
+
+}  // namespace qkv
