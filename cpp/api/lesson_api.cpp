@@ -307,6 +307,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
     view.scores = rounded_view(corner);
     view.argmax = s.argmax;
     view.diagonal_count = s.diagonal_rows.size();
+    view.diagonal_rows = s.diagonal_rows;
     view.off_diagonal_count = n - s.diagonal_rows.size();
     for (std::size_t row = 0; row < n && view.off_diagonal.size() < kListedRows; ++row) {
       if (s.argmax[row] == row) continue;

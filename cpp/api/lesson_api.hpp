@@ -141,7 +141,8 @@ struct OffDiagonalRowView {
 struct KindSummaryView {
   RoundedView scores;                 // [shown, shown], the top-left corner, row-major
   std::vector<std::size_t> argmax;    // [n]
-  std::size_t diagonal_count = 0;     // rows peaking on their own token
+  std::size_t diagonal_count = 0;     // rows peaking on their own token ...
+  std::vector<std::size_t> diagonal_rows;  // ... and which, ascending
   std::size_t off_diagonal_count = 0; // n - diagonal_count
   std::vector<OffDiagonalRowView> off_diagonal;  // the first kListedRows rows peaking elsewhere
   std::vector<std::size_t> guaranteed_rows;      // none for separate
@@ -303,7 +304,7 @@ template <class V> void describe(V& v, const SelfScoreView& t) {
 template <class V> void describe(V& v, const SelfScoreResponse& t) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
 template <class V> void describe(V& v, const OffDiagonalRowView& t) { QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(own); QKV_FIELD(peak); }
 template <class V> void describe(V& v, const KindSummaryView& t) {
-  QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_count); QKV_FIELD(off_diagonal_count);
+  QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_count); QKV_FIELD(diagonal_rows); QKV_FIELD(off_diagonal_count);
   QKV_FIELD(off_diagonal); QKV_FIELD(guaranteed_rows);
 }
 template <class V> void describe(V& v, const SelfScoreSummaryView& t) {

@@ -86,6 +86,7 @@ TEST(LessonApi, SummaryShowsEveryScoreUpTo16TokensAndTheSameTextAsTheFullRespons
   EXPECT_EQ(s.norms.rounded, full.result->norms.rounded);
   EXPECT_EQ(s.separate.argmax, full.result->separate.argmax);
   EXPECT_EQ(s.separate.diagonal_count, 2u);  // rows 0 and 3
+  EXPECT_EQ(s.separate.diagonal_rows, full.result->separate.diagonal_rows);
   EXPECT_EQ(s.separate.off_diagonal_count, 3u);
   ASSERT_EQ(s.separate.off_diagonal.size(), 3u);
   EXPECT_EQ(s.separate.off_diagonal[0].row, 1u);
