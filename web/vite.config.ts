@@ -47,6 +47,9 @@ export default defineConfig({
   root: import.meta.dirname,
   base: './',
   plugins: [prerenderedMath()],
+  // The self-score worker is a module worker: it imports the Emscripten ES module, which finds its .wasm
+  // through import.meta.url (the default 'iife' format has no import.meta).
+  worker: { format: 'es' },
   build: {
     outDir: resolve(import.meta.dirname, '../dist'),
     emptyOutDir: true,

@@ -1,5 +1,6 @@
 #include "api/lesson_api.hpp"
 
+#include <algorithm>
 #include <cinttypes>
 #include <cstdio>
 
@@ -136,12 +137,90 @@ const ChapterEvidence& fixture_evidence() {
   return evidence;
 }
 
-Result<std::vector<Exercise>, LessonError> registry(const SelfScoreRequest& typed) {
+// The exercises that read the learner's experiment; every other one reads only the frozen fixture or the
+// module's experiment (lesson_api_test pins this list against the registry).
+const std::vector<std::string> kExperimentExercises = {"qkv04-exercise-1", "qkv04-exercise-3"};
+
+bool reads_experiment(const std::string& id) {
+  return std::find(kExperimentExercises.begin(), kExperimentExercises.end(), id) !=
+         kExperimentExercises.end();
+}
+
+ExperimentFacts facts_of(const SelfBiasResult& r, std::int64_t seed) {
+  return {
+      seed, r.tokens, r.dim, r.none.argmax, r.none.guaranteed_rows, r.tied.argmax, r.tied.guaranteed_rows};
+}
+
+// The facts agree with the settings they claim to describe, and every row they name exists.
+std::optional<LessonError> check_facts(const ExperimentFacts& f, const SelfBiasRequest& request) {
+  const auto refuse = [](const std::string& message) {
+    return LessonError{ErrorKind::Arguments, "experiment " + message, "experiment"};
+  };
+  if (f.seed != request.seed || f.tokens != static_cast<std::size_t>(request.tokens) ||
+      f.dim != static_cast<std::size_t>(request.dim))
+    return refuse("describes seed " + std::to_string(f.seed) + ", " + std::to_string(f.tokens) +
+                  " tokens, width " + std::to_string(f.dim) + ", not the settings asked for");
+  for (const auto* rows : {&f.none_argmax, &f.tied_argmax}) {
+    if (rows->size() != f.tokens) return refuse("needs one argmax per token");
+    for (std::size_t column : *rows)
+      if (column >= f.tokens) return refuse("names a column past the last token");
+  }
+  for (const auto* rows : {&f.none_guaranteed_rows, &f.tied_guaranteed_rows}) {
+    for (std::size_t i = 0; i < rows->size(); ++i)
+      if ((*rows)[i] >= f.tokens || (i > 0 && (*rows)[i] <= (*rows)[i - 1]))
+        return refuse("guaranteed rows must be ascending rows of the experiment");
+  }
+  return std::nullopt;
+}
+
+// What the exercises read of an experiment, rebuilt from its facts (no scores, vectors or lengths).
+SelfBiasResult result_of(const ExperimentFacts& f) {
+  const auto summary = [](const std::vector<std::size_t>& argmax,
+                          const std::vector<std::size_t>& guaranteed) {
+    ScoreSummary out;
+    out.argmax = argmax;
+    for (std::size_t row = 0; row < argmax.size(); ++row)
+      if (argmax[row] == row) out.diagonal_rows.push_back(row);
+    out.guaranteed_rows = guaranteed;
+    return out;
+  };
+  SelfBiasResult out;
+  out.tokens = f.tokens;
+  out.dim = f.dim;
+  out.none = summary(f.none_argmax, f.none_guaranteed_rows);
+  out.tied = summary(f.tied_argmax, f.tied_guaranteed_rows);
+  return out;
+}
+
+struct Registry {
+  std::vector<Exercise> exercises;
+  std::optional<LessonError> pending;  // why kExperimentExercises have no answer yet
+};
+
+// The registry for these settings: from the facts when the request brings them, from the experiment when
+// it is cheap, else with the experiment's two exercises pending (the module's experiment stands in for
+// it, and nothing of it is shown or graded).
+Result<Registry, LessonError> registry(const SelfScoreRequest& typed) {
   auto request = read_self_score(typed);
   if (!request) return fail(request.error());
-  auto current = experiment(*request);
-  if (!current) return fail(current.error());
-  return lesson_exercises({fixture_evidence(), **current, request->seed, module_experiment()});
+  if (typed.experiment) {
+    if (auto error = check_facts(*typed.experiment, *request)) return fail(*error);
+    const SelfBiasResult current = result_of(*typed.experiment);
+    return Registry{lesson_exercises({fixture_evidence(), current, request->seed, module_experiment()}), {}};
+  }
+  if (self_bias_cost(request->tokens, request->dim) <= kInlineExperimentWork) {
+    auto current = experiment(*request);
+    if (!current) return fail(current.error());
+    return Registry{lesson_exercises({fixture_evidence(), **current, request->seed, module_experiment()}),
+                    {}};
+  }
+  return Registry{
+      lesson_exercises({fixture_evidence(), module_experiment(), request->seed, module_experiment()}),
+      LessonError{ErrorKind::Budget,
+                  "this exercise asks about the experiment at " + std::to_string(request->tokens) +
+                      " tokens of width " + std::to_string(request->dim) +
+                      ", which is still being computed; check again once its summary is shown",
+                  "experiment"}};
 }
 
 }  // namespace
@@ -200,7 +279,60 @@ SelfScoreResponse self_score(const SelfScoreRequest& typed) {
   return out;
 }
 
-SeedSearchResponse find_seed(const SeedSearchRequest& typed) {
+SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
+  SelfScoreSummaryResponse out;
+  auto request = read_self_score(typed);
+  if (!request) {
+    out.error = error_view(request.error());
+    return out;
+  }
+  auto computed = experiment(*request);
+  if (!computed) {
+    out.error = error_view(computed.error());
+    return out;
+  }
+  const SelfBiasResult& r = **computed;
+  const std::size_t n = r.tokens;
+  const bool complete = n <= kCompleteTokens;
+  const std::size_t shown = complete ? n : kCornerTokens;
+  const auto first = [&](const std::vector<double>& values) {
+    return rounded_view(
+        std::vector<double>(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(shown)));
+  };
+  const auto kind = [&](const ScoreSummary& s, bool guaranteed) {
+    KindSummaryView view;
+    std::vector<double> corner;
+    for (std::size_t i = 0; i < shown; ++i)
+      for (std::size_t j = 0; j < shown; ++j) corner.push_back(s.scores[i * n + j]);
+    view.scores = rounded_view(corner);
+    view.argmax = s.argmax;
+    view.diagonal_count = s.diagonal_rows.size();
+    view.diagonal_rows = s.diagonal_rows;
+    view.off_diagonal_count = n - s.diagonal_rows.size();
+    for (std::size_t row = 0; row < n && view.off_diagonal.size() < kListedRows; ++row) {
+      if (s.argmax[row] == row) continue;
+      view.off_diagonal.push_back({row, s.argmax[row], format_fixed(s.scores[row * n + row], 2),
+                                   format_fixed(s.scores[row * n + s.argmax[row]], 2)});
+    }
+    if (guaranteed) view.guaranteed_rows = s.guaranteed_rows;
+    return view;
+  };
+  out.ok = true;
+  out.result = SelfScoreSummaryView{request->seed,
+                                    r.tokens,
+                                    r.dim,
+                                    complete,
+                                    shown,
+                                    first(r.norms),
+                                    first(r.projected_norms),
+                                    kind(r.none, true),
+                                    kind(r.separate, false),
+                                    kind(r.tied, true),
+                                    facts_of(r, request->seed)};
+  return out;
+}
+
+SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgress& progress) {
   SeedSearchResponse out;
   const auto refuse = [&](const LessonError& error) {
     out.error = error_view(error);
@@ -231,9 +363,9 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed) {
   search.max_seeds = *count;
   search.tokens = *tokens;
   search.dim = *dim;
-  auto found = find_off_diagonal_seed(search);
+  auto found = find_off_diagonal_seed(search, progress);
   if (!found) {
-    const bool budget = found.error().kind == SelfBiasErrorKind::SearchTooCostly;
+    const bool budget = found.error().kind == SelfBiasErrorKind::SearchOverBudget;
     return refuse(
         {budget ? ErrorKind::Budget : ErrorKind::SelfScore, found.error().message(), budget ? "count" : ""});
   }
@@ -255,9 +387,13 @@ ExercisesResponse exercises(const SelfScoreRequest& self_score) {
     return out;
   }
   out.ok = true;
-  for (const Exercise& exercise : *all)
-    out.exercises.push_back({exercise.id, answer_kind_name(exercise.blanks[0].kind), exercise.blanks.size(),
-                             exercise.choices, answer_text(exercise), exercise.explanation});
+  for (const Exercise& exercise : all->exercises) {
+    const bool pending = all->pending && reads_experiment(exercise.id);
+    out.exercises.push_back(
+        {exercise.id, answer_kind_name(exercise.blanks[0].kind), exercise.blanks.size(), exercise.choices,
+         pending ? std::vector<std::string>{} : answer_text(exercise),
+         pending ? "The experiment for these settings is still being computed." : exercise.explanation});
+  }
   return out;
 }
 
@@ -268,8 +404,12 @@ AnswerResponse check_answer(const AnswerRequest& request) {
     out.error = error_view(all.error());
     return out;
   }
-  for (const Exercise& exercise : *all) {
+  for (const Exercise& exercise : all->exercises) {
     if (exercise.id != request.id) continue;
+    if (all->pending && reads_experiment(exercise.id)) {
+      out.error = error_view(*all->pending);
+      return out;
+    }
     auto verdict = qkv::check_answer(exercise, request.responses);
     if (!verdict) {
       out.error = error_view(verdict.error());

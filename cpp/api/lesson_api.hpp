@@ -96,8 +96,19 @@ LessonResponse evaluate(const LessonState& state);
 
 // ---- the self-score experiment (typed text; C++ reads it) ----
 
+// What the self-score exercises need to know about the learner's experiment, as self_score_summary()
+// computed it (in the page's worker): the page hands it back with exercises() and check_answer() so that
+// its own thread never recomputes a large experiment. Checked against the request's settings.
+struct ExperimentFacts {
+  std::int64_t seed = 0;
+  std::size_t tokens = 0, dim = 0;
+  std::vector<std::size_t> none_argmax, none_guaranteed_rows;  // [n], ascending rows
+  std::vector<std::size_t> tied_argmax, tied_guaranteed_rows;
+};
+
 struct SelfScoreRequest {
   std::string seed = "1", tokens = "5", dim = "8";
+  std::optional<ExperimentFacts> experiment;  // optional: from self_score_summary() for these settings
 };
 struct ScoreSummaryView {
   RoundedView scores;  // n × n, row-major
@@ -116,6 +127,42 @@ struct SelfScoreResponse {
 };
 SelfScoreResponse self_score(const SelfScoreRequest& request);
 
+// The same experiment as a page shows it at any size: every score up to kCompleteTokens tokens, the
+// top-left kCornerTokens x kCornerTokens corner above that, and counts and a few rows instead of the
+// rest. Text is formatted only for what is shown, which keeps n = d = 512 fast (the full response
+// formats ~1.6 million numbers).
+inline constexpr std::size_t kCompleteTokens = 16;
+inline constexpr std::size_t kCornerTokens = 8;
+inline constexpr std::size_t kListedRows = 5;  // off-diagonal rows listed
+struct OffDiagonalRowView {
+  std::size_t row = 0, argmax = 0;
+  std::string own, peak;  // the row's own score and its maximum, two decimals (np.round)
+};
+struct KindSummaryView {
+  RoundedView scores;                 // [shown, shown], the top-left corner, row-major
+  std::vector<std::size_t> argmax;    // [n]
+  std::size_t diagonal_count = 0;     // rows peaking on their own token ...
+  std::vector<std::size_t> diagonal_rows;  // ... and which, ascending
+  std::size_t off_diagonal_count = 0; // n - diagonal_count
+  std::vector<OffDiagonalRowView> off_diagonal;  // the first kListedRows rows peaking elsewhere
+  std::vector<std::size_t> guaranteed_rows;      // none for separate
+};
+struct SelfScoreSummaryView {
+  std::int64_t seed = 0;
+  std::size_t tokens = 0, dim = 0;
+  bool complete = false;  // every score and length is shown (tokens <= kCompleteTokens)
+  std::size_t shown = 0;  // rows and columns shown: tokens, or kCornerTokens
+  RoundedView norms, projected_norms;  // the first `shown`
+  KindSummaryView none, separate, tied;
+  ExperimentFacts facts;
+};
+struct SelfScoreSummaryResponse {
+  bool ok = false;
+  std::optional<SelfScoreSummaryView> result;
+  std::optional<ErrorView> error;
+};
+SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& request);
+
 // Searches the seeds after `after` (the current one, as typed; wrapping to 0 after the last; empty: from
 // seed 0) for a seed where some row peaks off the diagonal, so pressing again finds the next one.
 struct SeedSearchRequest {
@@ -129,7 +176,9 @@ struct SeedSearchResponse {
   std::size_t row = 0, argmax = 0;
   std::optional<ErrorView> error;
 };
-SeedSearchResponse find_seed(const SeedSearchRequest& request);
+// Refused with kind "budget" when count x the work of one seed exceeds kSearchBudget
+// (selfscore/self_bias.hpp). `progress` hears the number of seeds tried, every ~kSearchProgressWork.
+SeedSearchResponse find_seed(const SeedSearchRequest& request, const SearchProgress& progress = nullptr);
 
 // ---- exercises ----
 
@@ -146,7 +195,10 @@ struct ExercisesResponse {
   std::vector<ExerciseView> exercises;
   std::optional<ErrorView> error;
 };
-// The registry for the experiment as the learner set it.
+// The registry for the experiment as the learner set it. Without `experiment` facts, an experiment costing
+// more than kInlineExperimentWork is not computed: the two exercises about it (kExperimentExercises) are
+// listed with no answer yet, and checking them is refused with kind "budget".
+inline constexpr std::int64_t kInlineExperimentWork = 4000000;  // multiply-adds; a few ms
 ExercisesResponse exercises(const SelfScoreRequest& self_score);
 
 struct AnswerRequest {
@@ -227,7 +279,13 @@ template <class V> void describe(V& v, const LessonState& t) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
   QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
 }
-template <class V> void describe(V& v, const SelfScoreRequest& t) { QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); }
+template <class V> void describe(V& v, const ExperimentFacts& t) {
+  QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(none_argmax); QKV_FIELD(none_guaranteed_rows);
+  QKV_FIELD(tied_argmax); QKV_FIELD(tied_guaranteed_rows);
+}
+template <class V> void describe(V& v, const SelfScoreRequest& t) {
+  QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(experiment);
+}
 template <class V> void describe(V& v, const SeedSearchRequest& t) {
   QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim);
 }
@@ -244,6 +302,16 @@ template <class V> void describe(V& v, const SelfScoreView& t) {
   QKV_FIELD(projected_norms); QKV_FIELD(none); QKV_FIELD(separate); QKV_FIELD(tied);
 }
 template <class V> void describe(V& v, const SelfScoreResponse& t) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
+template <class V> void describe(V& v, const OffDiagonalRowView& t) { QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(own); QKV_FIELD(peak); }
+template <class V> void describe(V& v, const KindSummaryView& t) {
+  QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_count); QKV_FIELD(diagonal_rows); QKV_FIELD(off_diagonal_count);
+  QKV_FIELD(off_diagonal); QKV_FIELD(guaranteed_rows);
+}
+template <class V> void describe(V& v, const SelfScoreSummaryView& t) {
+  QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(complete); QKV_FIELD(shown); QKV_FIELD(norms);
+  QKV_FIELD(projected_norms); QKV_FIELD(none); QKV_FIELD(separate); QKV_FIELD(tied); QKV_FIELD(facts);
+}
+template <class V> void describe(V& v, const SelfScoreSummaryResponse& t) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
 template <class V> void describe(V& v, const SeedSearchResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(found); QKV_FIELD(seed); QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(error);
 }

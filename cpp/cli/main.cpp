@@ -148,7 +148,7 @@ Result<std::int64_t, CliError> parse_extent(const std::string& option, const std
 
 CliError random_error(const qkv::RandomError& error) { return {"random", error.message()}; }
 CliError self_bias_error(const qkv::SelfBiasError& error) {
-  const bool budget = error.kind == qkv::SelfBiasErrorKind::SearchTooCostly;
+  const bool budget = error.kind == qkv::SelfBiasErrorKind::SearchOverBudget;
   return {budget ? "budget" : "self_bias", error.message()};
 }
 

@@ -5,7 +5,6 @@
 #include <cmath>
 
 #include "selfscore/numpy_random.hpp"
-#include "support/budget.hpp"
 #include "tensor/tensor.hpp"
 
 namespace qkv {
@@ -93,6 +92,23 @@ std::optional<SelfBiasError> check_sizes(std::int64_t tokens, std::int64_t dim) 
   return std::nullopt;
 }
 
+// Where each row of `kind`'s scores peaks, computing only those scores: the draws and products are the
+// ones compute() makes for that kind, in the same order, so the maxima are the same bit for bit.
+// Inputs already validated.
+std::vector<std::size_t> argmax_of(ScoreKind kind, std::int64_t seed, std::size_t n, std::size_t d) {
+  NumpyLegacyRandom rng = NumpyLegacyRandom::seeded(seed).value();
+  Matrix x = rng.randn(n * d);
+  if (kind == ScoreKind::None) return summarize(scores_of(x, x, n, d), n, nullptr, nullptr, d).argmax;
+  const Matrix wq = rng.randn(d * d);
+  if (kind == ScoreKind::Tied) {
+    const Matrix q = matmul(x, wq, n, d, d);
+    return summarize(scores_of(q, q, n, d), n, nullptr, nullptr, d).argmax;
+  }
+  const Matrix wk = rng.randn(d * d);
+  return summarize(scores_of(matmul(x, wq, n, d, d), matmul(x, wk, n, d, d), n, d), n, nullptr, nullptr, d)
+      .argmax;
+}
+
 // Inputs already validated.
 SelfBiasResult compute(std::int64_t seed, std::size_t n, std::size_t d) {
   NumpyLegacyRandom rng = NumpyLegacyRandom::seeded(seed).value();
@@ -140,11 +156,11 @@ std::string SelfBiasError::message() const {
       return "dim" + size_range + got;
     case SelfBiasErrorKind::SeedCountOutOfRange:
       return "seed count must be between 1 and " + std::to_string(kMaxSearchSeeds) + got;
-    case SelfBiasErrorKind::SearchTooCostly:
-      return BudgetError{"seed search", cost, kMaxSearchOperations,
-                         std::to_string(actual) + " seeds of " +
-                             format_operations(cost / static_cast<double>(actual)) + " each"}
-          .message();
+    case SelfBiasErrorKind::SearchOverBudget:
+      return "a search of " + std::to_string(actual) + " seeds at " + std::to_string(seed_cost) +
+             " multiply-adds each exceeds the limit of " + std::to_string(kSearchBudget) +
+             " multiply-adds per search; at these sizes at most " +
+             std::to_string(kSearchBudget / seed_cost) + " seeds fit";
   }
   return "unknown self-bias error";
 }
@@ -156,31 +172,51 @@ Result<SelfBiasResult, SelfBiasError> run_self_bias(const SelfBiasRequest& reque
                  static_cast<std::size_t>(request.dim));
 }
 
+std::int64_t search_seed_cost(ScoreKind kind, std::int64_t tokens, std::int64_t dim) {
+  const std::int64_t n = tokens, d = dim;
+  switch (kind) {
+    case ScoreKind::None:
+      return n * d * kDrawCost + n * n * d + n * n;
+    case ScoreKind::Tied:
+      return (n * d + d * d) * kDrawCost + n * d * d + n * n * d + n * n;
+    case ScoreKind::Separate:
+      return (n * d + 2 * d * d) * kDrawCost + 2 * n * d * d + n * n * d + n * n;
+  }
+  return 0;
+}
+
+std::int64_t self_bias_cost(std::int64_t tokens, std::int64_t dim) {
+  const std::int64_t n = tokens, d = dim;
+  return (n * d + 2 * d * d) * kDrawCost + 2 * n * d * d + 3 * n * n * d + 3 * n * n;
+}
+
 Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
-    const CounterexampleSearch& search) {
+    const CounterexampleSearch& search, const SearchProgress& progress) {
   if (auto error = check_seed(search.start_seed)) return fail(*error);
   if (search.max_seeds < 1 || search.max_seeds > kMaxSearchSeeds) {
     return fail(SelfBiasError{SelfBiasErrorKind::SeedCountOutOfRange, search.max_seeds});
   }
   if (auto error = check_sizes(search.tokens, search.dim)) return fail(*error);
-
-  // The search wraps around after 2^32 - 1, so it may try every one of max_seeds.
-  const std::int64_t seeds = search.max_seeds;
-  const double cost = static_cast<double>(seeds) * self_bias_seed_cost(static_cast<double>(search.tokens),
-                                                                       static_cast<double>(search.dim));
-  if (cost > kMaxSearchOperations)
-    return fail(SelfBiasError{SelfBiasErrorKind::SearchTooCostly, seeds, cost});
+  // At most 10^6 seeds of at most ~2^31 each: the product fits in 64 bits.
+  const std::int64_t seed_cost = search_seed_cost(search.kind, search.tokens, search.dim);
+  if (search.max_seeds * seed_cost > kSearchBudget)
+    return fail(SelfBiasError{SelfBiasErrorKind::SearchOverBudget, search.max_seeds, seed_cost});
 
   const auto n = static_cast<std::size_t>(search.tokens);
   const auto d = static_cast<std::size_t>(search.dim);
+  std::int64_t work = 0;  // since the last progress report
   for (std::int64_t tried = 0; tried < search.max_seeds; ++tried) {
+    if (progress && work >= kSearchProgressWork) {
+      progress(tried);
+      work = 0;
+    }
     // Past the last seed numpy accepts, the search wraps around to seed 0.
     const std::int64_t seed = (search.start_seed + tried) % (NumpyLegacyRandom::kMaxSeed + 1);
-    const ScoreSummary summary = compute(seed, n, d).summary(search.kind);
+    const std::vector<std::size_t> argmax = argmax_of(search.kind, seed, n, d);
     for (std::size_t row = 0; row < n; ++row) {
-      if (summary.argmax[row] != row)
-        return std::optional<Counterexample>(Counterexample{seed, row, summary.argmax[row]});
+      if (argmax[row] != row) return std::optional<Counterexample>(Counterexample{seed, row, argmax[row]});
     }
+    work += seed_cost;
   }
   return std::optional<Counterexample>();
 }

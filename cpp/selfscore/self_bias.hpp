@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -61,13 +62,13 @@ enum class SelfBiasErrorKind {
   TokensOutOfRange,
   DimOutOfRange,
   SeedCountOutOfRange,
-  SearchTooCostly  // seeds × cost per seed passes kMaxSearchOperations (support/budget.hpp)
+  SearchOverBudget,
 };
 
 struct SelfBiasError {
   SelfBiasErrorKind kind;
-  std::int64_t actual;  // the rejected value (for SearchTooCostly, the seeds the search would try)
-  double cost = 0;      // for SearchTooCostly: the whole search, in operations
+  std::int64_t actual;         // the rejected value (for SearchOverBudget: the seed count)
+  std::int64_t seed_cost = 0;  // SearchOverBudget: the work of one seed at the requested sizes
 
   // e.g. "tokens must be between 1 and 512, got 0"
   std::string message() const;
@@ -78,6 +79,32 @@ Result<SelfBiasResult, SelfBiasError> run_self_bias(const SelfBiasRequest& reque
 
 // The most seeds one search may try; it keeps a careless caller from spinning for minutes.
 constexpr std::int64_t kMaxSearchSeeds = 1000000;
+
+// Work, counted in multiply-adds: a search tries seeds until one qualifies, so its cost is bounded by
+// seeds x the cost of one seed, and a search whose bound exceeds kSearchBudget is refused before it
+// starts. One seed of `kind` draws X (n x d, and W_q, d x d, for tied) and multiplies:
+//   none: n*d draws, X Xᵀ (n*n*d), the row maxima (n*n)
+//   tied: (n*d + d*d) draws, Q = X W_q (n*d*d), Q Qᵀ (n*n*d), the row maxima (n*n)
+// A normal draw (the Mersenne Twister, then Box–Muller's log and square root) costs about as much as
+// kDrawCost multiply-adds of the matrix kernels: in WebAssembly (Node 20, the development machine) a draw
+// took ~53 ns and a multiply-add 0.8-1.2 ns (2 ns at d = 512, whose 4 KiB rows alias in the cache).
+constexpr std::int64_t kDrawCost = 50;
+// 5-10 s of WebAssembly on the 2-core development machine (1-2 ns per unit above), in the page's worker,
+// with progress and a Cancel button. The page's search (1000 seeds) fits up to n = 512, d = 16 and
+// n = 64, d = 512 without projection, and up to n = d = 120 tied; at n = d = 512 a tied search fits 16
+// seeds (~9 s).
+constexpr std::int64_t kSearchBudget = 5000000000;
+// How much work runs between two progress reports: about 20-40 ms of WebAssembly.
+constexpr std::int64_t kSearchProgressWork = 20000000;
+
+// The work of one seed at these sizes (validated sizes; the product fits easily in 64 bits).
+std::int64_t search_seed_cost(ScoreKind kind, std::int64_t tokens, std::int64_t dim);
+// The work of run_self_bias() at these sizes: every draw, both projections and all three score matrices.
+std::int64_t self_bias_cost(std::int64_t tokens, std::int64_t dim);
+
+// Called during a search with the number of seeds tried so far, after at least kSearchProgressWork of
+// work since the last call (at every seed when one seed costs more), and never after the last seed.
+using SearchProgress = std::function<void(std::int64_t tried)>;
 
 struct CounterexampleSearch {
   ScoreKind kind = ScoreKind::None;
@@ -95,9 +122,9 @@ struct Counterexample {
 
 // The first seed, counting up from start_seed (and wrapping to 0 after the last), where some row of `kind`'s
 // scores peaks off the diagonal; std::nullopt if every tried seed keeps all maxima on the diagonal.
-// Validation order: start_seed, max_seeds, tokens, dim, then the search's cost: max_seeds times
-// self_bias_seed_cost(tokens, dim).
+// Validation order: start_seed, max_seeds, tokens, dim, then max_seeds x search_seed_cost() against
+// kSearchBudget. Only the scores of `kind` are computed (the draws for it are numpy's, in its order).
 Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
-    const CounterexampleSearch& search);
+    const CounterexampleSearch& search, const SearchProgress& progress = nullptr);
 
 }  // namespace qkv

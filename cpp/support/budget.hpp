@@ -28,10 +28,7 @@ namespace qkv {
 inline constexpr double kMaxEvidenceOperations = 2e8;
 // The gradcheck's share: it checks as many coordinates per tensor (up to 32) as fit in this.
 inline constexpr double kMaxGradcheckOperations = kMaxEvidenceOperations / 2;
-// Seed search (find-off-diagonal): measured 0.67 to 1.0 G operations per second unloaded (2.66 s for
-// 10^6 seeds of one token, 1.0 s for one seed of 512 x 512), and 4 times slower with both cores busy;
-// 3e8 is about 0.4 s unloaded.
-inline constexpr double kMaxSearchOperations = 3e8;
+// The seed search has its own limit beside its cost model: kSearchBudget in selfscore/self_bias.hpp.
 // Seeded initialisation: measured 0.53 s for 3 x 1000 x 1000 weights (2.1e8 operations), so 2e8.
 inline constexpr double kMaxInitOperations = 2e8;
 // The most bytes a request file (or standard input) may hold (about 2 million short numbers).
@@ -45,10 +42,6 @@ inline constexpr double kOutputValueOperations = 60;
 // Each element of the weight gradient's [B, d, h] intermediate: zeroed, written by a matmul, then summed
 // over B by a general broadcast reduction (measured: about 30 ns each).
 inline constexpr double kGradientRowOperations = 10;
-// One numpy normal draw (Box–Muller with a log and a square root, two Mersenne Twister words).
-inline constexpr double kDrawOperations = 10;
-// Seeding numpy's generator (624 words) and allocating a seed's matrices.
-inline constexpr double kSeedSetupOperations = 3000;
 // One Xavier-uniform weight: a SplitMix64 draw, then formatting it.
 inline constexpr double kInitValueOperations = kOutputValueOperations + 10;
 
@@ -106,14 +99,7 @@ inline EvidenceCost evidence_cost(double batch, double tokens, double model_widt
   return cost;
 }
 
-// ---- seed search and initialisation -------------------------------------------------------------------
-
-// One seed of the self-bias experiment with n tokens of width d: seeding, n·d + 2·d² draws, X·Wq and X·Wk
-// (2·n·d² multiply-adds), three score matrices (3·n²·d), the norms and the argmax of each row.
-inline double self_bias_seed_cost(double tokens, double dim) {
-  return kSeedSetupOperations + kDrawOperations * (tokens * dim + 2 * dim * dim) + 2 * tokens * dim * dim +
-         3 * tokens * tokens * dim + 2 * tokens * dim + 3 * tokens * tokens;
-}
+// ---- initialisation -------------------------------------------------------------------
 
 // QkvProjections::create with seeded weights, written out: three d × h weights.
 inline double init_cost(double model_width, double head_width) {

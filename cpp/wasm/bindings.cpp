@@ -43,6 +43,8 @@ void read(const val& js, T& out, const std::string& path, std::optional<LessonEr
         number != static_cast<double>(static_cast<T>(number)))
       return void(error = LessonError{ErrorKind::Arguments, path + " must be a whole number", path});
     out = static_cast<T>(number);
+  } else if constexpr (is_optional<T>::value) {
+    read(js, out.emplace(), path, error);
   } else if constexpr (is_vector<T>::value) {
     if (!val::global("Array").call<bool>("isArray", js))
       return void(error = wrong_type(path, "an array", js));
@@ -73,8 +75,34 @@ val fixture_js() {
 }
 val evaluate_js(val request) { return call(request, &evaluate); }
 val self_score_js(val request) { return call(request, &self_score); }
-val find_seed_js(val request) { return call(request, &find_seed); }
+val find_seed_js(val request) {
+  return call(
+      request, +[](const SeedSearchRequest& r) { return find_seed(r); });
+}
 val exercises_js(val request) { return call(request, &exercises); }
+
+// The worker's calls. The summary's doubles leave the heap as Float64Arrays, which the worker transfers
+// to the page; the search reports how many seeds it has tried to `on_progress` (a function of one
+// number) as it goes.
+val self_score_summary_js(val request) {
+  return guarded([&] {
+    SelfScoreRequest typed;
+    std::optional<LessonError> error;
+    read(request, typed, "request", error);
+    return error ? refused(*error) : to_js<Doubles::Float64Array>(self_score_summary(typed));
+  });
+}
+val find_seed_with_progress_js(val request, val on_progress) {
+  return guarded([&] {
+    SeedSearchRequest typed;
+    std::optional<LessonError> error;
+    read(request, typed, "request", error);
+    if (error) return refused(*error);
+    if (on_progress.typeOf().as<std::string>() != "function")
+      return refused(wrong_type("progress", "a function", on_progress));
+    return to_js(find_seed(typed, [&](std::int64_t tried) { on_progress(static_cast<double>(tried)); }));
+  });
+}
 val check_answer_js(val request) { return call(request, &check_answer); }
 
 }  // namespace
@@ -86,5 +114,7 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("selfScore", &qkv::api::self_score_js);
   emscripten::function("findSeed", &qkv::api::find_seed_js);
   emscripten::function("exercises", &qkv::api::exercises_js);
+  emscripten::function("selfScoreSummary", &qkv::api::self_score_summary_js);
+  emscripten::function("findSeedWithProgress", &qkv::api::find_seed_with_progress_js);
   emscripten::function("checkAnswer", &qkv::api::check_answer_js);
 }

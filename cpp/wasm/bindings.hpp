@@ -22,22 +22,32 @@ template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
 
 template <class T>
+struct is_optional : std::false_type {};
+template <class T>
+struct is_optional<std::optional<T>> : std::true_type {};
+
+// How a std::vector<double> leaves the heap: as a plain Array (the page's calls, and what the tests
+// compare), or as a Float64Array that a worker can transfer to the page without copying it again.
+enum class Doubles { Array, Float64Array };
+
+template <Doubles D = Doubles::Array, class T>
 val to_js(const T& value);
 
 // Visits a response's field list; absent optionals are left out.
+template <Doubles D>
 struct Writer {
   val& out;
   template <class T>
   void operator()(const char* key, const T& member) {
-    out.set(key, to_js(member));
+    out.set(key, to_js<D>(member));
   }
   template <class T>
   void operator()(const char* key, const std::optional<T>& member) {
-    if (member) out.set(key, to_js(*member));
+    if (member) out.set(key, to_js<D>(*member));
   }
 };
 
-template <class T>
+template <Doubles D, class T>
 val to_js(const T& value) {
   if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
     return val(value);
@@ -45,15 +55,16 @@ val to_js(const T& value) {
     return val(static_cast<double>(value));
   } else if constexpr (std::is_same_v<T, std::vector<double>>) {
     // One copy out of the WASM heap, not one call per element.
-    return val::global("Array").call<val>("from",
-                                          val(emscripten::typed_memory_view(value.size(), value.data())));
+    const val view(emscripten::typed_memory_view(value.size(), value.data()));
+    if constexpr (D == Doubles::Float64Array) return view.call<val>("slice");
+    return val::global("Array").call<val>("from", view);
   } else if constexpr (is_vector<T>::value) {
     val out = val::array();
-    for (std::size_t i = 0; i < value.size(); ++i) out.set(i, to_js(value[i]));
+    for (std::size_t i = 0; i < value.size(); ++i) out.set(i, to_js<D>(value[i]));
     return out;
   } else {
     val out = val::object();
-    Writer writer{out};
+    Writer<D> writer{out};
     describe(writer, value);
     return out;
   }

@@ -1,5 +1,6 @@
 // The self-score section in Chromium: numpy's numbers on screen, controls, rejections, the seed search
-// and the quiz checked against computed values.
+// and the quiz checked against computed values; at 512 tokens the work runs in a worker (the page's
+// longest task stays short), shows progress, can be cancelled, and a search over the budget is refused.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
@@ -15,6 +16,11 @@ const run = useServerAndBrowser();
 
 const section = 'qkv-lesson section.self-bias';
 
+// The worker computes in the background: wait until the tables show these settings and nothing runs.
+async function waitShown(page, seed, tokens, dim, timeout = 60000) {
+  await page.locator(`${section}:not([data-busy]) .self-bias-results[data-shown="${seed} ${tokens} ${dim}"]`).waitFor({ timeout });
+}
+
 // Row-maximum columns as the page marks them (▲ / class row-max), per row.
 function markedMaxima(page, kind) {
   return page.locator(`${section} table[data-scores="${kind}"]`).evaluate((table) =>
@@ -25,6 +31,7 @@ function markedMaxima(page, kind) {
 test('the module settings show numpy’s scores, maxima and counts', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
+    await waitShown(page, 1, 5, 8);
     for (const kind of ['none', 'separate', 'tied']) {
       assert.deepEqual(await markedMaxima(page, kind), moduleCase[kind].argmax, `${kind} row maxima`);
       // Full values are in each cell's title; numpy's BLAS sums in another order, hence 1e-12 relative.
@@ -47,7 +54,9 @@ test('the module settings show numpy’s scores, maxima and counts', async () =>
 test('changing the seed recomputes; a bad size is rejected and the tables stay', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
+    await waitShown(page, 1, 5, 8);
     await page.locator(`${section} input[id$="-sb-seed"]`).fill(`${search.seed}`);
+    await waitShown(page, search.seed, 5, 8);
     const maxima = await markedMaxima(page, 'none');
     assert.equal(maxima[search.row], search.argmax, `seed ${search.seed}: row ${search.row} peaks at ${search.argmax}`);
     await page.locator(`${section} input[id$="-sb-tokens"]`).fill('0');
@@ -65,7 +74,9 @@ test('changing the seed recomputes; a bad size is rejected and the tables stay',
 test('the seed search finds numpy’s counterexample', async () => {
   const { page, close } = await openLesson(run.browser, run.server.url);
   try {
+    await waitShown(page, 1, 5, 8);
     await page.locator(`${section} button`, { hasText: 'Find the next seed' }).click();
+    await waitShown(page, search.seed, 5, 8);
     const status = await page.locator(`${section} p[role="status"]`).innerText();
     assert.match(status, new RegExp(`Seed ${search.seed}: row ${search.row} of X Xᵀ peaks at token ${search.argmax}`));
     assert.equal(await page.locator(`${section} input[id$="-sb-seed"]`).inputValue(), `${search.seed}`);
@@ -78,7 +89,9 @@ test('the tied search finds the next seed after the current one, and the table a
   const { page, close } = await openLesson(run.browser, run.server.url);
   try {
     const tied = numpy.searches.find((s) => s.kind === 'tied' && s.tokens === 5 && s.dim === 8);
+    await waitShown(page, 1, 5, 8);
     await page.locator(`${section} button`, { hasText: 'Find the next one for tied projections' }).click();
+    await page.locator(`${section} p[role="status"]`, { hasText: /^Seed \d+:/ }).waitFor();
     const status = await page.locator(`${section} p[role="status"]`).innerText();
     const match = /Seed (\d+): row (\d+) of the tied scores peaks at token (\d+)/.exec(status);
     assert.ok(match, `status should name the seed, row and argmax: "${status}"`);
@@ -95,6 +108,7 @@ test('the tied search finds the next seed after the current one, and the table a
 test('quiz answers are checked against the computed counts', async () => {
   const { page, close } = await openLesson(run.browser, run.server.url);
   try {
+    await waitShown(page, 1, 5, 8);
     await page.evaluate(() => {
       window.__answers = [];
       document.addEventListener('qkv-lesson-answer', (event) => window.__answers.push(event.detail));
@@ -127,6 +141,97 @@ test('quiz answers are checked against the computed counts', async () => {
       ['urn:qkv-lesson:exercise:qkv04-quiz-3', false],
       ['urn:qkv-lesson:exercise:qkv04-exercise-3', true],
     ]);
+  } finally {
+    await close();
+  }
+});
+
+// The longest main-thread task since startLongTasks(), from the browser's Long Tasks API (every task over
+// 50 ms is reported, with its duration).
+function startLongTasks(page) {
+  return page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => window.__longTasks.push(...list.getEntries().map((entry) => entry.duration))).observe({ type: 'longtask' });
+  });
+}
+async function longestTask(page) {
+  // Long-task entries are delivered asynchronously: let one more frame pass before reading them.
+  return page.evaluate(() => new Promise((done) => requestAnimationFrame(() => setTimeout(() => done(Math.max(0, ...window.__longTasks)), 0))));
+}
+
+const MAX_TASK_MS = 200;
+
+test('512 tokens of width 512: computed off the page’s thread, summarised, graded from the worker’s facts, searches refused over the budget', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    await waitShown(page, 1, 5, 8);
+    await startLongTasks(page);
+    await page.locator(`${section} input[id$="-sb-tokens"]`).fill('512');
+    await waitShown(page, 1, 512, 8);
+    await page.locator(`${section} input[id$="-sb-dim"]`).fill('512');
+    // The experiment takes over a second in the worker: the busy message shows meanwhile.
+    await page.locator(`${section} .self-bias-busy`, { hasText: 'Computing the experiment for seed 1, 512 tokens of width 512' }).waitFor();
+    await waitShown(page, 1, 512, 512);
+    const longest = await longestTask(page);
+    assert.ok(longest < MAX_TASK_MS, `the longest main-thread task while computing 512 × 512 was ${longest} ms; expected under ${MAX_TASK_MS}`);
+
+    // A summary instead of 262144 cells per kind: the 8 × 8 corner, the counts and the first rows.
+    for (const kind of ['none', 'separate', 'tied']) {
+      const cells = await page.locator(`${section} table[data-scores="${kind}"] tbody td`).count();
+      assert.equal(cells, 64, `${kind}: the 8 × 8 corner`);
+      assert.match(await page.locator(`${section} table[data-scores="${kind}"] caption`).innerText(), /the first 8 of 512 rows and columns/);
+    }
+    assert.match(await page.locator(`${section} .self-bias-results > p`).first().innerText(), /Seed 1, 512 tokens of width 512\. .*\d+ of 512.* without projection/);
+    assert.match(await page.locator(`${section} dd[data-off-diagonal="separate"]`).innerText(), /^row \d+ peaks at token \d+ \(/);
+
+    // The exercise about this experiment is graded by the core from the worker's facts, promptly.
+    const form = page.locator(`${section} form[data-exercise="qkv04-exercise-1"]`);
+    await form.locator('input[value="yes"]').check();
+    await form.getByRole('button', { name: 'Check' }).click();
+    assert.match(await form.locator('.feedback').innerText(), /Correct|Not quite/);
+    assert.doesNotMatch(await form.locator('.feedback').innerText(), /still being computed/);
+
+    // A tied search of 1000 seeds at 512 × 512 is over the budget: refused up front, naming the limit.
+    await page.locator(`${section} button`, { hasText: 'Find the next one for tied projections' }).click();
+    await page.locator(`${section} p[role="status"]`, { hasText: 'Not searched' }).waitFor();
+    assert.equal(
+      await page.locator(`${section} p[role="status"]`).innerText(),
+      'Not searched: a search of 1000 seeds at 294912000 multiply-adds each exceeds the limit of 5000000000 multiply-adds per search; at these sizes at most 16 seeds fit.',
+    );
+    const afterAll = await longestTask(page);
+    assert.ok(afterAll < MAX_TASK_MS, `the longest main-thread task through the checks and the refused search was ${afterAll} ms`);
+    assertNoProblems(problems, 'self-bias at 512 × 512');
+  } finally {
+    await close();
+  }
+});
+
+// 64 tokens of width 512 without projection: 1000 seeds fit in the budget but take seconds, and no seed
+// that close to the module's has a row peaking elsewhere, so the search is still running when cancelled.
+test('a long search shows its progress, and Cancel stops it and leaves the seed', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    await waitShown(page, 1, 5, 8);
+    await page.locator(`${section} input[id$="-sb-tokens"]`).fill('64');
+    await page.locator(`${section} input[id$="-sb-dim"]`).fill('512');
+    await waitShown(page, 1, 64, 512);
+    await startLongTasks(page);
+    await page.locator(`${section} button`, { hasText: 'Find the next seed' }).click();
+    const busy = page.locator(`${section} .self-bias-busy`);
+    await busy.filter({ hasText: /Searching the 1000 seeds after seed 1: \d+ tried/ }).waitFor();
+    const tried = await busy.locator('progress').evaluate((meter) => [meter.value, meter.max]);
+    assert.ok(tried[0] > 0 && tried[1] === 1000, `the progress bar shows seeds tried of 1000: ${tried}`);
+    await busy.getByRole('button', { name: 'Cancel' }).click();
+    await page.locator(`${section}:not([data-busy])`).waitFor();
+    assert.equal(await busy.isHidden(), true, 'the progress message goes away');
+    assert.equal(await page.locator(`${section} p[role="status"]`).innerText(), 'Search cancelled; the seed is still 1.');
+    assert.equal(await page.locator(`${section} input[id$="-sb-seed"]`).inputValue(), '1');
+    // A fresh worker takes the next job.
+    await page.locator(`${section} input[id$="-sb-seed"]`).fill('3');
+    await waitShown(page, 3, 64, 512);
+    const longest = await longestTask(page);
+    assert.ok(longest < MAX_TASK_MS, `the longest main-thread task during the search was ${longest} ms`);
+    assertNoProblems(problems, 'cancelled search');
   } finally {
     await close();
   }

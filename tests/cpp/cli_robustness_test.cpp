@@ -11,9 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "chapter26/projection_evidence.hpp"
 #include "cli/request.hpp"
 #include "cli_support.hpp"
-#include "chapter26/projection_evidence.hpp"
+#include "selfscore/self_bias.hpp"
 #include "support/budget.hpp"
 
 namespace qkv {
@@ -211,14 +212,16 @@ TEST(CliRobustness, AnEndlessInputStopsAtTheByteLimit) {
 TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
   const TimedRun timed_run =
       timed("find-off-diagonal --kind tied --start 0 --tokens 512 --dim 512 --count 1000000");
-  expect_error(
-      timed_run.run, "budget",
-      "seed search costs 6.8e14 operations (1000000 seeds of 6.8e8 each), more than the limit of 3e8");
+  const std::int64_t seed_cost = search_seed_cost(ScoreKind::Tied, 512, 512);
+  expect_error(timed_run.run, "budget",
+               "a search of 1000000 seeds at " + std::to_string(seed_cost) +
+                   " multiply-adds each exceeds the limit of " + std::to_string(kSearchBudget) +
+                   " multiply-adds per search; at these sizes at most " +
+                   std::to_string(kSearchBudget / seed_cost) + " seeds fit");
   EXPECT_LT(timed_run.seconds, kSecondsAllowed);
   // The most seeds of one token (never a counterexample, so every seed is tried) that fit, and one more.
-  const double per_seed = self_bias_seed_cost(1, 8);
-  const auto fits = static_cast<std::int64_t>(kMaxSearchOperations / per_seed);
-  const std::string search = "find-off-diagonal --kind tied --start 0 --tokens 1 --count ";
+  const std::int64_t fits = kSearchBudget / search_seed_cost(ScoreKind::Tied, 1, 512);
+  const std::string search = "find-off-diagonal --kind tied --start 0 --tokens 1 --dim 512 --count ";
   const TimedRun at_limit = timed(search + std::to_string(fits));
   EXPECT_EQ(at_limit.run.out, "{\"seed\":null}\n");
   EXPECT_LT(at_limit.seconds, kSecondsAllowed);

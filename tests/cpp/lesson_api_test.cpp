@@ -72,5 +72,147 @@ TEST(LessonApi, ExercisesAndAnswersComeFromOneRegistry) {
   EXPECT_EQ(check_answer({"no-such", {""}, {"1", "5", "8"}}).error->message, "unknown exercise \"no-such\"");
 }
 
+// ---- the page's worker: the summary, the facts it hands back, and bounded searches ----
+
+TEST(LessonApi, SummaryShowsEveryScoreUpTo16TokensAndTheSameTextAsTheFullResponse) {
+  const SelfScoreResponse full = self_score({"1", "5", "8"});
+  const SelfScoreSummaryResponse summary = self_score_summary({"1", "5", "8"});
+  ASSERT_TRUE(full.ok && summary.ok);
+  const SelfScoreSummaryView& s = *summary.result;
+  EXPECT_TRUE(s.complete);
+  EXPECT_EQ(s.shown, 5u);
+  EXPECT_EQ(s.separate.scores.text, full.result->separate.scores.text);
+  EXPECT_EQ(s.separate.scores.rounded, full.result->separate.scores.rounded);
+  EXPECT_EQ(s.norms.rounded, full.result->norms.rounded);
+  EXPECT_EQ(s.separate.argmax, full.result->separate.argmax);
+  EXPECT_EQ(s.separate.diagonal_count, 2u);  // rows 0 and 3
+  EXPECT_EQ(s.separate.diagonal_rows, full.result->separate.diagonal_rows);
+  EXPECT_EQ(s.separate.off_diagonal_count, 3u);
+  ASSERT_EQ(s.separate.off_diagonal.size(), 3u);
+  EXPECT_EQ(s.separate.off_diagonal[0].row, 1u);
+  EXPECT_EQ(s.separate.off_diagonal[0].argmax, full.result->separate.argmax[1]);
+  EXPECT_EQ(s.separate.off_diagonal[0].own, full.result->separate.scores.rounded[1 * 5 + 1]);
+  EXPECT_EQ(s.separate.off_diagonal[0].peak,
+            full.result->separate.scores.rounded[1 * 5 + s.separate.off_diagonal[0].argmax]);
+  EXPECT_TRUE(s.separate.guaranteed_rows.empty());
+  EXPECT_EQ(s.none.guaranteed_rows, full.result->none.guaranteed_rows);
+}
+
+TEST(LessonApi, SummaryAbove16TokensShowsTheCornerCountsAndFirstOffDiagonalRows) {
+  const SelfScoreResponse full = self_score({"3", "40", "2"});
+  const SelfScoreSummaryResponse summary = self_score_summary({"3", "40", "2"});
+  ASSERT_TRUE(full.ok && summary.ok);
+  const SelfScoreSummaryView& s = *summary.result;
+  EXPECT_FALSE(s.complete);
+  EXPECT_EQ(s.shown, 8u);
+  ASSERT_EQ(s.tied.scores.text.size(), 64u);
+  for (std::size_t i = 0; i < 8; ++i)
+    for (std::size_t j = 0; j < 8; ++j)
+      EXPECT_EQ(s.tied.scores.text[i * 8 + j], full.result->tied.scores.text[i * 40 + j]) << i << "," << j;
+  EXPECT_EQ(s.norms.text.size(), 8u);
+  EXPECT_EQ(s.none.diagonal_count, full.result->none.diagonal_rows.size());
+  EXPECT_EQ(s.none.diagonal_count + s.none.off_diagonal_count, 40u);
+  // Width 2 in 40 tokens: many rows peak elsewhere; the first five are listed, in row order.
+  ASSERT_EQ(s.none.off_diagonal.size(), kListedRows);
+  std::size_t listed = 0;
+  for (std::size_t row = 0; row < 40 && listed < kListedRows; ++row)
+    if (full.result->none.argmax[row] != row) EXPECT_EQ(s.none.off_diagonal[listed++].row, row);
+  EXPECT_EQ(s.facts.none_argmax, full.result->none.argmax);
+  EXPECT_EQ(s.facts.tied_guaranteed_rows, full.result->tied.guaranteed_rows);
+}
+
+// Only qkv04-exercise-1 and -3 read the learner's experiment: every other exercise is the same for two
+// different experiments, and those two are not (this pins the list lesson_api.cpp keeps).
+TEST(LessonApi, OnlyTwoExercisesReadTheLearnersExperiment) {
+  const ExercisesResponse a = exercises({"1", "5", "8"});
+  const ExercisesResponse b = exercises({"2", "6", "3"});
+  ASSERT_TRUE(a.ok && b.ok);
+  ASSERT_EQ(a.exercises.size(), b.exercises.size());
+  std::vector<std::string> differing;
+  for (std::size_t i = 0; i < a.exercises.size(); ++i)
+    if (a.exercises[i].answer != b.exercises[i].answer ||
+        a.exercises[i].explanation != b.exercises[i].explanation)
+      differing.push_back(a.exercises[i].id);
+  EXPECT_EQ(differing, (std::vector<std::string>{"qkv04-exercise-1", "qkv04-exercise-3"}));
+}
+
+// The facts the worker's summary carries give the same exercises and verdicts as the experiment itself.
+TEST(LessonApi, FactsFromTheSummaryGradeLikeTheExperiment) {
+  for (const SelfScoreRequest& settings :
+       {SelfScoreRequest{"1", "5", "8"}, SelfScoreRequest{"2", "5", "8"}, SelfScoreRequest{"7", "40", "2"}}) {
+    SelfScoreRequest with = settings;
+    with.experiment = self_score_summary(settings).result->facts;
+    const ExercisesResponse computed = exercises(settings);
+    const ExercisesResponse given = exercises(with);
+    ASSERT_TRUE(computed.ok && given.ok);
+    for (std::size_t i = 0; i < computed.exercises.size(); ++i) {
+      EXPECT_EQ(given.exercises[i].answer, computed.exercises[i].answer) << computed.exercises[i].id;
+      EXPECT_EQ(given.exercises[i].explanation, computed.exercises[i].explanation)
+          << computed.exercises[i].id;
+    }
+    for (const char* answer : {"yes", "no"}) {
+      const AnswerResponse a = check_answer({"qkv04-exercise-3", {answer}, settings});
+      const AnswerResponse b = check_answer({"qkv04-exercise-3", {answer}, with});
+      ASSERT_TRUE(a.ok && b.ok);
+      EXPECT_EQ(a.correct, b.correct);
+      EXPECT_EQ(a.explanation, b.explanation);
+    }
+  }
+}
+
+TEST(LessonApi, FactsForOtherSettingsAreRefused) {
+  SelfScoreRequest other{"1", "5", "8"};
+  other.experiment = self_score_summary({"2", "5", "8"}).result->facts;
+  const AnswerResponse refused = check_answer({"qkv04-exercise-1", {"yes"}, other});
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error->kind, "arguments");
+  EXPECT_EQ(refused.error->field, "experiment");
+  EXPECT_EQ(refused.error->message,
+            "experiment describes seed 2, 5 tokens, width 8, not the settings asked for");
+  SelfScoreRequest broken{"1", "5", "8"};
+  broken.experiment = self_score_summary({"1", "5", "8"}).result->facts;
+  broken.experiment->tied_argmax[2] = 5;
+  EXPECT_EQ(exercises(broken).error->message, "experiment names a column past the last token");
+}
+
+// Without facts, the page's own thread never computes a large experiment: the two exercises about it
+// wait (kind "budget"), the rest are listed and graded as usual.
+TEST(LessonApi, LargeExperimentWithoutFactsLeavesItsTwoExercisesPending) {
+  ASSERT_GT(self_bias_cost(512, 512), kInlineExperimentWork);
+  const SelfScoreRequest large{"1", "512", "512"};
+  const ExercisesResponse listed = exercises(large);
+  ASSERT_TRUE(listed.ok);
+  for (const ExerciseView& view : listed.exercises) {
+    const bool pending = view.id == "qkv04-exercise-1" || view.id == "qkv04-exercise-3";
+    EXPECT_EQ(view.answer.empty(), pending) << view.id;
+  }
+  const AnswerResponse waiting = check_answer({"qkv04-exercise-1", {"yes"}, large});
+  ASSERT_FALSE(waiting.ok);
+  EXPECT_EQ(waiting.error->kind, "budget");
+  EXPECT_EQ(
+      waiting.error->message,
+      "this exercise asks about the experiment at 512 tokens of width 512, which is still being computed; "
+      "check again once its summary is shown");
+  EXPECT_TRUE(check_answer({"ch26-parameter-count", {"18"}, large}).correct);
+  EXPECT_TRUE(check_answer({"qkv04-quiz-2", {"5 of 5"}, large}).ok);
+  EXPECT_LE(self_bias_cost(64, 64), kInlineExperimentWork);  // the sizes up to 64 still compute inline
+}
+
+TEST(LessonApi, SearchOverTheBudgetIsRefusedWithKindBudget) {
+  const SeedSearchResponse refused = find_seed({"tied", "1", "1000", "512", "512"});
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error->kind, "budget");
+  EXPECT_EQ(refused.error->field, "count");
+  EXPECT_EQ(refused.error->message,
+            "a search of 1000 seeds at 294912000 multiply-adds each exceeds the limit of 5000000000 "
+            "multiply-adds per search; at these sizes at most 16 seeds fit");
+  std::vector<std::int64_t> reports;
+  const SeedSearchResponse searched =
+      find_seed({"none", "", "100000", "1", "8"}, [&](std::int64_t tried) { reports.push_back(tried); });
+  ASSERT_TRUE(searched.ok);
+  EXPECT_FALSE(searched.found);
+  EXPECT_EQ(reports, (std::vector<std::int64_t>{48900, 97800}));
+}
+
 }  // namespace
 }  // namespace qkv::api

@@ -219,5 +219,85 @@ TEST(SelfBias, SearchRejectsOutOfRangeInputsInOrder) {
   EXPECT_EQ(search_error_of(0, 10, 0), "tokens must be between 1 and 512, got 0");
 }
 
+// ---- the search's budget and progress ----
+
+TEST(SelfBias, SeedCostCountsDrawsAndMultiplyAdds) {
+  // none at n = 5, d = 8: 40 draws, X Xᵀ 5 * 5 * 8, 25 comparisons.
+  EXPECT_EQ(search_seed_cost(ScoreKind::None, 5, 8), 40 * kDrawCost + 200 + 25);
+  // tied: also W_q (64 draws) and Q = X W_q (5 * 8 * 8).
+  EXPECT_EQ(search_seed_cost(ScoreKind::Tied, 5, 8), 104 * kDrawCost + 320 + 200 + 25);
+  EXPECT_EQ(self_bias_cost(5, 8), 168 * kDrawCost + 640 + 600 + 75);
+}
+
+// n = 512, d = 1 costs 549888 per seed: 9092 seeds fit in the budget, 9093 do not. (Seed 0 already has
+// a row peaking elsewhere, so the accepted search ends at once.)
+TEST(SelfBias, SearchOverTheBudgetIsRefusedUpFrontNamingTheLimit) {
+  CounterexampleSearch search;
+  search.tokens = 512;
+  search.dim = 1;
+  ASSERT_EQ(search_seed_cost(ScoreKind::None, 512, 1), 549888);
+  search.max_seeds = 9092;
+  const auto fits = find_off_diagonal_seed(search);
+  ASSERT_TRUE(fits.ok());
+  EXPECT_TRUE(fits.value().has_value());
+  search.max_seeds = 9093;
+  const auto over = find_off_diagonal_seed(search);
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.error().kind, SelfBiasErrorKind::SearchOverBudget);
+  EXPECT_EQ(over.error().message(),
+            "a search of 9093 seeds at 549888 multiply-adds each exceeds the limit of 5000000000 "
+            "multiply-adds per search; at these sizes at most 9092 seeds fit");
+  // The page's search at the largest sizes.
+  search.kind = ScoreKind::Tied;
+  search.tokens = 512;
+  search.dim = 512;
+  search.max_seeds = 1000;
+  EXPECT_EQ(find_off_diagonal_seed(search).error().message(),
+            "a search of 1000 seeds at 294912000 multiply-adds each exceeds the limit of 5000000000 "
+            "multiply-adds per search; at these sizes at most 16 seeds fit");
+  // The budget is checked last: a bad size wins.
+  search.dim = 513;
+  EXPECT_EQ(find_off_diagonal_seed(search).error().kind, SelfBiasErrorKind::DimOutOfRange);
+}
+
+// One token never peaks elsewhere, so the search runs all its seeds: at 409 per seed (n = 1, d = 8),
+// a report comes every ceil(20000000 / 409) = 48900 seeds.
+TEST(SelfBias, SearchReportsProgressEveryStretchOfWork) {
+  CounterexampleSearch search;
+  search.tokens = 1;
+  search.max_seeds = 100000;
+  ASSERT_EQ(search_seed_cost(ScoreKind::None, 1, 8), 409);
+  std::vector<std::int64_t> reports;
+  const auto found = find_off_diagonal_seed(search, [&](std::int64_t tried) { reports.push_back(tried); });
+  ASSERT_TRUE(found.ok());
+  EXPECT_FALSE(found.value().has_value());
+  EXPECT_EQ(reports, (std::vector<std::int64_t>{48900, 97800}));
+}
+
+// The search computes only the scores of its kind; its maxima are the full experiment's, seed by seed.
+TEST(SelfBias, SearchAgreesWithTheFullExperimentSeedBySeed) {
+  for (ScoreKind kind : {ScoreKind::None, ScoreKind::Tied, ScoreKind::Separate}) {
+    for (std::int64_t seed = 0; seed < 40; ++seed) {
+      CounterexampleSearch search;
+      search.kind = kind;
+      search.start_seed = seed;
+      search.max_seeds = 1;
+      search.tokens = 6;
+      search.dim = 3;
+      const auto found = find_off_diagonal_seed(search);
+      ASSERT_TRUE(found.ok());
+      const SelfBiasResult full = run(seed, 6, 3);
+      const ScoreSummary& summary = full.summary(kind);
+      std::size_t row = 0;
+      while (row < 6 && summary.argmax[row] == row) ++row;
+      ASSERT_EQ(found.value().has_value(), row < 6) << "seed " << seed;
+      if (row < 6) {
+        EXPECT_EQ(found.value()->row, row);
+        EXPECT_EQ(found.value()->argmax, summary.argmax[row]);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace qkv

@@ -158,6 +158,48 @@ describe('findSeed', () => {
   });
 });
 
+describe('the worker’s calls', () => {
+  test('selfScoreSummary: the full response’s text for what it shows, doubles as Float64Arrays', () => {
+    const full = core.selfScore(settings(1, 5, 8)).result;
+    const summary = core.selfScoreSummary(settings(1, 5, 8));
+    assert.equal(summary.ok, true);
+    const r = summary.result;
+    assert.equal(r.complete, true);
+    assert.equal(r.shown, 5);
+    assert.ok(r.tied.scores.values instanceof Float64Array, 'values leave the heap as a Float64Array');
+    assert.deepEqual([...r.tied.scores.values].map(bits), full.tied.scores.values.map(bits));
+    assert.deepEqual(r.tied.scores.text, full.tied.scores.text);
+    assert.deepEqual(r.none.diagonal_rows, full.none.diagonal_rows);
+    assert.deepEqual(r.facts.tied_argmax, full.tied.argmax);
+    const large = core.selfScoreSummary(settings(2, 512, 1)).result;
+    assert.deepEqual([large.complete, large.shown, large.tied.scores.text.length, large.norms.rounded.length], [false, 8, 64, 8]);
+    assert.equal(large.none.diagonal_count + large.none.off_diagonal_count, 512);
+    assert.equal(large.none.off_diagonal.length, 5);
+  });
+
+  test('the facts come back with a check, and grade like the experiment', () => {
+    const facts = core.selfScoreSummary(settings(2, 5, 8)).result.facts;
+    for (const answer of ['yes', 'no']) {
+      const plain = core.checkAnswer({ id: 'qkv04-exercise-1', responses: [answer], self_score: settings(2, 5, 8) });
+      const given = core.checkAnswer({ id: 'qkv04-exercise-1', responses: [answer], self_score: { ...settings(2, 5, 8), experiment: facts } });
+      assert.deepEqual(given, plain);
+    }
+    const pending = core.checkAnswer({ id: 'qkv04-exercise-1', responses: ['yes'], self_score: settings(1, 512, 512) });
+    assert.deepEqual([pending.ok, pending.error.kind], [false, 'budget']);
+  });
+
+  test('findSeedWithProgress reports seeds tried; a search over the budget is refused', () => {
+    const reports = [];
+    const got = core.findSeedWithProgress({ kind: 'none', after: '', count: '100000', tokens: '1', dim: '8' }, (tried) => reports.push(tried));
+    assert.deepEqual(got, { ok: true, found: false, seed: 0, row: 0, argmax: 0 });
+    assert.deepEqual(reports, [48900, 97800]);
+    const refused = core.findSeedWithProgress({ kind: 'tied', after: '1', count: '1000', tokens: '512', dim: '512' }, () => assert.fail('no work, no progress'));
+    assert.deepEqual([refused.ok, refused.error.kind, refused.error.field], [false, 'budget', 'count']);
+    assert.match(refused.error.message, /exceeds the limit of 5000000000 multiply-adds per search; at these sizes at most 16 seeds fit$/);
+    assert.equal(core.findSeedWithProgress({ kind: 'none', after: '', count: '1', tokens: '5', dim: '8' }, 'not a function').error.field, 'progress');
+  });
+});
+
 describe('errors come back as values', () => {
   const seedRange = 'expected a whole number from 0 to 4294967295';
 

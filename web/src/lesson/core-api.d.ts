@@ -126,6 +126,21 @@ export interface SelfScoreRequest {
   tokens: string;
   dim: string;
 }
+// The settings with the facts selfScoreSummary gave for them: exercises() and checkAnswer() then grade from
+// the facts instead of recomputing the experiment (C++'s optional SelfScoreRequest::experiment).
+export interface SelfScoreRequestWithFacts extends SelfScoreRequest {
+  experiment?: ExperimentFacts;
+}
+// What the self-score exercises read of an experiment; the page hands it back unread.
+export interface ExperimentFacts {
+  seed: number;
+  tokens: number;
+  dim: number;
+  none_argmax: number[];
+  none_guaranteed_rows: number[];
+  tied_argmax: number[];
+  tied_guaranteed_rows: number[];
+}
 export interface ScoreSummaryView {
   scores: RoundedView; // n × n, row-major
   argmax: number[];
@@ -146,6 +161,42 @@ export interface SelfScoreView {
   tied: ScoreSummaryView;
 }
 export type SelfScoreResponse = { ok: true; result: SelfScoreView } | Failure;
+
+// The worker's summary: its doubles arrive as Float64Arrays (transferred from the worker).
+export interface ShownNumbers {
+  values: Float64Array;
+  text: string[];
+  rounded: string[];
+}
+export interface OffDiagonalRowView {
+  row: number;
+  argmax: number;
+  own: string; // the row's own score, two decimals
+  peak: string; // its maximum, two decimals
+}
+export interface KindSummaryView {
+  scores: ShownNumbers; // shown × shown, the top-left corner, row-major
+  argmax: number[]; // every row
+  diagonal_count: number;
+  diagonal_rows: number[];
+  off_diagonal_count: number;
+  off_diagonal: OffDiagonalRowView[]; // the first few
+  guaranteed_rows: number[];
+}
+export interface SelfScoreSummaryView {
+  seed: number;
+  tokens: number;
+  dim: number;
+  complete: boolean; // every score is shown (at most 16 tokens)
+  shown: number; // rows and columns shown
+  norms: ShownNumbers; // the first `shown`
+  projected_norms: ShownNumbers;
+  none: KindSummaryView;
+  separate: KindSummaryView;
+  tied: KindSummaryView;
+  facts: ExperimentFacts;
+}
+export type SelfScoreSummaryResponse = { ok: true; result: SelfScoreSummaryView } | Failure;
 
 export interface SeedSearchRequest extends Omit<SelfScoreRequest, 'seed'> {
   kind: 'none' | 'tied';
@@ -180,4 +231,7 @@ export interface QkvCore {
   findSeed(request: SeedSearchRequest): SeedSearchResponse;
   exercises(request: SelfScoreRequest): ExercisesResponse;
   checkAnswer(request: AnswerRequest): AnswerResponse;
+  // The worker's calls: the experiment as the page shows it, and a search that reports seeds tried.
+  selfScoreSummary(request: SelfScoreRequest): SelfScoreSummaryResponse;
+  findSeedWithProgress(request: SeedSearchRequest, onProgress: (tried: number) => void): SeedSearchResponse;
 }

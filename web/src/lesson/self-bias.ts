@@ -1,9 +1,13 @@
 // "Why three projections": the numpy module's self-score experiment, recomputed by the C++ core with a
 // generator bit-identical to numpy's legacy np.random. The page states only what the mathematics and the
-// computation show.
+// computation show. The experiment and the seed searches run in a Web Worker (self-score-runner.ts), with
+// progress and Cancel; above 16 tokens the core sends a summary (the 8 × 8 corner, counts, the first rows
+// peaking elsewhere) instead of every score.
+import type { ExperimentFacts, KindSummaryView, SelfScoreRequestWithFacts, SelfScoreSummaryView } from './core-api';
 import { h } from './dom';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
-import type { CoreError, QkvCore, ScoreSummary, SelfBiasResult, SelfScoreRequest } from './types';
+import { createRunner } from './self-score-runner';
+import type { CoreError, QkvCore, SelfScoreRequest } from './types';
 
 const kinds = [
   { key: 'none', title: 'No projection: scores = X Xᵀ' },
@@ -19,18 +23,21 @@ function list(rows: number[]): string {
   return rows.length === 0 ? 'none' : rows.map((row) => `${row}`).join(', ');
 }
 
-// One score matrix: the row maximum is marked with ▲ and bold text, the own-token cell with a dotted
-// outline and ◆; both also in words for screen readers.
-function scoreTable(key: string, title: string, summary: ScoreSummary, tokens: number): HTMLElement {
-  const table = h('table', { class: 'matrix scores', 'data-scores': key }, h('caption', {}, `${title}, shape [${tokens},${tokens}]`));
+// One score matrix, or its top-left corner: the row maximum is marked with ▲ and bold text, the own-token
+// cell with a dotted outline and ◆; both also in words for screen readers.
+function scoreTable(key: string, title: string, summary: KindSummaryView, result: SelfScoreSummaryView): HTMLElement {
+  const shape = result.complete
+    ? `shape [${result.tokens},${result.tokens}]`
+    : `the first ${result.shown} of ${result.tokens} rows and columns`;
+  const table = h('table', { class: 'matrix scores', 'data-scores': key }, h('caption', {}, `${title}, ${shape}`));
   const head = h('tr', {}, h('th', { scope: 'col' }, 'query token'));
-  for (let c = 0; c < tokens; c++) head.append(h('th', { scope: 'col' }, `key ${c}`));
+  for (let c = 0; c < result.shown; c++) head.append(h('th', { scope: 'col' }, `key ${c}`));
   table.append(h('thead', {}, head));
   const body = h('tbody');
   let cell = 0;
-  for (let r = 0; r < tokens; r++) {
+  for (let r = 0; r < result.shown; r++) {
     const row = h('tr', {}, h('th', { scope: 'row' }, `${r}`));
-    for (let c = 0; c < tokens; c++) {
+    for (let c = 0; c < result.shown; c++) {
       const isMax = summary.argmax[r] === c;
       const isOwn = r === c;
       const td = h('td', { class: `${isMax ? 'row-max' : ''} ${isOwn ? 'own' : ''}`.trim() });
@@ -46,7 +53,31 @@ function scoreTable(key: string, title: string, summary: ScoreSummary, tokens: n
   return h('div', { class: 'scroller', role: 'region', 'aria-label': title, tabindex: '0' }, table);
 }
 
-function numpyCode(r: SelfBiasResult): string {
+// What a kind's scores show besides the table: every row maximum when the table is complete, else the
+// first rows that peak elsewhere.
+function kindFacts(key: string, summary: KindSummaryView, result: SelfScoreSummaryView): HTMLElement {
+  const facts = h('dl', { class: 'facts' });
+  if (result.complete) facts.append(h('dt', {}, 'Row maxima (argmax)'), h('dd', {}, h('bdi', { dir: 'ltr' }, `[${summary.argmax.join(', ')}]`)));
+  facts.append(
+    h('dt', {}, 'Rows peaking on their own token'),
+    h('dd', {}, result.complete ? `${summary.diagonal_count} of ${result.tokens}: ${list(summary.diagonal_rows)}` : `${summary.diagonal_count} of ${result.tokens}`),
+  );
+  if (!result.complete) {
+    const elsewhere = summary.off_diagonal.map((row) => `row ${row.row} peaks at token ${row.argmax} (${row.peak}; its own score ${row.own})`);
+    const shown = summary.off_diagonal.length === summary.off_diagonal_count ? '' : `, the first ${summary.off_diagonal.length}`;
+    facts.append(
+      h('dt', {}, `Rows peaking elsewhere: ${summary.off_diagonal_count}${shown}`),
+      h('dd', { 'data-off-diagonal': key }, summary.off_diagonal.length === 0 ? 'none' : h('bdi', { dir: 'ltr' }, elsewhere.join('; '))),
+    );
+  }
+  facts.append(
+    h('dt', {}, 'Rows guaranteed by Cauchy–Schwarz'),
+    h('dd', {}, key === 'separate' ? 'none: W_q and W_k differ, so there is no guarantee' : `${list(summary.guaranteed_rows)} (at least as long as every other row, and equal to none)`),
+  );
+  return facts;
+}
+
+function numpyCode(r: SelfScoreSummaryView): string {
   return [
     'import numpy as np',
     `np.random.seed(${r.seed})`,
@@ -87,48 +118,68 @@ export function buildSelfBias(
   const search = h('button', { type: 'button' }, 'Find the next seed where some row of X Xᵀ does not peak on its own token');
   const searchTied = h('button', { type: 'button' }, 'Find the next one for tied projections');
   const searchResult = h('p', { role: 'status' });
+  // Shown while the worker computes for more than a moment: what it is doing, how far it got, and Cancel.
+  const busyText = h('span', {});
+  const meter = h('progress', {});
+  const cancel = h('button', { type: 'button' }, 'Cancel');
+  const busy = h('div', { class: 'self-bias-busy', role: 'status', hidden: true }, busyText, ' ', meter, ' ', cancel);
   const request = (): SelfScoreRequest => ({ seed: seed.input.value, tokens: tokens.input.value, dim: dim.input.value });
   let accepted: SelfScoreRequest = initial;
+  let facts: ExperimentFacts | undefined; // the core's facts about `accepted`, once the worker computed it
+  const settings = (): SelfScoreRequestWithFacts => (facts ? { ...accepted, experiment: facts } : accepted);
+  const runner = createRunner(core);
+  let busyTimer: ReturnType<typeof setTimeout> | undefined;
+  let element: HTMLElement;
 
-  const render = (result: SelfBiasResult) => {
+  // Marks the section busy at once (tests and assistive technology can tell), and shows the message with
+  // progress and Cancel if the work is still going after 100 ms.
+  const startBusy = (kind: 'summary' | 'search', text: string, max?: number) => {
+    element.dataset.busy = kind;
+    busyText.textContent = text;
+    if (max === undefined) meter.removeAttribute('value');
+    else {
+      meter.max = max;
+      meter.value = 0;
+    }
+    clearTimeout(busyTimer);
+    busyTimer = setTimeout(() => (busy.hidden = false), 100);
+  };
+  const endBusy = () => {
+    delete element.dataset.busy;
+    clearTimeout(busyTimer);
+    busy.hidden = true;
+  };
+
+  const render = (result: SelfScoreSummaryView) => {
     error.hidden = true;
     for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+    results.dataset.shown = `${result.seed} ${result.tokens} ${result.dim}`;
+    const lengths = result.complete ? '' : ` (the first ${result.shown} of ${result.tokens})`;
     results.replaceChildren(
       h(
         'p',
         {},
         `Seed ${result.seed}, ${result.tokens} tokens of width ${result.dim}. Rows of the score matrix peaking on their own token: `,
-        h('strong', {}, `${result.none.diagonal_rows.length} of ${result.tokens}`),
+        h('strong', {}, `${result.none.diagonal_count} of ${result.tokens}`),
         ' without projection, ',
-        h('strong', {}, `${result.separate.diagonal_rows.length} of ${result.tokens}`),
+        h('strong', {}, `${result.separate.diagonal_count} of ${result.tokens}`),
         ' with separate projections, ',
-        h('strong', {}, `${result.tied.diagonal_rows.length} of ${result.tokens}`),
+        h('strong', {}, `${result.tied.diagonal_count} of ${result.tokens}`),
         ' with tied projections.',
       ),
+      ...(result.complete
+        ? []
+        : [h('p', { class: 'note' }, `Above 16 tokens the tables show the first ${result.shown} rows and columns of the ${result.tokens} × ${result.tokens} scores; the counts and rows listed under each are over all of them.`)]),
       ...kinds.map(({ key, title }) => {
         const summary = result[key];
-        return h(
-          'section',
-          { class: 'card', 'data-kind': key },
-          scoreTable(key, title, summary, result.tokens),
-          h(
-            'dl',
-            { class: 'facts' },
-            h('dt', {}, 'Row maxima (argmax)'),
-            h('dd', {}, h('bdi', { dir: 'ltr' }, `[${summary.argmax.join(', ')}]`)),
-            h('dt', {}, 'Rows peaking on their own token'),
-            h('dd', {}, `${summary.diagonal_rows.length} of ${result.tokens}: ${list(summary.diagonal_rows)}`),
-            h('dt', {}, 'Rows guaranteed by Cauchy–Schwarz'),
-            h('dd', {}, key === 'separate' ? 'none: W_q and W_k differ, so there is no guarantee' : `${list(summary.guaranteed_rows)} (at least as long as every other row, and equal to none)`),
-          ),
-        );
+        return h('section', { class: 'card', 'data-kind': key }, scoreTable(key, title, summary, result), kindFacts(key, summary, result));
       }),
       h(
         'dl',
         { class: 'facts' },
-        h('dt', {}, 'Lengths |x_i| of the rows of X'),
+        h('dt', {}, `Lengths |x_i| of the rows of X${lengths}`),
         h('dd', {}, h('bdi', { dir: 'ltr' }, result.norms.rounded.join(', '))),
-        h('dt', {}, 'Lengths |x_i W_q|'),
+        h('dt', {}, `Lengths |x_i W_q|${lengths}`),
         h('dd', {}, h('bdi', { dir: 'ltr' }, result.projected_norms.rounded.join(', '))),
       ),
       h('p', { class: 'note' }, 'Scores and lengths are shown to two decimals; hover a score for its full value. Row maxima and guarantees are decided on the full values.'),
@@ -142,9 +193,11 @@ export function buildSelfBias(
     inputs[problem.field]?.setAttribute('aria-invalid', 'true');
   };
 
-  // The exercises follow the settings: their answers and explanations are the core's for this seed.
+  // The exercises follow the settings: their answers and explanations are the core's for this seed. The
+  // core grades them from the facts the worker computed, so the page's thread never recomputes the
+  // experiment (until they arrive, the two exercises about a large experiment say it is being computed).
   const handles = new Map<string, ExerciseHandle>();
-  const check = (exerciseId: string, responses: string[]) => core.checkAnswer({ id: exerciseId, responses, self_score: accepted });
+  const check = (exerciseId: string, responses: string[]) => core.checkAnswer({ id: exerciseId, responses, self_score: settings() });
   const listed = core.exercises(initial);
   const quizForms = listed.ok
     ? listed.exercises
@@ -156,36 +209,69 @@ export function buildSelfBias(
         })
     : [];
 
-  const compute = () => {
+  // Every edit asks the worker again; a newer edit (or Cancel) stops the computation before it.
+  const compute = async () => {
     const asked = request();
-    const computed = core.selfScore(asked);
+    startBusy('summary', `Computing the experiment for seed ${asked.seed}, ${asked.tokens} tokens of width ${asked.dim}…`);
+    const outcome = await runner.summary(asked);
+    if (!outcome.done) {
+      if (outcome.reason === 'superseded') return;
+      endBusy();
+      if (outcome.reason === 'cancelled') searchResult.textContent = 'Cancelled. The tables still show the last accepted settings.';
+      else searchResult.textContent = `The computation failed: ${outcome.message ?? 'unknown error'}.`;
+      return;
+    }
+    endBusy();
+    const computed = outcome.response;
     if (!computed.ok) return reject(computed.error);
     accepted = asked;
+    facts = computed.result.facts;
     render(computed.result);
     onSettings(asked);
-    const fresh = core.exercises(asked);
+    const fresh = core.exercises(settings());
     if (fresh.ok) for (const view of fresh.exercises) handles.get(view.id)?.update(view);
   };
-  for (const input of Object.values(inputs)) input.addEventListener('input', compute);
-  // Each search starts after the current seed (wrapping), so pressing again finds the next one.
-  const searchFor = (kind: 'none' | 'tied') => {
-    const found = core.findSeed({ kind, after: accepted.seed, count: '1000', tokens: accepted.tokens, dim: accepted.dim });
-    if (!found.ok) return reject(found.error);
+  for (const input of Object.values(inputs)) input.addEventListener('input', () => void compute());
+  cancel.addEventListener('click', () => runner.cancel());
+
+  // Each search starts after the current seed (wrapping), so pressing again finds the next one. The core
+  // refuses a search whose work would exceed its budget, naming the limit.
+  const count = '1000';
+  const searchFor = async (kind: 'none' | 'tied') => {
+    const from = accepted;
+    searchResult.textContent = '';
+    startBusy('search', `Searching the ${count} seeds after seed ${from.seed}: `, 1000);
+    const outcome = await runner.search({ kind, after: from.seed, count, tokens: from.tokens, dim: from.dim }, (tried) => {
+      busyText.textContent = `Searching the ${count} seeds after seed ${from.seed}: ${tried} tried `;
+      meter.value = tried;
+    });
+    if (!outcome.done) {
+      if (outcome.reason === 'superseded') return;
+      endBusy();
+      searchResult.textContent = outcome.reason === 'cancelled' ? `Search cancelled; the seed is still ${from.seed}.` : `The search failed: ${outcome.message ?? 'unknown error'}.`;
+      return;
+    }
+    endBusy();
+    const found = outcome.response;
+    if (!found.ok) {
+      searchResult.textContent = `Not searched: ${found.error.message}.`;
+      return;
+    }
     if (!found.found) {
-      searchResult.textContent = `No such seed among the 1000 after seed ${accepted.seed} for these sizes.`;
+      searchResult.textContent = `No such seed among the ${count} after seed ${from.seed} for these sizes.`;
       return;
     }
     seed.input.value = `${found.seed}`;
-    compute();
+    await compute();
     searchResult.textContent =
       kind === 'none'
         ? `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not at least as long as every other, so Cauchy–Schwarz promised nothing.`
         : `Seed ${found.seed}: row ${found.row} of the tied scores peaks at token ${found.argmax}, not on itself. Its projected vector is not at least as long as every other, so tying promised nothing for it.`;
   };
-  search.addEventListener('click', () => searchFor('none'));
-  searchTied.addEventListener('click', () => searchFor('tied'));
+  search.addEventListener('click', () => void searchFor('none'));
+  searchTied.addEventListener('click', () => void searchFor('tied'));
 
-  const element = h(
+  element = h(
     'section',
     { class: 'self-bias', 'aria-labelledby': id('title') },
     h('h3', { id: id('title') }, 'Why separate query and key projections? The self-score experiment'),
@@ -202,6 +288,7 @@ export function buildSelfBias(
     h('fieldset', { class: 'sizes' }, h('legend', {}, 'The experiment (the numpy module used seed 1, 5 tokens, width 8)'), seed.field, tokens.field, dim.field),
     error,
     h('p', { class: 'searches' }, search, ' ', searchTied),
+    busy,
     searchResult,
     results,
     h(
@@ -231,6 +318,6 @@ export function buildSelfBias(
   );
   // Below the fold: compute when the browser is idle after the lesson is ready, not before.
   const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50));
-  idle(() => compute());
+  idle(() => void compute());
   return { element };
 }
