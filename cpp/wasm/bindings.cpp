@@ -11,7 +11,8 @@ namespace {
 
 // A request field of the wrong JavaScript type, named by its path ("request.state.batch").
 LessonError wrong_type(const std::string& path, const char* expected, const val& js) {
-  const std::string type = js.isNull() ? "null" : js.typeOf().as<std::string>();
+  const bool array = val::global("Array").call<bool>("isArray", js);
+  const std::string type = js.isNull() ? "null" : array ? "an array" : js.typeOf().as<std::string>();
   return {ErrorKind::Arguments, path + " must be " + expected + ", got " + type, path};
 }
 
@@ -52,7 +53,7 @@ void read(const val& js, T& out, const std::string& path, std::optional<LessonEr
     for (std::size_t i = 0; i < out.size() && !error; ++i)
       read(js[i], out[i], path + "[" + std::to_string(i) + "]", error);
   } else {
-    if (js.typeOf().as<std::string>() != "object" || js.isNull())
+    if (js.typeOf().as<std::string>() != "object" || js.isNull() || val::global("Array").call<bool>("isArray", js))
       return void(error = wrong_type(path, "an object", js));
     Reader reader{js, path, error};
     describe(reader, out);

@@ -175,6 +175,18 @@ describe('errors are values', () => {
     assert.equal(core.checkAnswer({ id: 'ch26-first-token', responses: ['only one'], self_score }).ok, false);
     assert.deepEqual(core.checkAnswer({ id: 123, responses: [] }).error.kind, 'arguments');
   });
+
+  test('a call with the wrong number of arguments is refused as a value, not thrown', () => {
+    const refused = { kind: 'arguments', message: 'request must be an object, got an array', field: 'request', index: -1 };
+    for (const call of [() => core.evaluate(), () => core.checkAnswer(123, []), () => core.evaluate(core.fixture().state, 5), () => core.selfScore(), () => core.exercises({}, {})]) {
+      let got;
+      assert.doesNotThrow(() => (got = call()));
+      const { sentence, ...error } = got.error;
+      assert.deepEqual([got.ok, error], [false, refused]);
+      assert.equal(typeof sentence, 'string');
+    }
+    assert.equal(core.fixture('extra').ok, true, 'fixture takes no request; extra arguments are ignored');
+  });
 });
 
 describe('no leaks', () => {
