@@ -104,3 +104,23 @@ test('a copied link reopens the self-score experiment at its seed', async () => 
     await close();
   }
 });
+
+test('a huge paste is refused quickly and echoed shortened everywhere it appears', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    const pasted = '9'.repeat(1 << 20) + 'x';
+    await cell(page, 'input', 0).fill(pasted);
+    const error = await host(page, 'data-error');
+    assert.ok(error.length < 200, `data-error holds ${error.length} characters`);
+    assert.ok(error.includes(`"${'9'.repeat(80)}…"`), error.slice(0, 120));
+    const field = page.locator('qkv-lesson .field-error:not([hidden])').first();
+    assert.ok((await field.innerText()).length < 300, 'the field message is short');
+    await page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelector('.status').textContent.startsWith('Rejected'));
+    const said = await page.locator('qkv-lesson .status').innerText();
+    assert.ok(said.length < 200, `the live region says ${said.length} characters`);
+    assert.deepEqual(await tableTexts(page, 'query'), ['0', '3', '2', '-1'], 'the last valid numbers stay');
+    assertNoProblems(problems, 'huge paste');
+  } finally {
+    await close();
+  }
+});
