@@ -127,6 +127,19 @@ Result<const SelfBiasResult*, LessonError> experiment(const SelfBiasRequest& req
   return &last->second;
 }
 
+// The typed settings read, and their experiment run (or found in the cache).
+struct TypedExperiment {
+  SelfBiasRequest request;
+  const SelfBiasResult* result;
+};
+Result<TypedExperiment, LessonError> typed_experiment(const SelfScoreRequest& typed) {
+  auto request = read_self_score(typed);
+  if (!request) return fail(request.error());
+  auto computed = experiment(*request);
+  if (!computed) return fail(computed.error());
+  return TypedExperiment{*request, *computed};
+}
+
 const SelfBiasResult& module_experiment() {
   static const SelfBiasResult result = run_self_bias(kModuleExperiment).value();
   return result;
@@ -250,17 +263,13 @@ LessonResponse evaluate(const LessonState& state) {
 
 SelfScoreResponse self_score(const SelfScoreRequest& typed) {
   SelfScoreResponse out;
-  auto request = read_self_score(typed);
-  if (!request) {
-    out.error = error_view(request.error());
+  auto run = typed_experiment(typed);
+  if (!run) {
+    out.error = error_view(run.error());
     return out;
   }
-  auto computed = experiment(*request);
-  if (!computed) {
-    out.error = error_view(computed.error());
-    return out;
-  }
-  const SelfBiasResult& r = **computed;
+  const SelfBiasRequest* request = &run->request;
+  const SelfBiasResult& r = *run->result;
   const auto summary = [](const ScoreSummary& s) {
     return ScoreSummaryView{rounded_view(s.scores), s.argmax, s.diagonal_rows, s.guaranteed_rows};
   };
@@ -281,17 +290,13 @@ SelfScoreResponse self_score(const SelfScoreRequest& typed) {
 
 SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
   SelfScoreSummaryResponse out;
-  auto request = read_self_score(typed);
-  if (!request) {
-    out.error = error_view(request.error());
+  auto run = typed_experiment(typed);
+  if (!run) {
+    out.error = error_view(run.error());
     return out;
   }
-  auto computed = experiment(*request);
-  if (!computed) {
-    out.error = error_view(computed.error());
-    return out;
-  }
-  const SelfBiasResult& r = **computed;
+  const SelfBiasRequest* request = &run->request;
+  const SelfBiasResult& r = *run->result;
   const std::size_t n = r.tokens;
   const bool complete = n <= kCompleteTokens;
   const std::size_t shown = complete ? n : kCornerTokens;
