@@ -76,6 +76,7 @@ val self_score_js(val request) { return call(request, &self_score); }
 val find_seed_js(val request) { return call(request, &find_seed); }
 val exercises_js(val request) { return call(request, &exercises); }
 val check_answer_js(val request) { return call(request, &check_answer); }
+val provenance_js(val request) { return call(request, &provenance); }
 
 }  // namespace
 }  // namespace qkv::api
@@ -87,4 +88,5 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("findSeed", &qkv::api::find_seed_js);
   emscripten::function("exercises", &qkv::api::exercises_js);
   emscripten::function("checkAnswer", &qkv::api::check_answer_js);
+  emscripten::function("provenance", &qkv::api::provenance_js);
 }
