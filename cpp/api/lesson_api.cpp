@@ -261,6 +261,26 @@ LessonResponse evaluate(const LessonState& state) {
   return out;
 }
 
+ProvenanceResponse provenance(const ProvenanceRequest& request) {
+  ProvenanceResponse out;
+  LessonEvaluation evaluation = evaluate_lesson(request.state);
+  if (!evaluation.evidence) {
+    out.error = error_view(*evaluation.error);
+    return out;
+  }
+  auto cell = cell_provenance(*evaluation.evidence, request.tensor, static_cast<Extent>(request.index));
+  if (!cell) {
+    out.error = error_view(cell.error());
+    return out;
+  }
+  out.ok = true;
+  out.target = std::move(cell->target);
+  out.sources = std::move(cell->sources);
+  out.expression = std::move(cell->expression);
+  out.description = std::move(cell->description);
+  return out;
+}
+
 SelfScoreResponse self_score(const SelfScoreRequest& typed) {
   SelfScoreResponse out;
   auto run = typed_experiment(typed);

@@ -10,6 +10,7 @@
 
 #include "learner/editable_state.hpp"
 #include "learner/exercise.hpp"
+#include "learner/provenance.hpp"
 #include "selfscore/self_bias.hpp"
 
 namespace qkv::api {
@@ -93,6 +94,22 @@ struct LessonResponse {
   std::vector<std::string> notes;       // values a link gave that could not be used, and what was used
 };
 LessonResponse evaluate(const LessonState& state);
+
+// Where one computed cell of the lesson's current numbers comes from (learner/provenance.hpp).
+struct ProvenanceRequest {
+  LessonState state;
+  std::string tensor;  // query, key, value, input_gradient, query_weight_gradient, ...
+  std::size_t index = 0;  // row-major
+};
+struct ProvenanceResponse {
+  bool ok = false;
+  std::string target;                // "Q[0,0,1]"
+  std::vector<SourceCells> sources;  // the cells it was computed from
+  std::string expression;            // "Q[0,0,1] = 1·0 + 2·1 + (−1)·(−1) = 3"
+  std::string description;           // the same in words
+  std::optional<ErrorView> error;
+};
+ProvenanceResponse provenance(const ProvenanceRequest& request);
 
 // ---- the self-score experiment (typed text; C++ reads it) ----
 
@@ -285,6 +302,11 @@ template <class V> void describe(V& v, const ExperimentFacts& t) {
 }
 template <class V> void describe(V& v, const SelfScoreRequest& t) {
   QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(experiment);
+}
+template <class V> void describe(V& v, const ProvenanceRequest& t) { QKV_FIELD(state); QKV_FIELD(tensor); QKV_FIELD(index); }
+template <class V> void describe(V& v, const SourceCells& t) { QKV_FIELD(tensor); QKV_FIELD(indices); }
+template <class V> void describe(V& v, const ProvenanceResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(target); QKV_FIELD(sources); QKV_FIELD(expression); QKV_FIELD(description); QKV_FIELD(error);
 }
 template <class V> void describe(V& v, const SeedSearchRequest& t) {
   QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim);

@@ -105,6 +105,7 @@ val find_seed_with_progress_js(val request, val on_progress) {
   });
 }
 val check_answer_js(val request) { return call(request, &check_answer); }
+val provenance_js(val request) { return call(request, &provenance); }
 
 }  // namespace
 }  // namespace qkv::api
@@ -118,4 +119,5 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("selfScoreSummary", &qkv::api::self_score_summary_js);
   emscripten::function("findSeedWithProgress", &qkv::api::find_seed_with_progress_js);
   emscripten::function("checkAnswer", &qkv::api::check_answer_js);
+  emscripten::function("provenance", &qkv::api::provenance_js);
 }

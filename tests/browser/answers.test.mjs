@@ -9,7 +9,8 @@ const run = useServerAndBrowser();
 
 // Types the responses into an exercise of the chapter's list (or picks the option) and checks it.
 async function answer(page, id, responses) {
-  const form = page.locator(`qkv-lesson section.exercises form[data-exercise="${id}"], qkv-lesson section.self-bias form[data-exercise="${id}"]`);
+  // One form per exercise: in the diagram before its evidence, in the exercises section or in the self-score section.
+  const form = page.locator(`qkv-lesson form[data-exercise="${id}"]`);
   const radios = form.locator('input[type="radio"]');
   if ((await radios.count()) > 0) await form.locator(`input[value="${responses[0]}"]`).check();
   else {

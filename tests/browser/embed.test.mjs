@@ -305,7 +305,8 @@ async function questionText(scope, id) {
 }
 
 async function answerText(scope, id, values) {
-  const form = scope.locator(`qkv-lesson section.exercises form[data-exercise="${id}"]`);
+  // One form per exercise: in the diagram before its evidence, or in the exercises section.
+  const form = scope.locator(`qkv-lesson form[data-exercise="${id}"]`);
   const inputs = form.locator('input[type="text"]');
   for (let i = 0; i < values.length; i++) await inputs.nth(i).fill(values[i]);
   await form.getByRole('button', { name: 'Check' }).click();
@@ -313,7 +314,8 @@ async function answerText(scope, id, values) {
 }
 
 async function answerChoice(scope, id, value) {
-  const form = scope.locator(`qkv-lesson section.exercises form[data-exercise="${id}"]`);
+  // One form per exercise: in the diagram before its evidence, or in the exercises section.
+  const form = scope.locator(`qkv-lesson form[data-exercise="${id}"]`);
   await form.locator(`input[value="${value}"]`).check();
   await form.getByRole('button', { name: 'Check' }).click();
   return form;
@@ -354,6 +356,7 @@ function deepFocus(page) {
       field: active.dataset?.field ?? null,
       index: active.dataset?.index ?? null,
       exercise: active.closest('form[data-exercise]')?.dataset.exercise ?? null,
+      tensor: active.closest('table[data-tensor]')?.dataset.tensor ?? null,
       inExercises: Boolean(active.closest('section.exercises')),
       outline: `${style.outlineStyle} ${style.outlineWidth} ${style.outlineColor}`,
       visibleIndicator:
@@ -853,7 +856,9 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     const radio = await tabUntil((f) => f.exercise === 'ch26-change-query-only' && f.type === 'radio', 'the radio group of ch26-change-query-only');
     assert.equal(radio.checked, false, 'nothing is chosen yet');
     const back = await step('Shift+Tab');
-    assert.deepEqual([back.exercise, back.kind], ['ch26-first-token', 'button'], `Shift+Tab from the radios goes back to the previous exercise’s Check button, got ${describeFocus(back)}`);
+    // The question sits right after the weight gradients it follows in the diagram: Shift+Tab goes back to
+    // the last of them (a computed cell, the roving tab stop of W̄_V).
+    assert.deepEqual([back.kind, back.tensor], ['td', 'value_weight_gradient'], `Shift+Tab from the radios goes back to the W̄_V table, got ${describeFocus(back)}`);
     await step('Tab');
     const no = await step('ArrowDown');
     assert.deepEqual([no.type, no.value, no.checked], ['radio', 'no', true], `ArrowDown should choose "No", got ${JSON.stringify(no)}`);
@@ -867,6 +872,9 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     // "Show the answer" follows Check; then the text exercise right after it: type and press Enter.
     const show = await step('Tab');
     assert.deepEqual([show.kind, show.exercise], ['button', 'ch26-change-query-only'], `Tab should reach "Show the answer", got ${describeFocus(show)}`);
+    // Then the evidence this question unfolded (its summary), then the next question's blank.
+    const evidence = await step('Tab');
+    assert.deepEqual([evidence.kind, evidence.label], ['summary', 'Show the evidence: change only W_Q'], `Tab should reach the opened evidence, got ${describeFocus(evidence)}`);
     const blank = await step('Tab');
     assert.deepEqual([blank.type, blank.exercise], ['text', 'ch26-parameter-count'], `Tab should reach the next blank, got ${describeFocus(blank)}`);
     await page.keyboard.type('18');

@@ -151,6 +151,12 @@ export function tableTexts(page, key) {
   );
 }
 
+// Opens every folded "Show the evidence" part of the diagram the way a learner does: by clicking it.
+export async function openEvidence(page) {
+  const closed = page.locator('qkv-lesson details.evidence:not([open]) > summary');
+  while ((await closed.count()) > 0) await closed.first().click();
+}
+
 export function caption(page, key) {
   return page.locator(`qkv-lesson table[data-tensor="${key}"] caption`).innerText();
 }

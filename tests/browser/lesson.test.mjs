@@ -11,6 +11,7 @@ import {
   cell,
   host,
   launchBrowser,
+  openEvidence,
   openLesson,
   openPage,
   qkvExpected,
@@ -95,6 +96,7 @@ test('1. at 1280 and 390 px: ready without console errors under the CSP, and eve
   for (const width of [1280, 390]) {
     const { page, problems, close } = await openLesson(browser, server.url, { width });
     try {
+      await openEvidence(page);
       for (const key of tensorKeys) {
         const table = inLesson(page, `[data-tensor="${key}"]`);
         assert.equal(await table.count(), 1, `${width}px: expected exactly one element with data-tensor="${key}"`);
@@ -233,6 +235,7 @@ test('4. rejected entries: the message sits next to the field, the last valid nu
 test('5. sizes: an empty batch gives [0,2,2] outputs with the empty-row note; three tokens add a zero row to X', async () => {
   const { page, problems, close } = await openLesson(browser, server.url);
   try {
+    await openEvidence(page);
     await inLesson(page, 'input[data-size="batch"]').fill('0');
     assert.equal(await host(page, 'data-error'), null, `Batch = 0 should be accepted, got error ${await host(page, 'data-error')}`);
     for (const key of ['query', 'key', 'value']) {

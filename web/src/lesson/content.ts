@@ -18,14 +18,15 @@ export function renderIntro(): HTMLElement {
   );
 }
 
-// The frozen fixture's tables, before the answer: the learner predicts q₀, k₀, v₀ first.
-export function renderWorkedPrediction(fixture: Evidence, form: HTMLElement): HTMLElement {
+// The frozen fixture's tables, before the answer: the learner predicts q₀, k₀, v₀ first. `question` is
+// where the element puts exercise 2 (the one form asking it) while this section is shown.
+export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement): HTMLElement {
   const t = fixture;
   return h(
     'section',
     { class: 'worked', 'aria-labelledby': 'qkv-worked-title' },
     h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'),
-    h('p', {}, 'One batch holds two token states. Three different weights project them. Multiply the first token by each weight before you read on.'),
+    h('p', {}, 'One batch holds two token states. Three different weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you have checked your answer (or ask to see them).'),
     h(
       'div',
       { class: 'worked-tables' },
@@ -34,7 +35,7 @@ export function renderWorkedPrediction(fixture: Evidence, form: HTMLElement): HT
       matrixTable('key_weight', 'W_K (fixture)', t.key_weight, 'data-fixture-tensor'),
       matrixTable('value_weight', 'W_V (fixture)', t.value_weight, 'data-fixture-tensor'),
     ),
-    form,
+    question,
     h(
       'p',
       {},
@@ -78,7 +79,7 @@ export function renderForwardRule(): HTMLElement {
       ...symbol('symU', 'upstream gradients: what later layers send back to Q, K and V'),
       ...symbol('symBar', 'gradients of the objective with respect to X and to each weight'),
     ),
-    h('p', {}, 'Nothing here requires d_model to be a multiple of d_head; that relation appears when multi-head attention splits heads (chapter 30).'),
+    h('p', {}, 'Nothing here requires d_model to be a multiple of d_head; that relation appears later, when multi-head attention splits the model width into several heads.'),
   );
 }
 
@@ -90,7 +91,7 @@ export function renderNext(): HTMLElement {
     h(
       'p',
       {},
-      'The decoder now turns a hidden sequence of shape [B, T, d_model] into separate Q, K and V of shape [B, T, d_head]. Chapter 27 turns these views into one attention head: scores from queries and keys, probabilities from the scores, and a probability-weighted mixture of the values.',
+      'The decoder now turns a hidden sequence of shape [B, T, d_model] into separate Q, K and V of shape [B, T, d_head]. The next lesson turns these views into one attention head: scores from queries and keys, probabilities from the scores, and a probability-weighted mixture of the values.',
     ),
   );
 }

@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { stateFromSearch } from './url-state';
-import type { AnswerResponse, CoreError, EditableKey, Evidence, ExerciseView, LessonState, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
+import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 // What the element shows after a call: new numbers (and notes on anything a link gave that was not used),
 // or the core's error while the last accepted numbers stay.
@@ -66,6 +66,11 @@ export class LessonController {
     const cells = [...this.typed[field].cells];
     cells[index] = text;
     return this.evaluate({ ...this.typed, [field]: { ...this.typed[field], cells } });
+  }
+
+  // Where one computed cell of the numbers on screen comes from, as the core writes it out.
+  provenance(tensor: ComputedKey, index: number): ProvenanceResponse {
+    return this.core.provenance({ state: this.state, tensor, index });
   }
 
   // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.

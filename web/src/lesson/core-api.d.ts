@@ -224,6 +224,20 @@ export type AnswerResponse =
   | { ok: true; correct: boolean; read: string[]; hint: string; answer: string[]; explanation: string }
   | Failure;
 
+// Where one computed cell comes from (cpp/learner/provenance.hpp): its source cells and the sum written out.
+export interface ProvenanceRequest {
+  state: LessonState;
+  tensor: string; // query, key, value, input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient
+  index: number; // row-major
+}
+export interface SourceCells {
+  tensor: string;
+  indices: number[];
+}
+export type ProvenanceResponse =
+  | { ok: true; target: string; sources: SourceCells[]; expression: string; description: string }
+  | Failure;
+
 export interface QkvCore {
   fixture(): FixtureResponse;
   evaluate(state: LessonState): LessonResponse;
@@ -234,4 +248,5 @@ export interface QkvCore {
   // The worker's calls: the experiment as the page shows it, and a search that reports seeds tried.
   selfScoreSummary(request: SelfScoreRequest): SelfScoreSummaryResponse;
   findSeedWithProgress(request: SeedSearchRequest, onProgress: (tried: number) => void): SeedSearchResponse;
+  provenance(request: ProvenanceRequest): ProvenanceResponse;
 }

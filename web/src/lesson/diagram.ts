@@ -3,8 +3,8 @@
 // evidence object; `renderDiagram` is a function of (evidence, state).
 import math from 'virtual:math';
 import { h, math as mathSpan } from './dom';
-import { editableTable, matrixTable } from './tables';
-import type { EditableKey, EditableTensor, Evidence, LessonState, TensorEvidence, TensorKey } from './types';
+import { arrowTarget, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
+import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
 
 export const labels: Record<TensorKey, string> = {
   input: 'X (shared input)',
@@ -28,7 +28,8 @@ const branches = [
     role: 'query',
     title: 'Query projection',
     question: 'Query: what should this position retrieve?',
-    cue: 'Solid border: query',
+    letter: 'Q',
+    cue: 'Query: blue, solid border',
     formula: math.queryBranch,
     weight: 'query_weight',
     output: 'query',
@@ -37,7 +38,8 @@ const branches = [
     role: 'key',
     title: 'Key projection',
     question: 'Key: how can this position be matched?',
-    cue: 'Dashed border: key',
+    letter: 'K',
+    cue: 'Key: orange, dashed border',
     formula: math.keyBranch,
     weight: 'key_weight',
     output: 'key',
@@ -46,7 +48,8 @@ const branches = [
     role: 'value',
     title: 'Value projection',
     question: 'Value: what content can this position contribute?',
-    cue: 'Double border: value',
+    letter: 'V',
+    cue: 'Value: green, double border',
     formula: math.valueBranch,
     weight: 'value_weight',
     output: 'value',
@@ -71,7 +74,7 @@ class EditableSlot {
       return;
     }
     const caption = this.element.querySelector('caption');
-    if (caption) caption.textContent = `${labels[this.key]}, shape ${shape_text}`;
+    if (caption && caption.textContent !== `${labels[this.key]}, shape ${shape_text}`) caption.replaceChildren(...tensorCaption(labels[this.key], shape_text));
     // Same shape: the inputs are in row-major document order, like the cells.
     this.element.querySelectorAll<HTMLInputElement>('input[data-index]').forEach((input, cell) => {
       const text = tensor.cells[cell];
@@ -85,7 +88,7 @@ class EditableSlot {
 function renderOutput(container: HTMLElement, key: TensorKey, tensor: TensorEvidence): void {
   const table = container.firstElementChild as HTMLTableElement | null;
   if (table?.dataset.shape !== tensor.shape_text) {
-    const fresh = matrixTable(key, labels[key], tensor);
+    const fresh = matrixTable(key, labels[key], tensor, 'data-tensor', true);
     fresh.dataset.shape = tensor.shape_text;
     container.replaceChildren(fresh);
     return;
@@ -107,7 +110,18 @@ function renderPart(container: HTMLElement, evidence: unknown, build: () => (Nod
 export interface DiagramRefs {
   root: HTMLElement;
   slots: Record<EditableKey, EditableSlot>;
-  outputs: Record<'query' | 'key' | 'value' | 'input_gradient' | 'query_weight_gradient' | 'key_weight_gradient' | 'value_weight_gradient', HTMLElement>;
+  outputs: Record<ComputedKey, HTMLElement>;
+  // One line under each computed table: the provenance of its selected cell (a polite live region).
+  explanations: Record<ComputedKey, HTMLElement>;
+  // Where each chapter prediction sits: right before the folded evidence that answers it.
+  predictions: Record<string, HTMLElement>;
+  folds: HTMLDetailsElement[];
+  counts: HTMLElement;
+  divisibility: HTMLElement;
+  implementers: HTMLElement;
+  // Set by the element: asks the core where a computed cell comes from.
+  explain?: (tensor: ComputedKey, index: number) => ProvenanceResponse;
+  selected?: { tensor: ComputedKey; index: number };
   inputShape: HTMLElement;
   branchFacts: Record<'query' | 'key' | 'value', HTMLElement>;
   loss: HTMLElement;
@@ -126,6 +140,20 @@ function scroller(label: string, ...children: (Node | string)[]): HTMLElement {
 
 function fieldError(id: string): HTMLElement {
   return h('p', { class: 'field-error', id, hidden: true });
+}
+
+// Folded evidence: closed until the learner checks one of `exercises` or asks to see it.
+function fold(exercises: string[], what: string, ...children: (Node | string)[]): HTMLDetailsElement {
+  return h(
+    'details',
+    { class: 'evidence', 'data-evidence-for': exercises.join(' ') },
+    h('summary', {}, `Show the evidence: ${what}`),
+    ...children,
+  );
+}
+
+function prediction(id: string): HTMLElement {
+  return h('div', { class: 'prediction', 'data-prediction-for': id });
 }
 
 export function buildDiagram(idPrefix: string): DiagramRefs {
@@ -149,7 +177,21 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     query_weight_gradient: h('div', { class: 'slot' }),
     key_weight_gradient: h('div', { class: 'slot' }),
     value_weight_gradient: h('div', { class: 'slot' }),
-  };
+  } satisfies Record<ComputedKey, HTMLElement>;
+  const line = (key: ComputedKey) =>
+    h('p', { class: 'provenance', 'data-provenance': key, 'aria-live': 'polite' }, 'Focus, hover or tap a cell to see how it was computed.');
+  const explanations = {
+    query: line('query'),
+    key: line('key'),
+    value: line('value'),
+    input_gradient: line('input_gradient'),
+    query_weight_gradient: line('query_weight_gradient'),
+    key_weight_gradient: line('key_weight_gradient'),
+    value_weight_gradient: line('value_weight_gradient'),
+  } satisfies Record<ComputedKey, HTMLElement>;
+  const explained = (label: string, key: ComputedKey) => [scroller(label, outputs[key]), explanations[key]];
+  const predictions: Record<string, HTMLElement> = {};
+  const predict = (id: string) => (predictions[id] = prediction(id));
   const inputShape = h('dl', { class: 'facts' });
   const branchFacts = { query: h('dl', { class: 'facts' }), key: h('dl', { class: 'facts' }), value: h('dl', { class: 'facts' }) };
 
@@ -157,14 +199,13 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     h(
       'li',
       { class: `card branch ${branch.role}`, 'data-branch': branch.role },
-      h('p', { class: 'cue-chip' }, branch.cue),
+      h('p', { class: 'cue-chip' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, branch.letter), ' ', branch.cue),
       h('h4', {}, branch.title),
       h('p', { class: 'role-question' }, branch.question),
       h('p', {}, mathSpan(branch.formula)),
-      branchFacts[branch.role],
       scroller(`${branch.title}: weight`, slots[branch.weight].element),
       errorFor(branch.weight),
-      scroller(`${branch.title}: output`, outputs[branch.output]),
+      fold(['ch26-output-shapes', 'ch26-first-token'], `${branch.letter} and its shape`, branchFacts[branch.role], ...explained(`${branch.title}: output`, branch.output)),
     ),
   );
 
@@ -174,6 +215,9 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
   const probes = h('div');
   const rejections = h('div');
   const checks = h('div');
+  const counts = h('div');
+  const divisibility = h('div');
+  const implementers = h('div');
 
   const root = h(
     'figure',
@@ -186,26 +230,30 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     ),
     h(
       'ul',
-      { class: 'cue-list', 'aria-label': 'How the borders tell the branches apart' },
-      h('li', { class: 'cue-chip shared' }, 'Thick top border: shared input'),
-      h('li', { class: 'cue-chip query' }, 'Solid border: query'),
-      h('li', { class: 'cue-chip key' }, 'Dashed border: key'),
-      h('li', { class: 'cue-chip value' }, 'Double border: value'),
+      { class: 'cue-list', 'aria-label': 'How the branches are told apart: a letter, a colour and a border style' },
+      h('li', { class: 'cue-chip shared' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, 'X'), ' Shared input: thick top border'),
+      h('li', { class: 'cue-chip query' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, 'Q'), ' Query: blue, solid border'),
+      h('li', { class: 'cue-chip key' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, 'K'), ' Key: orange, dashed border'),
+      h('li', { class: 'cue-chip value' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, 'V'), ' Value: green, double border'),
+      h('li', { class: 'cue-chip editable-cue' }, h('span', { class: 'field-sample', 'aria-hidden': 'true' }, '1.5'), ' you can edit'),
+      h('li', { class: 'cue-chip computed-cue' }, h('span', { class: 'computed-sample', 'aria-hidden': 'true' }, '3'), ' computed: focus it to see how'),
     ),
     h('h4', {}, 'Preserve positions while changing the feature space'),
+    predict('ch26-output-shapes'),
     h(
       'section',
       { class: 'card shared-input', 'aria-label': 'Shared hidden-state input' },
-      h('h4', {}, 'Shared hidden-state input'),
+      h('h4', {}, 'Shared hidden-state input X'),
       inputShape,
       scroller('Shared input X', slots.input.element),
       errorFor('input'),
     ),
-    h('p', { class: 'arrow', 'aria-hidden': 'true' }, '↓'),
-    scroller('Query, key and value branches', h('ol', { class: 'branches' }, ...branchCards)),
+    h('p', { class: 'feed-label' }, 'X feeds all three branches'),
+    scroller('Query, key and value branches', h('ol', { class: 'branches feed' }, ...branchCards)),
     h('p', { class: 'note' }, 'The three branches share coordinates (batch and token positions), not weights or feature values.'),
     h('h4', {}, 'Change from two attention sources to one'),
-    history,
+    predict('ch26-history'),
+    fold(['ch26-history'], 'where attention’s inputs came from', history),
     h('h4', {}, 'Reverse mode: one input, three paths back'),
     h(
       'p',
@@ -215,16 +263,17 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     mathSpan(math.objective, 'math display'),
     h(
       'div',
-      { class: 'upstreams' },
+      { class: 'upstreams merge' },
       ...(['query_upstream', 'key_upstream', 'value_upstream'] as const).map((key) =>
         h('div', { class: `card upstream ${key.split('_')[0]}` }, scroller(labels[key], slots[key].element), errorFor(key)),
       ),
     ),
+    h('p', { class: 'merge-label' }, 'Three paths come back into X̄'),
     loss,
     h('h5', {}, 'Combined input gradient'),
     h('p', {}, 'X feeds all three branches, so its gradient is the sum of three paths:'),
     mathSpan(math.inputGradient, 'math display'),
-    scroller('Input gradient', outputs.input_gradient),
+    h('div', { class: 'card shared-input gradient' }, ...explained('Input gradient', 'input_gradient')),
     h('h5', {}, 'Branch-local weight gradients'),
     h('p', {}, 'Flatten batch and token into one row axis (BT); each weight gets only its own branch’s gradient:'),
     mathSpan(math.weightGradient, 'math display'),
@@ -233,18 +282,64 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
       h(
         'ol',
         { class: 'branches gradients' },
-        h('li', { class: 'card branch query' }, scroller('Query weight gradient', outputs.query_weight_gradient)),
-        h('li', { class: 'card branch key' }, scroller('Key weight gradient', outputs.key_weight_gradient)),
-        h('li', { class: 'card branch value' }, scroller('Value weight gradient', outputs.value_weight_gradient)),
+        h('li', { class: 'card branch query' }, ...explained('Query weight gradient', 'query_weight_gradient')),
+        h('li', { class: 'card branch key' }, ...explained('Key weight gradient', 'key_weight_gradient')),
+        h('li', { class: 'card branch value' }, ...explained('Value weight gradient', 'value_weight_gradient')),
       ),
     ),
-    h('h4', {}, 'Check independence, empty axes and boundaries'),
+    h('h4', {}, 'Check independence, sizes, empty axes and boundaries'),
+    predict('ch26-change-query-only'),
+    fold(['ch26-change-query-only'], 'change only W_Q', independence),
+    predict('ch26-parameter-count'),
+    fold(['ch26-parameter-count'], 'the weights’ scalars', counts),
+    predict('ch26-divisibility'),
+    fold(['ch26-divisibility'], 'the widths this layer accepted', divisibility),
+    predict('ch26-empty-axes'),
+    fold(['ch26-empty-axes'], 'empty axes', probes),
+    predict('ch26-rank-two'),
+    fold(['ch26-rank-two'], 'inputs the layer rejects', rejections),
+    checks,
+    h('h4', {}, 'What this layer does not do yet'),
+    predict('ch26-still-missing'),
+    fold(
+      ['ch26-still-missing'],
+      'what comes after Q, K and V',
+      h(
+        'p',
+        {},
+        'Nothing here compares tokens. Q, K and V become attention only after three more steps: scores that compare every query with every key, probabilities from those scores, and a mixture of the values weighted by the probabilities.',
+      ),
+    ),
+    h('details', { class: 'implementers' }, h('summary', {}, 'For implementers: parameter names, replay and seeded initialisation'), implementers),
+  );
+  const folds = [...root.querySelectorAll<HTMLDetailsElement>('details.evidence')];
+  // The three branch cards fold their outputs together: opening one opens the others.
+  for (const details of folds) {
+    details.addEventListener('toggle', () => {
+      if (!details.open) return;
+      for (const other of folds) if (other !== details && other.dataset.evidenceFor === details.dataset.evidenceFor) other.open = true;
+    });
+  }
+  return {
+    root,
+    slots,
+    outputs,
+    explanations,
+    predictions,
+    folds,
+    counts,
+    divisibility,
+    implementers,
+    inputShape,
+    branchFacts,
+    loss,
+    history,
     independence,
     probes,
     rejections,
     checks,
-  );
-  return { root, slots, outputs, inputShape, branchFacts, loss, history, independence, probes, rejections, checks, fieldErrors };
+    fieldErrors,
+  };
 }
 
 // A dotted parameter name that may wrap after its dots, never inside a word.
@@ -275,10 +370,9 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
   );
   for (const key of Object.keys(refs.slots) as EditableKey[]) refs.slots[key].render(state[key], t[key].shape_text);
 
-  branches.forEach((branch, i) => {
-    renderPart(refs.branchFacts[branch.role], [evidence.parameter_names[i], t[branch.weight].shape_text, t[branch.output].shape_text], () =>
+  branches.forEach((branch) => {
+    renderPart(refs.branchFacts[branch.role], [t[branch.weight].shape_text, t[branch.output].shape_text], () =>
       facts([
-        ['Stable parameter', dottedName(evidence.parameter_names[i])],
         ['Weight shape', h('bdi', { dir: 'ltr' }, t[branch.weight].shape_text)],
         ['Output shape', h('bdi', { dir: 'ltr' }, t[branch.output].shape_text)],
       ]),
@@ -389,30 +483,168 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
     ),
   ]);
 
-  const g = evidence.gradcheck;
-  renderPart(refs.checks, [g, evidence.initialization_seed, evidence.initialization_reproducible, evidence.initialization_independent, evidence.initialization_transactional, evidence.replay_bitwise, evidence.parameter_count, evidence.duplicate_name_rejection.expected_variant], () => [
+  renderPart(refs.counts, [t.query_weight.shape_text, evidence.parameter_count], () => [
     h(
       'section',
       { class: 'card' },
-      h('h5', {}, 'Numerical checks'),
+      h('h5', {}, 'Count the trainable scalars'),
       h(
         'dl',
         { class: 'facts' },
         ...facts([
-          ['Coordinates checked by central differences', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
-          ['Step and tolerance', h('bdi', { dir: 'ltr' }, `h = ${g.step.text}, τ = ${g.tolerance.text}`)],
-          ['Largest error', h('bdi', { dir: 'ltr' }, g.max_error.text)],
-          ['Gradcheck', g.passed ? 'passed' : `failed${g.problem ? `: ${g.problem}` : ''}`],
-          ['Replay of the whole computation', evidence.replay_bitwise ? 'bit for bit identical' : 'mismatch'],
-          ['Parameter names', evidence.duplicate_name_rejection.expected_variant ? 'unique (a duplicate is rejected)' : 'unchecked'],
-          [
-            `Initialisation with seed ${evidence.initialization_seed}`,
-            `reproducible: ${yesNo(evidence.initialization_reproducible)}; independent weights: ${yesNo(evidence.initialization_independent)}; a rejected call leaves the generator untouched: ${yesNo(evidence.initialization_transactional)}`,
-          ],
-          ['Trainable scalars', `${evidence.parameter_count}`],
+          ['W_Q, W_K, W_V', h('bdi', { dir: 'ltr' }, `three weights of shape ${t.query_weight.shape_text}, no bias`)],
+          ['Trainable scalars in all', `${evidence.parameter_count}`],
         ]),
       ),
-      mathSpan(math.tolerance, 'math display'),
     ),
   ]);
+
+  renderPart(refs.divisibility, [evidence.model_width, evidence.head_width], () => [
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Widths the layer accepted'),
+      h('p', {}, `d_model = ${evidence.model_width} and d_head = ${evidence.head_width}: the layer built its three weights and computed Q, K and V above. It asks only that every weight has d_model rows and d_head columns; change the widths in the sizes bar and see which pairs it accepts.`),
+    ),
+  ]);
+
+  const g = evidence.gradcheck;
+  renderPart(refs.checks, g, () => [
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Numerical checks: are the gradients right?'),
+      h(
+        'p',
+        {},
+        'The core nudges single numbers of X and of each weight up and down by a small step h, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ, on the scale s:',
+      ),
+      mathSpan(math.tolerance, 'math display'),
+      h(
+        'dl',
+        { class: 'symbols' },
+        ...symbol(math.symA, 'the gradient of L from the backward pass (analytic)'),
+        ...symbol(math.symN, 'the slope of L measured by moving one number up and down by h (numeric)'),
+        ...symbol(math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'),
+        ...symbol(math.symTau, 'the tolerance: how far apart a and n may be on that scale'),
+      ),
+      h(
+        'dl',
+        { class: 'facts' },
+        ...facts([
+          ['Numbers checked', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
+          ['Step and tolerance', h('bdi', { dir: 'ltr' }, `h = ${g.step.text}, τ = ${g.tolerance.text}`)],
+          ['Largest difference found', h('bdi', { dir: 'ltr' }, g.max_error.text)],
+          ['Result', g.passed ? 'the gradients agree' : `they do not agree${g.problem ? `: ${g.problem}` : ''}`],
+        ]),
+      ),
+    ),
+  ]);
+
+  renderPart(
+    refs.implementers,
+    [evidence.parameter_names, evidence.initialization_seed, evidence.initialization_reproducible, evidence.initialization_independent, evidence.initialization_transactional, evidence.replay_bitwise, evidence.duplicate_name_rejection.expected_variant],
+    () => [
+      h('p', {}, 'Checks a library author cares about; a learner can skip them.'),
+      h(
+        'dl',
+        { class: 'facts' },
+        ...facts([
+          ...evidence.parameter_names.map((name, i): [string, Node] => [`${branches[i].title}: parameter name`, dottedName(name)]),
+          ['Parameter names', evidence.duplicate_name_rejection.expected_variant ? 'unique (a duplicate is rejected)' : 'unchecked'],
+          ['The whole computation run twice', evidence.replay_bitwise ? 'the same bits both times' : 'different results'],
+          [
+            `Random starting weights from seed ${evidence.initialization_seed}`,
+            `the same seed gives the same weights: ${yesNo(evidence.initialization_reproducible)}; the three weights differ: ${yesNo(evidence.initialization_independent)}; a refused request leaves the random generator where it was: ${yesNo(evidence.initialization_transactional)}`,
+          ],
+        ]),
+      ),
+    ],
+  );
+  if (refs.selected) explainCell(refs, refs.selected.tensor, refs.selected.index);
+}
+
+function symbol(html: string, meaning: string): Node[] {
+  return [h('dt', {}, mathSpan(html)), h('dd', {}, meaning)];
+}
+
+// ---- provenance: every computed cell explains itself ----
+
+function cellsOf(root: HTMLElement, tensor: string, indices: number[]): HTMLElement[] {
+  const table = root.querySelector(`table[data-tensor="${tensor}"]`);
+  if (!table) return [];
+  const cells: HTMLElement[] = [];
+  for (const index of indices) {
+    const cell = table.querySelector(`[data-index="${index}"]`);
+    const td = cell?.closest('td');
+    if (td) cells.push(td);
+  }
+  return cells;
+}
+
+function clearHighlight(refs: DiagramRefs): void {
+  for (const cell of refs.root.querySelectorAll('td.source, td.target')) cell.classList.remove('source', 'target');
+}
+
+// Highlights the cells `tensor[index]` was computed from and writes the core's computation under its table.
+export function explainCell(refs: DiagramRefs, tensor: ComputedKey, index: number): void {
+  if (!refs.explain) return;
+  const answer = refs.explain(tensor, index);
+  clearHighlight(refs);
+  for (const [key, line] of Object.entries(refs.explanations)) if (key !== tensor && line.dataset.shown) {
+    delete line.dataset.shown;
+    line.textContent = 'Focus, hover or tap a cell to see how it was computed.';
+  }
+  const line = refs.explanations[tensor];
+  if (!answer.ok) {
+    refs.selected = undefined;
+    delete line.dataset.shown;
+    line.textContent = 'Focus, hover or tap a cell to see how it was computed.';
+    return;
+  }
+  refs.selected = { tensor, index };
+  for (const source of answer.sources) for (const cell of cellsOf(refs.root, source.tensor, source.indices)) cell.classList.add('source');
+  for (const cell of cellsOf(refs.root, tensor, [index])) cell.classList.add('target');
+  const expression = h('bdi', { dir: 'ltr', class: 'expression' }, answer.expression);
+  if (line.dataset.shown !== answer.expression) {
+    line.dataset.shown = answer.expression;
+    line.replaceChildren(expression, ' ', h('span', { class: 'description' }, answer.description));
+  }
+}
+
+// Focus, hover and tap on computed cells; arrow keys between cells of any table.
+export function attachProvenance(refs: DiagramRefs): void {
+  const select = (event: Event) => {
+    const cell = (event.target as Element | null)?.closest?.('table[data-explained] td[data-index]');
+    const table = cell?.closest('table');
+    if (!(cell instanceof HTMLElement) || !table) return;
+    const tensor = table.dataset.tensor as ComputedKey;
+    const index = cell.dataset.index === undefined ? -1 : [...table.querySelectorAll('td[data-index]')].indexOf(cell);
+    if (index < 0 || (refs.selected?.tensor === tensor && refs.selected.index === index && cell.classList.contains('target'))) return;
+    explainCell(refs, tensor, index);
+  };
+  refs.root.addEventListener('focusin', select);
+  refs.root.addEventListener('pointerover', select);
+  // Leaving a table with the pointer gives the explanation back to the focused cell, if there is one.
+  refs.root.addEventListener('pointerout', (event) => {
+    const table = (event.target as Element | null)?.closest?.('table[data-explained]');
+    const focused = (refs.root.getRootNode() as ShadowRoot | Document).activeElement;
+    if (!table || table.contains(event.relatedTarget as Node | null) || !(focused instanceof HTMLElement) || !focused.matches('table[data-explained] td[data-index]')) return;
+    select({ target: focused } as unknown as Event);
+  });
+  refs.root.addEventListener('click', select);
+  refs.root.addEventListener('keydown', (event) => {
+    const from = event.target;
+    if (!(from instanceof HTMLElement) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    if (!from.closest('table.matrix')) return;
+    const target = arrowTarget(from, event.key);
+    if (!target) return;
+    event.preventDefault();
+    focusCell(target);
+  });
+}
+
+// Opens the folded evidence answering exercise `id` (or every fold).
+export function openEvidence(refs: DiagramRefs, id?: string): void {
+  for (const details of refs.folds) if (!id || details.dataset.evidenceFor?.split(' ').includes(id)) details.open = true;
 }

@@ -9,7 +9,7 @@ import { answerEvent, answerStatement } from './answers';
 import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
-import { buildDiagram, renderDiagram, type DiagramRefs } from './diagram';
+import { attachProvenance, buildDiagram, openEvidence, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
 import { readParentOrigin } from './embed-protocol';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
@@ -64,6 +64,11 @@ export class QkvLessonElement extends HTMLElement {
   private readonly notes = h('ul', { class: 'link-notes', hidden: true });
   private readonly sectionElements = new Map<SectionName, HTMLElement>();
   private readonly exerciseViews = new Map<string, ExerciseHandle>();
+  // Where the chapter's exercise forms go when the diagram is hidden, and the first one's place in the
+  // opening prediction.
+  private readonly exerciseList = h('div', { class: 'exercise-list' });
+  private readonly exercisesElsewhere = h('p', { class: 'note', hidden: true }, 'The nine questions sit in the lesson above, each just before the part of the diagram that answers it.');
+  private readonly workedQuestion = h('div', { class: 'worked-question' });
   private renders = 0;
   // Work this element started and must stop when it leaves the page.
   private announceTimer?: ReturnType<typeof setTimeout>;
@@ -176,7 +181,7 @@ export class QkvLessonElement extends HTMLElement {
     const changed = new Set(this.pending);
     this.pending.clear();
     if (this.dataset.state !== 'ready') return;
-    if (changed.has('sections')) this.applySections();
+    if (changed.has('sections') || changed.has('reveal')) this.applySections();
     if (changed.has('state')) this.show(this.controller!.startFrom(this.state));
   }
 
@@ -215,20 +220,27 @@ export class QkvLessonElement extends HTMLElement {
 
     const diagram = buildDiagram(this.idPrefix);
     this.diagram = diagram;
-    const exercise = (id: string, number: number, idPrefix: string) => {
-      const view = renderExercise(chapterExercises.find((candidate) => candidate.id === id)!, {
-        idPrefix,
-        number,
+    diagram.explain = (tensor, index) => controller.provenance(tensor, index);
+    attachProvenance(diagram);
+    // One form per exercise; applySections puts it where the learner will meet it.
+    chapterExercises.forEach((view, i) => {
+      const handle = renderExercise(view, {
+        idPrefix: `${this.idPrefix}-exercise`,
+        number: i + 1,
         check: (exerciseId, responses) => controller.check(exerciseId, responses),
         reveal: () => this.reveal,
-        onAnswer: (record, replayed) => this.answered(record, replayed),
+        onAnswer: (record, replayed) => {
+          openEvidence(diagram, record.id);
+          this.answered(record, replayed);
+        },
+        onShown: (id) => openEvidence(diagram, id),
       });
-      if (number > 0) this.exerciseViews.set(id, view);
-      return view.form;
-    };
+      this.exerciseViews.set(view.id, handle);
+      this.exerciseList.append(handle.form);
+    });
 
     const sections: Record<SectionName, HTMLElement> = {
-      prediction: renderWorkedPrediction(controller.fixtureEvidence, exercise('ch26-first-token', 0, `${this.idPrefix}-worked`)),
+      prediction: renderWorkedPrediction(controller.fixtureEvidence, this.workedQuestion),
       rule: renderForwardRule(),
       diagram: h(
         'section',
@@ -239,9 +251,10 @@ export class QkvLessonElement extends HTMLElement {
       exercises: h(
         'section',
         { class: 'exercises', 'aria-labelledby': `${this.idPrefix}-exercises-title` },
-        h('h3', { id: `${this.idPrefix}-exercises-title` }, 'Predict before reading the evidence'),
-        h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture.'),
-        ...chapterExercises.map((view, i) => exercise(view.id, i + 1, `${this.idPrefix}-exercise`)),
+        h('h3', { id: `${this.idPrefix}-exercises-title` }, 'Predict, then check'),
+        h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture. A wrong answer gets a hint and a second try.'),
+        this.exercisesElsewhere,
+        this.exerciseList,
       ),
       'self-bias': buildSelfBias(
         core,
@@ -289,6 +302,24 @@ export class QkvLessonElement extends HTMLElement {
   private applySections(): void {
     const shown = this.sections;
     for (const [name, element] of this.sectionElements) element.hidden = !shown.includes(name);
+    this.placeExercises(shown);
+    if (this.reveal === 'always') openEvidence(this.diagram!);
+  }
+
+  // Each chapter question sits where the learner meets it: the first-token question in the opening
+  // prediction, the others right before the diagram's evidence that answers them; when those sections are
+  // hidden, in the exercises section's list (in the core's order).
+  private placeExercises(shown: SectionName[]): void {
+    for (const [id, view] of this.exerciseViews) {
+      const homes: [SectionName, HTMLElement | undefined][] = [
+        ['prediction', id === 'ch26-first-token' ? this.workedQuestion : undefined],
+        ['diagram', this.diagram!.predictions[id]],
+      ];
+      const home = homes.find(([name, element]) => element && shown.includes(name))?.[1] ?? this.exerciseList;
+      home.append(view.form);
+    }
+    this.exercisesElsewhere.hidden = this.exerciseList.childElementCount > 0;
+    this.exerciseList.hidden = this.exerciseList.childElementCount === 0;
   }
 
   private restoreProgress(): void {

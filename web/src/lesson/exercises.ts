@@ -36,6 +36,8 @@ export interface ExerciseOptions {
   check: (id: string, responses: string[]) => AnswerResponse;
   reveal: () => Reveal;
   onAnswer: (record: AnswerRecord, replayed: boolean) => void;
+  // The learner asked to see the answer without checking one.
+  onShown?: (id: string) => void;
 }
 
 export interface ExerciseHandle {
@@ -105,6 +107,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   showAnswer.addEventListener('click', () => {
     form.dataset.revealed = '';
     feedback.replaceChildren(...answerBlock(view, view.answer, view.explanation));
+    options.onShown?.(view.id);
   });
 
   let wrongTries = 0;

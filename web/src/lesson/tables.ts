@@ -47,19 +47,21 @@ function columnPrefix(shape: number[]): string {
   return shape.length === 3 ? 'f' : 'out ';
 }
 
-function tensorCaption(label: string, shapeText: string): string {
-  return `${label}, shape ${shapeText}`;
+// "Q (query output), shape [1, 2, 2]": the words may wrap, the shape stays on one line.
+export function tensorCaption(label: string, shapeText: string): (Node | string)[] {
+  return [`${label}, shape `, h('span', { class: 'shape' }, shapeText)];
 }
 
 // The table every matrix shares: caption, column headers, one row per row label, and `cellContent` for
 // each cell (given its row-major index, its row label and its column).
 function matrix(
   attributes: Record<string, string>,
-  caption: string,
+  caption: (Node | string)[],
   shape: number[],
   cellContent: (cell: number, row: RowLabel, column: number) => Node,
+  cellAttributes: (cell: number) => Record<string, string> = () => ({}),
 ): HTMLTableElement {
-  const table = h('table', attributes, h('caption', {}, caption));
+  const table = h('table', attributes, h('caption', {}, ...caption));
   table.append(header(shape, corner(shape), columnPrefix(shape)));
   const labels = rowLabels(shape);
   if (labels.length === 0) {
@@ -70,18 +72,62 @@ function matrix(
   let cell = 0;
   for (const label of labels) {
     const row = h('tr', {}, h('th', { scope: 'row' }, label.text));
-    for (let c = 0; c < columnCount(shape); c++) row.append(h('td', {}, cellContent(cell++, label, c)));
+    for (let c = 0; c < columnCount(shape); c++) {
+      row.append(h('td', cellAttributes(cell), cellContent(cell, label, c)));
+      cell++;
+    }
     body.append(row);
   }
   table.append(body);
   return table;
 }
 
-// A read-only matrix whose cells are the core's formatted strings.
-export function matrixTable(key: string, label: string, tensor: TensorEvidence, attribute = 'data-tensor'): HTMLTableElement {
-  return matrix({ [attribute]: key, class: 'matrix' }, tensorCaption(label, tensor.shape_text), tensor.shape, (cell) =>
-    h('bdi', { dir: 'ltr' }, tensor.text[cell]),
+// A read-only matrix whose cells are the core's formatted strings. An `explained` matrix's cells can be
+// focused (one tab stop, arrow keys move: a roving tabindex) to show where each number comes from.
+export function matrixTable(key: string, label: string, tensor: TensorEvidence, attribute = 'data-tensor', explained = false): HTMLTableElement {
+  const attributes: Record<string, string> = { [attribute]: key, class: explained ? 'matrix computed' : 'matrix' };
+  if (explained) attributes['data-explained'] = '';
+  return matrix(
+    attributes,
+    tensorCaption(label, tensor.shape_text),
+    tensor.shape,
+    (cell) => h('bdi', { dir: 'ltr' }, tensor.text[cell]),
+    (cell): Record<string, string> => (explained ? { 'data-index': `${cell}`, tabindex: cell === 0 ? '0' : '-1' } : {}),
   );
+}
+
+// The cell an arrow key (or Home/End) moves to from `from` (a td or the input in one), or null at an edge.
+// Inputs keep Left/Right for their caret; computed cells use all four arrows.
+export function arrowTarget(from: HTMLElement, key: string): HTMLElement | null {
+  const cell = from.closest('td');
+  const row = cell?.parentElement;
+  if (!cell || !(row instanceof HTMLTableRowElement) || !row.parentElement) return null;
+  const rows = [...row.parentElement.children] as HTMLTableRowElement[];
+  const r = rows.indexOf(row);
+  const c = cell.cellIndex;
+  const input = from instanceof HTMLInputElement;
+  const firstData = row.querySelector('td')?.cellIndex ?? c;
+  const targets: Record<string, HTMLTableCellElement | undefined> = {
+    ArrowUp: rows[r - 1]?.cells[c],
+    ArrowDown: rows[r + 1]?.cells[c],
+    ArrowLeft: input ? undefined : row.cells[c - 1],
+    ArrowRight: input ? undefined : row.cells[c + 1],
+    Home: input ? undefined : row.cells[firstData],
+    End: input ? undefined : row.cells[row.cells.length - 1],
+  };
+  const target = targets[key];
+  if (!target || target.tagName !== 'TD') return null;
+  return target.querySelector('input') ?? target;
+}
+
+// Moves the roving tab stop of an explained table to `cell` (and focuses it).
+export function focusCell(cell: HTMLElement): void {
+  const table = cell.closest('table');
+  if (cell instanceof HTMLTableCellElement && table) {
+    for (const other of table.querySelectorAll('td[tabindex="0"]')) other.setAttribute('tabindex', '-1');
+    cell.setAttribute('tabindex', '0');
+  }
+  cell.focus();
 }
 
 // An editable matrix: one labelled text input per cell. The page never reads the numbers; it hands the

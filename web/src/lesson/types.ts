@@ -6,6 +6,7 @@ export type {
   EditableTensor,
   ExerciseView,
   LessonState,
+  ProvenanceResponse,
   QkvCore,
   ScoreSummaryView as ScoreSummary,
   SelfScoreRequest,
@@ -44,3 +45,15 @@ export const editableKeys = [
   'value_upstream',
 ] as const;
 export type EditableKey = (typeof editableKeys)[number];
+
+// The computed tensors whose cells explain themselves (their provenance).
+export const computedKeys = [
+  'query',
+  'key',
+  'value',
+  'input_gradient',
+  'query_weight_gradient',
+  'key_weight_gradient',
+  'value_weight_gradient',
+] as const;
+export type ComputedKey = (typeof computedKeys)[number];

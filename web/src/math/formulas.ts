@@ -35,6 +35,10 @@ export const formulas = {
   symV: { tex: 'V', display: false },
   symU: { tex: 'U_Q,\\ U_K,\\ U_V', display: false },
   symBar: { tex: '\\bar X,\\ \\bar W', display: false },
+  symA: { tex: 'a', display: false },
+  symN: { tex: 'n', display: false },
+  symS: { tex: 's', display: false },
+  symTau: { tex: '\\tau', display: false },
   tolerance: { tex: '|a/s - n/s| \\le \\tau,\\quad s = \\max(1, |a|, |n|)', display: true },
 } satisfies Record<string, Formula>;
 

@@ -1,0 +1,152 @@
+#include "learner/provenance.hpp"
+
+#include "text/format.hpp"
+
+namespace qkv {
+namespace {
+
+// One factor as the page writes it: "2", "(−1)" (a negative factor in parentheses).
+std::string factor(double value) {
+  const std::string text = format_prose(value);
+  return value < 0 || text.rfind("\xE2\x88\x92", 0) == 0 ? "(" + text + ")" : text;
+}
+
+// "a·b + c·d + …" over the pairs (left[i], right[i]); "0" stands for an empty sum.
+std::string products(const std::vector<double>& left, const std::vector<double>& right) {
+  std::string out;
+  for (std::size_t i = 0; i < left.size(); ++i) {
+    if (i > 0) out += " + ";
+    out += factor(left[i]) + "\xC2\xB7" + factor(right[i]);
+  }
+  return out.empty() ? "(empty sum)" : out;
+}
+
+std::string indices(std::initializer_list<Extent> at) {
+  std::string out;
+  for (Extent i : at) out += (out.empty() ? "" : ",") + std::to_string(i);
+  return "[" + out + "]";
+}
+
+struct BranchNames {
+  const char* output;    // page key of Q, K or V
+  const char* weight;    // page key of W_Q, W_K or W_V
+  const char* upstream;  // page key of U_Q, U_K or U_V
+  const char* gradient;  // page key of W̄_Q, ...
+  const char* output_name;
+  const char* weight_name;
+  const char* upstream_name;
+  const char* gradient_name;
+};
+constexpr BranchNames kBranches[] = {
+    {"query", "query_weight", "query_upstream", "query_weight_gradient", "Q", "W_Q", "U_Q", "W\xCC\x84_Q"},
+    {"key", "key_weight", "key_upstream", "key_weight_gradient", "K", "W_K", "U_K", "W\xCC\x84_K"},
+    {"value", "value_weight", "value_upstream", "value_weight_gradient", "V", "W_V", "U_V", "W\xCC\x84_V"},
+};
+
+const Tensor& weight_of(const ProjectionRequest& r, std::size_t branch) {
+  return branch == 0 ? r.query_weight : branch == 1 ? r.key_weight : r.value_weight;
+}
+const Tensor& upstream_of(const ProjectionRequest& r, std::size_t branch) {
+  return branch == 0 ? r.upstream->query : branch == 1 ? r.upstream->key : r.upstream->value;
+}
+const Tensor& output_of(const ProjectionEvidence& e, std::size_t branch) {
+  return branch == 0 ? e.query : branch == 1 ? e.key : e.value;
+}
+const Tensor& gradient_of(const ProjectionGradients& g, std::size_t branch) {
+  return branch == 0 ? g.query_weight : branch == 1 ? g.key_weight : g.value_weight;
+}
+
+std::string row_name(Extent b, Extent t) { return "b" + std::to_string(b) + " t" + std::to_string(t); }
+
+}  // namespace
+
+Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evidence,
+                                                    const std::string& tensor, Extent index) {
+  const ProjectionRequest& r = evidence.request;
+  const Extent d = r.input.shape()[2], h = r.query_weight.shape()[1];
+  const Extent t_count = r.input.shape()[1];
+  const Extent rows = r.input.shape()[0] * t_count;  // B·T
+  const std::vector<double>& x = r.input.values();
+  const auto out_of_range = [&](Extent size) {
+    return fail(LessonError{ErrorKind::Arguments,
+                            tensor + " has " + std::to_string(size) + " cells, so cell " +
+                                std::to_string(index) + " does not exist",
+                            tensor, static_cast<std::int64_t>(index)});
+  };
+
+  for (std::size_t branch = 0; branch < 3; ++branch) {
+    const BranchNames& names = kBranches[branch];
+    const std::vector<double>& w = weight_of(r, branch).values();
+    if (tensor == names.output) {
+      // Q[b,t,j] = Σ_k X[b,t,k] · W_Q[k,j]
+      if (index >= rows * h) return out_of_range(rows * h);
+      const Extent row = index / h, j = index % h, b = row / t_count, t = row % t_count;
+      CellProvenance out{names.output_name + indices({b, t, j}), {{"input", {}}, {names.weight, {}}}, {}, {}};
+      std::vector<double> left, right;
+      for (Extent k = 0; k < d; ++k) {
+        out.sources[0].indices.push_back(row * d + k);
+        out.sources[1].indices.push_back(k * h + j);
+        left.push_back(x[row * d + k]);
+        right.push_back(w[k * h + j]);
+      }
+      out.expression = out.target + " = " + products(left, right) + " = " +
+                       format_prose(output_of(evidence.primary, branch).values()[index]);
+      out.description = "Row " + row_name(b, t) + " of X times column " + std::to_string(j) + " of " +
+                        names.weight_name + ".";
+      return out;
+    }
+    if (tensor == names.gradient) {
+      // W̄_Q[k,j] = Σ_r X[r,k] · U_Q[r,j] over the flattened rows r = (b,t)
+      if (index >= d * h) return out_of_range(d * h);
+      const Extent k = index / h, j = index % h;
+      const std::vector<double>& u = upstream_of(r, branch).values();
+      CellProvenance out{
+          names.gradient_name + indices({k, j}), {{"input", {}}, {names.upstream, {}}}, {}, {}};
+      std::vector<double> left, right;
+      for (Extent row = 0; row < rows; ++row) {
+        out.sources[0].indices.push_back(row * d + k);
+        out.sources[1].indices.push_back(row * h + j);
+        left.push_back(x[row * d + k]);
+        right.push_back(u[row * h + j]);
+      }
+      out.expression = out.target + " = " + products(left, right) + " = " +
+                       format_prose(gradient_of(*evidence.primary.gradients, branch).values()[index]);
+      out.description = "Column " + std::to_string(k) + " of X times column " + std::to_string(j) + " of " +
+                        names.upstream_name + ", summed over every batch item and token.";
+      return out;
+    }
+  }
+  if (tensor == "input_gradient") {
+    // X̄[b,t,k] = Σ_j U_Q[b,t,j] W_Q[k,j] + Σ_j U_K[b,t,j] W_K[k,j] + Σ_j U_V[b,t,j] W_V[k,j]
+    if (index >= rows * d) return out_of_range(rows * d);
+    const Extent row = index / d, k = index % d, b = row / t_count, t = row % t_count;
+    CellProvenance out{"X\xCC\x84" + indices({b, t, k}), {}, {}, {}};
+    std::string sum;
+    for (std::size_t branch = 0; branch < 3; ++branch) {
+      const std::vector<double>& u = upstream_of(r, branch).values();
+      const std::vector<double>& w = weight_of(r, branch).values();
+      SourceCells upstream{kBranches[branch].upstream, {}}, weight{kBranches[branch].weight, {}};
+      std::vector<double> left, right;
+      for (Extent j = 0; j < h; ++j) {
+        upstream.indices.push_back(row * h + j);
+        weight.indices.push_back(k * h + j);
+        left.push_back(u[row * h + j]);
+        right.push_back(w[k * h + j]);
+      }
+      out.sources.push_back(std::move(upstream));
+      out.sources.push_back(std::move(weight));
+      sum += (branch > 0 ? " + (" : "(") + products(left, right) + ")";
+    }
+    out.expression =
+        out.target + " = " + sum + " = " + format_prose(evidence.primary.gradients->input.values()[index]);
+    out.description = "Three paths back into X: row " + row_name(b, t) + " of U_Q, U_K and U_V times row " +
+                      std::to_string(k) + " of W_Q, W_K and W_V.";
+    return out;
+  }
+  return fail(LessonError{ErrorKind::Arguments,
+                          "tensor must be query, key, value, input_gradient or a *_weight_gradient, got \"" +
+                              shortened(tensor) + "\"",
+                          "tensor"});
+}
+
+}  // namespace qkv
