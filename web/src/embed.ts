@@ -18,9 +18,11 @@ function post(message: unknown): void {
 }
 
 // The body's height, not the document's: the document is never shorter than the frame, so measuring it
-// would let the frame grow but never shrink.
+// would let the frame grow but never shrink. scrollHeight rounds a fractional layout height down, which
+// would leave the last fraction of a pixel outside the frame: the body's box, rounded up, covers it.
 function sizes() {
-  return { scrollHeight: document.body.scrollHeight, clientHeight: document.documentElement.clientHeight };
+  const box = Math.ceil(document.body.getBoundingClientRect().height); // layout pixels, not lesson numbers
+  return { scrollHeight: Math.max(document.body.scrollHeight, box), clientHeight: document.documentElement.clientHeight }; // layout pixels, not lesson numbers
 }
 
 function reportHeight(): void {
