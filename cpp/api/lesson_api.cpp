@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 
 #include "learner/answer_reader.hpp"
@@ -330,6 +331,10 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
     for (std::size_t i = 0; i < shown; ++i)
       for (std::size_t j = 0; j < shown; ++j) corner.push_back(s.scores[i * n + j]);
     view.scores = rounded_view(corner);
+    double largest = 0.0;
+    for (double score : corner) largest = std::max(largest, std::fabs(score));
+    for (double score : corner)
+      view.heat.push_back(largest > 0.0 ? static_cast<int>(std::lround(4.0 * score / largest)) : 0);
     view.argmax = s.argmax;
     view.diagonal_count = s.diagonal_rows.size();
     view.diagonal_rows = s.diagonal_rows;

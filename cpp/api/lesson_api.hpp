@@ -163,6 +163,9 @@ struct KindSummaryView {
   std::size_t off_diagonal_count = 0; // n - diagonal_count
   std::vector<OffDiagonalRowView> off_diagonal;  // the first kListedRows rows peaking elsewhere
   std::vector<std::size_t> guaranteed_rows;      // none for separate
+  // The heatmap's colour of each shown score: round(4 · score / the largest |score| shown), from −4 to 4
+  // (a diverging scale centred on 0; the page shows the sign and the value as text too).
+  std::vector<int> heat;
 };
 struct SelfScoreSummaryView {
   std::int64_t seed = 0;
@@ -327,7 +330,7 @@ template <class V> void describe(V& v, const SelfScoreResponse& t) { QKV_FIELD(o
 template <class V> void describe(V& v, const OffDiagonalRowView& t) { QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(own); QKV_FIELD(peak); }
 template <class V> void describe(V& v, const KindSummaryView& t) {
   QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_count); QKV_FIELD(diagonal_rows); QKV_FIELD(off_diagonal_count);
-  QKV_FIELD(off_diagonal); QKV_FIELD(guaranteed_rows);
+  QKV_FIELD(off_diagonal); QKV_FIELD(guaranteed_rows); QKV_FIELD(heat);
 }
 template <class V> void describe(V& v, const SelfScoreSummaryView& t) {
   QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(complete); QKV_FIELD(shown); QKV_FIELD(norms);

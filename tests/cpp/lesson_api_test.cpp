@@ -216,3 +216,26 @@ TEST(LessonApi, SearchOverTheBudgetIsRefusedWithKindBudget) {
 
 }  // namespace
 }  // namespace qkv::api
+
+namespace qkv::api {
+namespace {
+
+TEST(LessonApi, HeatmapLevelsAreTheScoresOnADivergingScale) {
+  const SelfScoreSummaryResponse out = self_score_summary({"1", "5", "8"});
+  ASSERT_TRUE(out.ok);
+  const KindSummaryView& none = out.result->none;
+  ASSERT_EQ(none.heat.size(), 25u);
+  // The largest |score| shown (14.11 at [0, 0]) is level 4; −2.79 rounds to −1; 5.53 to 2.
+  EXPECT_EQ(none.heat[0], 4);
+  EXPECT_EQ(none.scores.rounded[10], "-2.79");
+  EXPECT_EQ(none.heat[10], -1);
+  EXPECT_EQ(none.scores.rounded[1], "5.53");
+  EXPECT_EQ(none.heat[1], 2);
+  for (int level : out.result->separate.heat) {
+    EXPECT_GE(level, -4);
+    EXPECT_LE(level, 4);
+  }
+}
+
+}  // namespace
+}  // namespace qkv::api

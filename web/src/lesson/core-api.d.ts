@@ -182,6 +182,7 @@ export interface KindSummaryView {
   off_diagonal_count: number;
   off_diagonal: OffDiagonalRowView[]; // the first few
   guaranteed_rows: number[];
+  heat: number[]; // per shown score, −4 … 4: round(4 · score / the largest |score| shown)
 }
 export interface SelfScoreSummaryView {
   seed: number;

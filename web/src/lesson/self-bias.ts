@@ -29,7 +29,9 @@ function scoreTable(key: string, title: string, summary: KindSummaryView, result
   const shape = result.complete
     ? `shape [${result.tokens},${result.tokens}]`
     : `the first ${result.shown} of ${result.tokens} rows and columns`;
-  const table = h('table', { class: 'matrix scores', 'data-scores': key }, h('caption', {}, `${title}, ${shape}`));
+  // The caption is read by screen readers; the same words show above the scrolling box, so that a narrow
+  // screen never cuts them off.
+  const table = h('table', { class: 'matrix scores heatmap', 'data-scores': key }, h('caption', { class: 'visually-hidden' }, `${title}, ${shape}`));
   const head = h('tr', {}, h('th', { scope: 'col' }, 'query token'));
   for (let c = 0; c < result.shown; c++) head.append(h('th', { scope: 'col' }, `key ${c}`));
   table.append(h('thead', {}, head));
@@ -40,7 +42,7 @@ function scoreTable(key: string, title: string, summary: KindSummaryView, result
     for (let c = 0; c < result.shown; c++) {
       const isMax = summary.argmax[r] === c;
       const isOwn = r === c;
-      const td = h('td', { class: `${isMax ? 'row-max' : ''} ${isOwn ? 'own' : ''}`.trim() });
+      const td = h('td', { class: `${isMax ? 'row-max' : ''} ${isOwn ? 'own' : ''}`.trim(), 'data-heat': `${summary.heat[cell]}` });
       td.title = summary.scores.text[cell];
       td.append(h('bdi', { dir: 'ltr' }, summary.scores.rounded[cell++]));
       if (isMax) td.append(h('span', { 'aria-hidden': 'true' }, ' ▲'), hiddenText(' (row maximum)'));
@@ -50,7 +52,32 @@ function scoreTable(key: string, title: string, summary: KindSummaryView, result
     body.append(row);
   }
   table.append(body);
-  return h('div', { class: 'scroller', role: 'region', 'aria-label': title, tabindex: '0' }, table);
+  // A tap or a focus shows a score's full value (a title shows only on hover).
+  const full = h('p', { class: 'note full-value', 'aria-live': 'polite' });
+  table.addEventListener('click', (event) => {
+    const td = (event.target as HTMLElement).closest('td');
+    if (td?.title) full.textContent = `Full value: ${td.title}`;
+  });
+  return h(
+    'div',
+    { class: 'score-block' },
+    h('p', { class: 'table-title', 'aria-hidden': 'true' }, `${title}, ${shape}`),
+    h('div', { class: 'scroller', role: 'region', 'aria-label': title, tabindex: '0' }, table),
+    full,
+  );
+}
+
+// What ▲, ◆, the dotted outline and the colours mean, shown once above the tables.
+function scoreLegend(): HTMLElement {
+  return h(
+    'p',
+    { class: 'score-legend' },
+    h('span', { class: 'legend-max' }, '▲ bold: the row’s maximum'),
+    ' · ',
+    h('span', { class: 'legend-own' }, '◆ dotted outline: the token’s score with itself'),
+    ' · ',
+    h('span', { class: 'legend-heat' }, h('span', { class: 'swatch', 'data-heat': '-4' }), ' negative … ', h('span', { class: 'swatch', 'data-heat': '4' }), ' positive (relative to the largest score shown); tap a score for its full value'),
+  );
 }
 
 // What a kind's scores show besides the table: every row maximum when the table is complete, else the
@@ -170,6 +197,7 @@ export function buildSelfBias(
       ...(result.complete
         ? []
         : [h('p', { class: 'note' }, `Above 16 tokens the tables show the first ${result.shown} rows and columns of the ${result.tokens} × ${result.tokens} scores; the counts and rows listed under each are over all of them.`)]),
+      scoreLegend(),
       ...kinds.map(({ key, title }) => {
         const summary = result[key];
         return h('section', { class: 'card', 'data-kind': key }, scoreTable(key, title, summary, result), kindFacts(key, summary, result));
@@ -182,7 +210,7 @@ export function buildSelfBias(
         h('dt', {}, `Lengths |x_i W_q|${lengths}`),
         h('dd', {}, h('bdi', { dir: 'ltr' }, result.projected_norms.rounded.join(', '))),
       ),
-      h('p', { class: 'note' }, 'Scores and lengths are shown to two decimals; hover a score for its full value. Row maxima and guarantees are decided on the full values.'),
+      h('p', { class: 'note' }, 'Scores and lengths are shown to two decimals; hover or tap a score for its full value. Row maxima and guarantees are decided on the full values.'),
       h('p', {}, 'The same experiment in numpy. Its random draws are the ones above, bit for bit; its scores agree to the last digit or two only, because numpy adds the products in another order.'),
       h('pre', { class: 'code' }, h('code', {}, numpyCode(result))),
     );
