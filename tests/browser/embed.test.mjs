@@ -25,6 +25,7 @@ import {
   tableTexts,
   waitReady,
   waitRenderedAfter,
+  vendorFile,
 } from './harness.mjs';
 
 let browser;
@@ -54,7 +55,7 @@ document.addEventListener('qkv-lesson-answer', function (event) {
 `;
 
 // H5P's real resizer, served as it is from ../shared/vendor/ (never copied into the project).
-const h5pResizerPath = resolve(repo, '../shared/vendor/h5p-resizer.js');
+const h5pResizerPath = vendorFile('h5p-resizer.js');
 
 // Styles a careless course page might have: they must not reach inside the lesson, while the documented
 // hooks (custom properties on the element, ::part(lesson)) must.

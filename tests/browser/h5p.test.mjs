@@ -9,9 +9,9 @@ import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
-import { assertNoProblems, csp, dist, launchBrowser, openPage, repo, waitReady } from './harness.mjs';
+import { assertNoProblems, csp, dist, launchBrowser, openPage, repo, vendorFile, waitReady } from './harness.mjs';
 
-const resizerPath = resolve(repo, '../shared/vendor/h5p-resizer.js');
+const resizerPath = vendorFile('h5p-resizer.js');
 
 let browser;
 let lessonServer; // dist/, under the strict CSP

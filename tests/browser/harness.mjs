@@ -15,6 +15,15 @@ export const dist = resolve(repo, 'dist');
 export const fixturePath = resolve(repo, 'fixtures/chapter26.json');
 
 // Every page in these tests is served with this policy: no inline script, no eval (WASM compile only).
+// A third-party file tests use as it is (never copied into the project): from $QKV_VENDOR_DIR, else from
+// ../shared/vendor/ beside the checkout, else from this workplace's /work/shared/vendor/. Missing is an
+// error that says where it looked (a test must not hang on a file that is not there).
+export function vendorFile(name) {
+  const places = [process.env.QKV_VENDOR_DIR, resolve(repo, '../shared/vendor'), '/work/shared/vendor'].filter(Boolean);
+  for (const place of places) if (existsSync(resolve(place, name))) return resolve(place, name);
+  throw new Error(`${name} not found in ${places.join(', ')} (set QKV_VENDOR_DIR to the folder holding it)`);
+}
+
 export const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
 // Starts the server on dist/ (port 0) and returns its origin and the lesson's URL.
