@@ -215,7 +215,8 @@ async function measureEdits(browser, url) {
         synced.push(sync);
         // Look the cell up each time (an edit that changed the shape would replace it; this one never does).
         const cell = root.querySelector('table[data-tensor="input"] input[data-index="0"]');
-        cell.value = String((i % 9) + 1) + (i % 2 ? '.5' : '');
+        // Never the value already there (the fixture's X[0] is 1): an edit to the same number renders nothing.
+        cell.value = String(((i + 1) % 9) + 1) + (i % 2 ? '.5' : '');
         renderedAt = 0;
         urlTime = 0;
         const start = performance.now();
