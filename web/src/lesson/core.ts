@@ -25,12 +25,18 @@ export function simdSupported(validate: (bytes: Uint8Array) => boolean = (bytes)
 
 type ModuleFactory = () => Promise<unknown>;
 
+let importing: Promise<ModuleFactory> | undefined;
+
 // The Emscripten factory of the module this engine can run. Each import is its own chunk, and each module
 // finds its own .wasm, so the other variant is never fetched.
-export async function importCoreModule(): Promise<ModuleFactory> {
-  const imported = simdSupported() ? await import('../wasm/qkv-simd.mjs') : await import('../wasm/qkv.mjs');
-  return imported.default;
+export function importCoreModule(): Promise<ModuleFactory> {
+  importing ??= (simdSupported() ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then((imported) => imported.default);
+  return importing;
 }
+
+// The chosen module's script is fetched as soon as this file runs, not when the first element asks for the
+// core: the chunk would otherwise add a round trip before the .wasm request. (A failure reaches loadCore.)
+importCoreModule().catch(() => undefined);
 
 let loading: Promise<QkvCore> | undefined;
 
