@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the native core and tool (build/native), the WebAssembly module (build/wasm -> web/src/wasm) and
-# the static site (dist/).
+# Builds the native core and tool (build/native), the WebAssembly modules (build/wasm without SIMD and
+# build/wasm-simd with it, both -> web/src/wasm; the page picks one) and the static site (dist/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs # Emscripten's optimiser needs Debian's acorn
@@ -10,4 +10,6 @@ cmake --build build/native -j2
 # Node 20 rejects emcmake's default emulator flag, hence the explicit emulator.
 emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
 cmake --build build/wasm -j2
+emcmake cmake -S . -B build/wasm-simd -G Ninja -DCMAKE_BUILD_TYPE=Release -DQKV_WASM_SIMD=ON -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
+cmake --build build/wasm-simd -j2
 npx vite build web --logLevel warn

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the lesson needs and is missing: Debian packages (compilers, clang-14 with libFuzzer for the
-# fuzz step, GoogleTest, JSON and argument libraries, Emscripten, Chromium, numpy) and the npm packages
+# fuzz step, GoogleTest, JSON and argument libraries, Emscripten, Chromium, numpy with OpenBLAS) and the npm packages
 # pinned in package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,6 +17,8 @@ compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" 
 command -v em++ >/dev/null || need+=(emscripten)
 [ -x /usr/bin/chromium ] || need+=(chromium)
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
+# numpy on single-threaded OpenBLAS is bench:core's reference (Debian's numpy otherwise uses reference BLAS).
+compgen -G "/usr/lib/*/openblas-pthread/libblas.so.3" >/dev/null || need+=(libopenblas0-pthread)
 command -v node >/dev/null || need+=(nodejs npm)
 if ((${#need[@]})); then
   echo "== installing ${need[*]}"

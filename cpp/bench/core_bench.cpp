@@ -19,13 +19,6 @@ Result<Tensor, BenchError> uniform_tensor(Shape shape, SplitMix64& rng) {
   return std::move(Tensor::from_values(std::move(shape), std::move(values))).value();
 }
 
-// Σ over every axis of output ⊙ upstream (the lesson's objective, with upstreams made constants once).
-Result<TensorValue, TensorError> inner_product(const TensorValue& output, const TensorValue& upstream) {
-  auto total = mul(output, upstream);
-  while (total && !total->shape().empty()) total = sum_axis(*total, 0);
-  return total;
-}
-
 // One forward and backward pass.
 Result<Unit, TensorError> forward_backward(const QkvProjections& layer, const TensorValue& input,
                                            const TensorValue (&upstreams)[3]) {
@@ -34,7 +27,9 @@ Result<Unit, TensorError> forward_backward(const QkvProjections& layer, const Te
   const TensorValue branches[3] = {outputs->query, outputs->key, outputs->value};
   std::optional<TensorValue> loss;
   for (int i = 0; i < 3; ++i) {
-    auto term = inner_product(branches[i], upstreams[i]);
+    // Σ output ⊙ upstream without storing the products: the bits of the chapter's mul and repeated
+    // sum_axis(0) (autograd/ops.hpp), in less memory.
+    auto term = sum_of_products(branches[i], upstreams[i]);
     if (!term) return fail(term.error());
     if (!loss) {
       loss = std::move(*term);

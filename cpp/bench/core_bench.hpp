@@ -38,7 +38,8 @@ struct BenchError {
 };
 
 // Checks, in order: repeat, then the layer's widths, then the input's size. Gradients of X and the three
-// weights are computed, as in the lesson, through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V.
+// weights are computed, as in the lesson, through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (summed by
+// sum_of_products: the chapter's bits, without materialising the products).
 Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config);
 
 }  // namespace qkv

@@ -1,6 +1,10 @@
-// The tests' module adds what the page never calls: numpy's generator and the chapter's report and trace.
+// The tests' module adds what the page never calls: numpy's generator, the chapter's report and trace,
+// evidence for any request (what `qkv-lesson evidence` computes, without its JSON) and the core benchmark
+// (what `qkv-lesson bench` prints).
 #include <emscripten/bind.h>
 
+#include "bench/core_bench.hpp"
+#include "chapter26/projection_evidence.hpp"
 #include "wasm/bindings.hpp"
 
 namespace qkv::api {
@@ -24,6 +28,128 @@ val trace_js() {
   return guarded([] { return to_js(trace()); });
 }
 
+// {shape: [...], values: [...]} (numbers) as a Tensor; `name` is the request field, for errors.
+Result<Tensor, LessonError> tensor_from_js(const val& js, const std::string& name) {
+  const bool object = js.typeOf().as<std::string>() == "object" && !js.isNull();
+  if (!object || !val::global("Array").call<bool>("isArray", js["shape"]) ||
+      !val::global("Array").call<bool>("isArray", js["values"]))
+    return fail(LessonError{ErrorKind::Arguments, name + " must be {shape: [...], values: [...]}", name});
+  Shape shape;
+  for (double extent : emscripten::convertJSArrayToNumberVector<double>(js["shape"])) {
+    if (!(extent >= 0 && extent <= 9007199254740991.0) ||
+        extent != static_cast<double>(static_cast<Extent>(extent)))
+      return fail(LessonError{ErrorKind::Arguments, name + ".shape must hold whole numbers", name});
+    shape.push_back(static_cast<Extent>(extent));
+  }
+  auto tensor =
+      Tensor::from_values(std::move(shape), emscripten::convertJSArrayToNumberVector<double>(js["values"]));
+  if (!tensor) return fail(lesson_error(tensor.error(), name));
+  return std::move(*tensor);
+}
+
+val tensor_js(const Tensor& tensor) {
+  val out = val::object();
+  out.set("shape", to_js(std::vector<double>(tensor.shape().begin(), tensor.shape().end())));
+  out.set("values", to_js(tensor.values()));
+  return out;
+}
+
+// The evidence command's request, {input, query_weight, key_weight, value_weight[, upstream: {query, key,
+// value}]}, through compute_projection_evidence; the result has the command line's field names.
+val evidence_js(val request) {
+  return guarded([&] {
+    ProjectionRequest typed;
+    const std::pair<const char*, Tensor*> fields[] = {{"input", &typed.input},
+                                                      {"query_weight", &typed.query_weight},
+                                                      {"key_weight", &typed.key_weight},
+                                                      {"value_weight", &typed.value_weight}};
+    for (const auto& [name, target] : fields) {
+      auto tensor = tensor_from_js(request[name], name);
+      if (!tensor) return refused(tensor.error());
+      *target = std::move(*tensor);
+    }
+    if (!request["upstream"].isUndefined()) {
+      Upstreams upstreams;
+      const std::pair<const char*, Tensor*> branches[] = {
+          {"query", &upstreams.query}, {"key", &upstreams.key}, {"value", &upstreams.value}};
+      for (const auto& [name, target] : branches) {
+        auto tensor = tensor_from_js(request["upstream"][name], std::string("upstream.") + name);
+        if (!tensor) return refused(tensor.error());
+        *target = std::move(*tensor);
+      }
+      typed.upstream = std::move(upstreams);
+    }
+    auto evidence = compute_projection_evidence(typed);
+    if (!evidence) return refused(evidence.error());
+    val out = val::object();
+    out.set("ok", true);
+    out.set("query", tensor_js(evidence->query));
+    out.set("key", tensor_js(evidence->key));
+    out.set("value", tensor_js(evidence->value));
+    if (evidence->gradients) {
+      out.set("loss", evidence->gradients->loss);
+      out.set("input_gradient", tensor_js(evidence->gradients->input));
+      out.set("query_weight_gradient", tensor_js(evidence->gradients->query_weight));
+      out.set("key_weight_gradient", tensor_js(evidence->gradients->key_weight));
+      out.set("value_weight_gradient", tensor_js(evidence->gradients->value_weight));
+    }
+    if (evidence->gradcheck) {
+      val gradcheck = val::object();
+      gradcheck.set("passed", evidence->gradcheck->passed);
+      gradcheck.set("checks", static_cast<double>(evidence->gradcheck->checks));
+      gradcheck.set("max_error", evidence->gradcheck->max_error);
+      out.set("gradcheck", gradcheck);
+    }
+    return out;
+  });
+}
+
+// {batch, tokens, model_width, head_width[, repeat]} -> {ok, median_seconds, gflops, peak_bytes,
+// minimum_bytes}, as `qkv-lesson bench` measures them (peak bytes counted by the module's operator new).
+val bench_js(val request) {
+  return guarded([&] {
+    BenchConfig config;
+    std::optional<LessonError> error;
+    const std::pair<const char*, std::uint64_t*> fields[] = {{"batch", &config.batch},
+                                                             {"tokens", &config.tokens},
+                                                             {"model_width", &config.model_width},
+                                                             {"head_width", &config.head_width},
+                                                             {"repeat", &config.repeat}};
+    for (const auto& [name, target] : fields) {
+      const val field = request[name];
+      if (field.isUndefined() && std::string(name) == "repeat") continue;
+      const bool number = field.typeOf().as<std::string>() == "number";
+      const double value = number ? field.as<double>() : -1.0;
+      if (!(value >= 0 && value <= 9007199254740991.0) ||
+          value != static_cast<double>(static_cast<std::uint64_t>(value)))
+        return refused(
+            {ErrorKind::Arguments, std::string("request.") + name + " must be a whole number", name});
+      *target = static_cast<std::uint64_t>(value);
+    }
+    auto result = run_qkv_bench(config);
+    if (!result) return refused({ErrorKind::Arguments, result.error().message()});
+    val out = val::object();
+    out.set("ok", true);
+    out.set("median_seconds", result->median_seconds);
+    out.set("gflops", result->gflops);
+    out.set("peak_bytes", static_cast<double>(result->peak_bytes));
+    out.set("minimum_bytes", static_cast<double>(result->minimum_bytes));
+    return out;
+  });
+}
+
+// How this module was compiled: {simd128} is true in the SIMD build (clang defines __wasm_simd128__ under
+// -msimd128), so a test can tell that the SIMD variant really is one.
+val features_js() {
+  val out = val::object();
+#if defined(__wasm_simd128__)
+  out.set("simd128", true);
+#else
+  out.set("simd128", false);
+#endif
+  return out;
+}
+
 }  // namespace
 }  // namespace qkv::api
 
@@ -31,4 +157,7 @@ EMSCRIPTEN_BINDINGS(qkv_lesson_tests) {
   emscripten::function("numpyRandn", &qkv::api::randn_js);
   emscripten::function("report", &qkv::api::report_js);
   emscripten::function("trace", &qkv::api::trace_js);
+  emscripten::function("evidence", &qkv::api::evidence_js);
+  emscripten::function("bench", &qkv::api::bench_js);
+  emscripten::function("features", &qkv::api::features_js);
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { before, describe, test } from 'node:test';
-import { bits, loadCore, loadTestCore, readJson, root } from './load.mjs';
+import { bits, loadCore, loadTestCore, readJson, root, variants } from './load.mjs';
 
 let core;
 let testCore;
@@ -83,37 +83,77 @@ function random(seed) {
 }
 
 describe('native and WebAssembly agree bit for bit', () => {
-  test('on 40 random requests, including empty axes', () => {
+  // Both variants of the page's module and of the tests' module (without SIMD, and with -msimd128).
+  const modules = {};
+  before(async () => {
+    for (const { name, suffix } of variants) modules[name] = { page: await loadCore(suffix), test: await loadTestCore(suffix) };
+  });
+
+  const native = (request) => JSON.parse(execFileSync(`${root}build/native/qkv-lesson`, ['evidence', '--input', '-'], { input: JSON.stringify(request), maxBuffer: 1 << 28 }));
+  const randomTensor = (next) => (shape) => {
+    const count = shape.reduce((a, x) => a * x, 1);
+    return { shape, values: Array.from({ length: count }, () => (next() - 0.5) * 8) };
+  };
+  const randomRequest = (next, [b, t, d, h]) => {
+    const tensor = randomTensor(next);
+    return {
+      input: tensor([b, t, d]),
+      query_weight: tensor([d, h]),
+      key_weight: tensor([d, h]),
+      value_weight: tensor([d, h]),
+      upstream: { query: tensor([b, t, h]), key: tensor([b, t, h]), value: tensor([b, t, h]) },
+    };
+  };
+
+  test('the SIMD variants are built with -msimd128 and the others without', () => {
+    for (const { name, suffix } of variants) assert.equal(modules[name].test.features().simd128, suffix === '-simd', name);
+  });
+
+  test('on 40 random requests, including empty axes, in both page modules', () => {
     const next = random(26);
     const integer = (max) => (next() * (max + 1)) | 0;
     for (let trial = 0; trial < 40; trial++) {
       const [b, t, d, h] = [integer(3), integer(3), 1 + integer(4), 1 + integer(4)];
-      const tensor = (shape) => {
-        const count = shape.reduce((a, x) => a * x, 1);
-        return { shape, values: Array.from({ length: count }, () => (next() - 0.5) * 8) };
-      };
-      const request = {
-        input: tensor([b, t, d]),
-        query_weight: tensor([d, h]),
-        key_weight: tensor([d, h]),
-        value_weight: tensor([d, h]),
-        upstream: { query: tensor([b, t, h]), key: tensor([b, t, h]), value: tensor([b, t, h]) },
-      };
-      const native = JSON.parse(execFileSync(`${root}build/native/qkv-lesson`, ['evidence', '--input', '-'], { input: JSON.stringify(request) }));
+      const request = randomRequest(next, [b, t, d, h]);
+      const expected = native(request);
       // The page sends typed text; JS's String(number) is the shortest round-trip decimal.
       const editable = (x) => ({ shape: x.shape, cells: x.values.map(String) });
-      const result = core.evaluate({
-        batch: `${b}`, tokens: `${t}`, model_width: `${d}`, head_width: `${h}`,
-        input: editable(request.input), query_weight: editable(request.query_weight), key_weight: editable(request.key_weight),
-        value_weight: editable(request.value_weight), query_upstream: editable(request.upstream.query),
-        key_upstream: editable(request.upstream.key), value_upstream: editable(request.upstream.value),
-      });
-      assert.equal(result.ok, true, JSON.stringify(result.error));
-      const label = `trial ${trial} [${b},${t},${d},${h}]`;
-      for (const key of outputKeys) assertSameBits(result.evidence[key], native[key], `${label} ${key}`);
-      assert.equal(bits(result.evidence.loss.value), bits(native.loss), `${label} loss`);
-      assert.equal(bits(result.evidence.gradcheck.max_error.value), bits(native.gradcheck.max_error), `${label} gradcheck max error`);
-      assert.equal(result.evidence.gradcheck.passed, native.gradcheck.passed);
+      for (const { name } of variants) {
+        const result = modules[name].page.evaluate({
+          batch: `${b}`, tokens: `${t}`, model_width: `${d}`, head_width: `${h}`,
+          input: editable(request.input), query_weight: editable(request.query_weight), key_weight: editable(request.key_weight),
+          value_weight: editable(request.value_weight), query_upstream: editable(request.upstream.query),
+          key_upstream: editable(request.upstream.key), value_upstream: editable(request.upstream.value),
+        });
+        assert.equal(result.ok, true, JSON.stringify(result.error));
+        const label = `${name} trial ${trial} [${b},${t},${d},${h}]`;
+        for (const key of outputKeys) assertSameBits(result.evidence[key], expected[key], `${label} ${key}`);
+        assert.equal(bits(result.evidence.loss.value), bits(expected.loss), `${label} loss`);
+        assert.equal(bits(result.evidence.gradcheck.max_error.value), bits(expected.gradcheck.max_error), `${label} gradcheck max error`);
+        assert.equal(result.evidence.gradcheck.passed, expected.gradcheck.passed);
+      }
+    }
+  });
+
+  // Shapes past the blocked kernel's blocks: k = 300 and 257 span two k-blocks (256 deep) in the forward
+  // and in U·Wᵀ, n = 64 and 66 rows fill and pass a 64-row block, and widths 70 and 9 leave partial
+  // register tiles (2 lanes × 2 without SIMD's 4-wide tiles, 8 with AVX2). Through the tests' module's
+  // evidence, the same path as the command line's (work below kMaxEvidenceOperations).
+  test('at [1,64,300]→70 and [2,33,257]→9 (several k-blocks and partial tiles), in both tests\' modules', () => {
+    const next = random(11);
+    for (const shape of [[1, 64, 300, 70], [2, 33, 257, 9]]) {
+      const request = randomRequest(next, shape);
+      const expected = native(request);
+      assert.ok(!expected.error, JSON.stringify(expected.error));
+      for (const { name } of variants) {
+        const result = modules[name].test.evidence(request);
+        assert.equal(result.ok, true, JSON.stringify(result.error));
+        const label = `${name} [${shape}]`;
+        for (const key of outputKeys) assertSameBits(result[key], expected[key], `${label} ${key}`);
+        assert.equal(bits(result.loss), bits(expected.loss), `${label} loss`);
+        assert.equal(bits(result.gradcheck.max_error), bits(expected.gradcheck.max_error), `${label} gradcheck max error`);
+        assert.equal(result.gradcheck.passed, expected.gradcheck.passed, `${label} gradcheck`);
+      }
     }
   });
 });
@@ -178,7 +218,7 @@ describe('errors are values', () => {
 
   test('a call with the wrong number of arguments is refused as a value, not thrown', () => {
     const refused = { kind: 'arguments', message: 'request must be an object, got an array', field: 'request', index: -1 };
-    for (const call of [() => core.evaluate(), () => core.checkAnswer(123, []), () => core.evaluate(core.fixture().state, 5), () => core.selfScore(), () => core.exercises({}, {})]) {
+    for (const call of [() => core.evaluate(), () => core.checkAnswer(123, []), () => core.evaluate(core.fixture().state, 5), () => core.selfScoreSummary(), () => core.exercises({}, {})]) {
       let got;
       assert.doesNotThrow(() => (got = call()));
       const { sentence, ...error } = got.error;

@@ -1,20 +1,30 @@
-// Loads the WebAssembly module the page uses (web/src/wasm, built by scripts/build.sh) into Node.
+// Loads the WebAssembly modules into Node: the page's (web/src/wasm) and the tests' (build/wasm), each in
+// two variants built by scripts/build.sh from the same sources: without SIMD (for engines that lack it)
+// and with -msimd128 (build/wasm-simd). All of them must give the native build's bits.
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 
 export const root = fileURLToPath(new URL('../../', import.meta.url));
 
-export async function loadCore() {
-  const { default: create } = await import(`${root}web/src/wasm/qkv.mjs`);
+// The two variants, by the suffix of their file names.
+export const variants = [
+  { name: 'WASM', suffix: '', testDir: 'build/wasm' },
+  { name: 'WASM SIMD', suffix: '-simd', testDir: 'build/wasm-simd' },
+];
+
+// The page's module (the variant without SIMD unless `suffix` is '-simd').
+export async function loadCore(suffix = '') {
+  const { default: create } = await import(`${root}web/src/wasm/qkv${suffix}.mjs`);
   // The module is built for the web; in Node it gets its bytes directly.
-  return create({ wasmBinary: await readFile(`${root}web/src/wasm/qkv.wasm`) });
+  return create({ wasmBinary: await readFile(`${root}web/src/wasm/qkv${suffix}.wasm`) });
 }
 
-// The tests' module: the page's calls plus numpy's generator and the chapter's report and trace
-// (build/wasm, built by scripts/build.sh; the page's module leaves these out).
-export async function loadTestCore() {
-  const { default: create } = await import(`${root}build/wasm/qkv-test.mjs`);
-  return create({ wasmBinary: await readFile(`${root}build/wasm/qkv-test.wasm`) });
+// The tests' module: the page's calls plus numpy's generator, the chapter's report and trace, evidence for
+// any request and the core benchmark (the page's module leaves these out).
+export async function loadTestCore(suffix = '') {
+  const dir = suffix === '-simd' ? 'build/wasm-simd' : 'build/wasm';
+  const { default: create } = await import(`${root}${dir}/qkv-test${suffix}.mjs`);
+  return create({ wasmBinary: await readFile(`${root}${dir}/qkv-test${suffix}.wasm`) });
 }
 
 export async function readJson(path) {

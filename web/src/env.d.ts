@@ -6,7 +6,13 @@ declare module 'virtual:math' {
   export const css: string;
 }
 
+// Both builds of the core (web/src/wasm/qkv.mjs and qkv-simd.mjs) have the same factory.
 declare module '*/wasm/qkv.mjs' {
+  const createQkvModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
+  export default createQkvModule;
+}
+
+declare module '*/wasm/qkv-simd.mjs' {
   const createQkvModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
   export default createQkvModule;
 }

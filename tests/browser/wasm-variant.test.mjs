@@ -1,0 +1,68 @@
+// Which WebAssembly module the page downloads: Chromium has SIMD, so the page and the self-score worker
+// fetch qkv-simd-*.wasm and never qkv-*.wasm; an engine whose WebAssembly.validate refuses the SIMD probe
+// gets the module without SIMD and shows the same lesson, character for character, under the same
+// Content-Security-Policy. No Chromium flag turns SIMD off, so that engine is simulated: the page gets an
+// init script and the worker's script the same lines in front, making validate refuse any module with a
+// SIMD opcode prefix (0xfd) that is as small as the probe.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assertNoProblems, openPage, useServerAndBrowser, waitReady } from './harness.mjs';
+
+const run = useServerAndBrowser();
+
+const wasmFiles = (requests) => requests.filter((url) => url.endsWith('.wasm')).map((url) => new URL(url).pathname.split('/').pop());
+
+const refuseSimd = `{
+  const validate = WebAssembly.validate.bind(WebAssembly);
+  WebAssembly.validate = (bytes) => {
+    const view = bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes);
+    return view.length < 64 && view.includes(0xfd) ? false : validate(bytes);
+  };
+}
+`;
+
+async function lessonWith({ withoutSimd }) {
+  const opened = await openPage(run.browser);
+  if (withoutSimd) {
+    await opened.page.addInitScript(refuseSimd);
+    await opened.context.route('**/self-score-worker-*.js', async (route) => {
+      const response = await route.fetch();
+      await route.fulfill({ response, body: refuseSimd + (await response.text()) });
+    });
+  }
+  await opened.page.goto(run.server.url);
+  await waitReady(opened.page);
+  // The self-score section's worker loads its module too (the page starts it for the experiment).
+  await opened.page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+  return opened;
+}
+
+const lessonText = (page) => page.locator('qkv-lesson').evaluate((element) => element.shadowRoot.textContent);
+
+let simdText;
+test('with SIMD, the page and its worker download only the SIMD module', async () => {
+  const { page, requests, problems, close } = await lessonWith({ withoutSimd: false });
+  try {
+    const wasm = wasmFiles(requests);
+    assert.ok(wasm.length >= 1, `no .wasm requested: ${requests.join(', ')}`);
+    for (const name of wasm) assert.match(name, /^qkv-simd-[\w-]+\.wasm$/);
+    simdText = await lessonText(page);
+    assert.match(simdText, /W_Q/);
+    assertNoProblems(problems, 'SIMD page');
+  } finally {
+    await close();
+  }
+});
+
+test('without SIMD, the page downloads only the module without SIMD and still computes the lesson', async () => {
+  const { page, requests, problems, close } = await lessonWith({ withoutSimd: true });
+  try {
+    const wasm = wasmFiles(requests);
+    assert.ok(wasm.length >= 1, `no .wasm requested: ${requests.join(', ')}`);
+    for (const name of wasm) assert.match(name, /^qkv-(?!simd)[\w-]+\.wasm$/);
+    assert.equal(await lessonText(page), simdText, 'the same lesson, every number included');
+    assertNoProblems(problems, 'page without SIMD');
+  } finally {
+    await close();
+  }
+});

@@ -1,0 +1,32 @@
+// The core benchmark's memory: at the head-sized shapes of issue 11, the heap's peak during forward and
+// backward stays within 1.5× of what the tensors must hold (X, dX, 3 W, 3 dW, Q, K, V and 3 upstreams).
+// Bytes, not seconds: the counting allocator makes this deterministic, so it is a test (speed is not).
+#include "bench/core_bench.hpp"
+
+#include <gtest/gtest.h>
+
+namespace qkv {
+namespace {
+
+TEST(CoreBench, PeakMemoryWithinOneAndAHalfTimesTheMinimum) {
+  for (const BenchConfig config :
+       {BenchConfig{1, 256, 192, 192, 1}, BenchConfig{2, 128, 96, 32, 1}, BenchConfig{1, 512, 128, 128, 2}}) {
+    auto result = run_qkv_bench(config);
+    ASSERT_TRUE(result) << result.error().message();
+    ASSERT_GT(result->peak_bytes, 0u) << "the counting allocator is not linked";
+    EXPECT_GE(result->peak_bytes, result->minimum_bytes);
+    EXPECT_LE(static_cast<double>(result->peak_bytes), 1.5 * static_cast<double>(result->minimum_bytes))
+        << "[" << config.batch << "," << config.tokens << "," << config.model_width << "]→"
+        << config.head_width << ": peak " << result->peak_bytes << " bytes, minimum "
+        << result->minimum_bytes;
+  }
+}
+
+TEST(CoreBench, RefusesZeroRepeats) {
+  auto result = run_qkv_bench(BenchConfig{1, 8, 3, 2, 0});
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().message(), "bench repeat must be at least 1, got 0");
+}
+
+}  // namespace
+}  // namespace qkv
