@@ -65,15 +65,26 @@ Result<Upstreams, LessonError> check_upstreams(const Upstreams& upstream, const 
 
 // L at a probe point: a fresh layer with the probed tensor substituted, and X as a constant.
 Result<double, std::string> objective_at(const ProjectionRequest& request) {
-  auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
-  if (!layer) return fail(layer.error().message);
-  auto input = TensorValue::constant(request.input);
-  if (!input) return fail(input.error().message());
-  auto outputs = layer->forward(*input);
-  if (!outputs) return fail(outputs.error().message());
-  auto loss = upstream_objective(*outputs, *request.upstream);
-  if (!loss) return fail(loss.error().message());
-  return loss->value()[0];
+  // Without the tape: the forward pass's own kernels in its order (X · W for each branch, then
+  // Σ output ⊙ upstream by repeated sums over axis 0, added (q + k) + v), so the value has the tape's bits,
+  // but a probe builds no layer, no named parameters and no graph.
+  const Tensor* weights[3] = {&request.query_weight, &request.key_weight, &request.value_weight};
+  const Tensor* upstreams[3] = {&request.upstream->query, &request.upstream->key, &request.upstream->value};
+  double terms[3];
+  for (int i = 0; i < 3; ++i) {
+    auto output = matmul(request.input, *weights[i]);
+    if (!output) return fail(output.error().message());
+    auto product = multiply(*output, *upstreams[i]);
+    if (!product) return fail(product.error().message());
+    Tensor total = std::move(*product);
+    while (total.rank() > 0) {
+      auto summed = sum_axis(total, 0);
+      if (!summed) return fail(summed.error().message());
+      total = std::move(*summed);
+    }
+    terms[i] = total[0];
+  }
+  return (terms[0] + terms[1]) + terms[2];
 }
 
 // A bound on the rounding error of L near the request's point (X [B, T, d], weights [d, h]). Each term
@@ -163,8 +174,9 @@ Result<EvidenceCost, LessonError> evidence_cost_of(const ProjectionRequest& requ
     if (!rows) return fail(lesson_error(rows.error(), "input"));
   }
   if (cost.total() > kMaxEvidenceOperations)
-    return fail(LessonError{
-        ErrorKind::Budget, BudgetError{"evidence request", cost.total(), kMaxEvidenceOperations}.message(), ""});
+    return fail(LessonError{ErrorKind::Budget,
+                            BudgetError{"evidence request", cost.total(), kMaxEvidenceOperations}.message(),
+                            ""});
   return cost;
 }
 

@@ -50,8 +50,8 @@ inline constexpr double kInitValueOperations = kOutputValueOperations + 10;
 // What compute_projection_evidence() will do for X [B, T, d] and weights [d, h] (shapes already checked to
 // agree), counted from how the tape runs it: each projection is a matmul of n·d·h multiply-adds
 // (n = B·T); backward does two more per projection, and the weight gradient first builds a [B, d, h]
-// intermediate that is then summed over B; one gradcheck probe rebuilds the layer, copies the request and
-// runs the forward and the loss again.
+// intermediate that is then summed over B; one gradcheck probe (no layer rebuilt, no tape: see objective_at)
+// copies the request and runs the forward and the loss again.
 struct EvidenceCost {
   double forward = 0;    // the three projections, and writing Q, K, V
   double backward = 0;   // the loss, backward, the rounding bound, and writing the four gradients
