@@ -478,4 +478,28 @@ RandnResponse randn(const RandnRequest& typed) {
 TextResponse report() { return {true, render_report(fixture_evidence())}; }
 TextResponse trace() { return {true, render_trace(fixture_evidence())}; }
 
+ProjectionResponse projection_response(const ProjectionEvidence& evidence) {
+  const auto data = [](const Tensor& tensor) { return TensorData{tensor.shape(), tensor.values()}; };
+  ProjectionResponse out;
+  out.parameter_names = evidence.parameter_names;
+  out.parameter_count = evidence.parameter_count;
+  out.query = data(evidence.query);
+  out.key = data(evidence.key);
+  out.value = data(evidence.value);
+  if (evidence.gradients) {
+    const ProjectionGradients& g = *evidence.gradients;
+    out.loss = g.loss;
+    out.input_gradient = data(g.input);
+    out.query_weight_gradient = data(g.query_weight);
+    out.key_weight_gradient = data(g.key_weight);
+    out.value_weight_gradient = data(g.value_weight);
+  }
+  if (evidence.gradcheck) {
+    const GradcheckSummary& check = *evidence.gradcheck;
+    out.gradcheck = GradcheckData{check.passed, check.checks, check.max_error, check.tolerance, std::nullopt};
+    if (!check.problem.empty()) out.gradcheck->problem = check.problem;
+  }
+  return out;
+}
+
 }  // namespace qkv::api

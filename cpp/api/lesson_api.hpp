@@ -258,6 +258,29 @@ struct TextResponse {
 TextResponse report();
 TextResponse trace();
 
+// ---- projection evidence for any request (the command line's `evidence`, and the tests' module) ----
+
+struct TensorData {
+  Shape shape;
+  std::vector<double> values;  // exact; JSON and JavaScript numbers round-trip them
+};
+struct GradcheckData {
+  bool passed = false;
+  std::size_t checks = 0;
+  double max_error = 0.0, tolerance = 0.0;
+  std::optional<std::string> problem;  // why it could not run, when it could not
+};
+struct ProjectionResponse {
+  bool ok = true;
+  std::vector<std::string> parameter_names;
+  std::size_t parameter_count = 0;
+  TensorData query, key, value;
+  std::optional<double> loss;  // with upstreams: backward and the gradcheck
+  std::optional<TensorData> input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
+  std::optional<GradcheckData> gradcheck;
+};
+ProjectionResponse projection_response(const ProjectionEvidence& evidence);
+
 // ---- the field lists: one per type, used by both front ends ----
 // A writer visits v(name, member) to convert each field out; a reader visits the same list over an object
 // it owns (not const) and fills each member, so a request's fields are listed once as well.
@@ -351,6 +374,15 @@ template <class V> void describe(V& v, const AnswerResponse& t) {
 template <class V> void describe(V& v, const RandnRequest& t) { QKV_FIELD(seed); QKV_FIELD(count); }
 template <class V> void describe(V& v, const RandnResponse& t) { QKV_FIELD(ok); QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(error); }
 template <class V> void describe(V& v, const TextResponse& t) { QKV_FIELD(ok); QKV_FIELD(text); }
+template <class V> void describe(V& v, const TensorData& t) { QKV_FIELD(shape); QKV_FIELD(values); }
+template <class V> void describe(V& v, const GradcheckData& t) {
+  QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(problem);
+}
+template <class V> void describe(V& v, const ProjectionResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value);
+  QKV_FIELD(loss); QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
+  QKV_FIELD(value_weight_gradient); QKV_FIELD(gradcheck);
+}
 #undef QKV_FIELD
 
 }  // namespace qkv::api

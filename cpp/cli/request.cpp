@@ -5,6 +5,7 @@
 #include <fstream>
 #include <iostream>
 
+#include "cli/json_writer.hpp"
 #include "support/budget.hpp"
 
 namespace qkv::cli {
@@ -50,8 +51,6 @@ Result<std::string, CliError> read_request(const std::string& path) {
 
 namespace {
 
-json tensor_json(const Tensor& tensor) { return {{"shape", tensor.shape()}, {"values", tensor.values()}}; }
-
 // {"shape": [non-negative integers], "values": [numbers]} at `path` (for messages, e.g. "upstream.key").
 Result<Tensor, CliError> tensor_from_json(const json& parent, const std::string& key,
                                           const std::string& path) {
@@ -76,29 +75,6 @@ Result<Tensor, CliError> tensor_from_json(const json& parent, const std::string&
   auto tensor = Tensor::from_values(std::move(shape), std::move(values));
   if (!tensor) return fail(CliError{"tensor", tensor.error().message()});
   return std::move(*tensor);
-}
-
-json evidence_json(const ProjectionEvidence& evidence) {
-  json out{{"parameter_names", evidence.parameter_names},
-           {"parameter_count", evidence.parameter_count},
-           {"query", tensor_json(evidence.query)},
-           {"key", tensor_json(evidence.key)},
-           {"value", tensor_json(evidence.value)}};
-  if (evidence.gradients) {
-    const ProjectionGradients& g = *evidence.gradients;
-    out["loss"] = g.loss;
-    out["input_gradient"] = tensor_json(g.input);
-    out["query_weight_gradient"] = tensor_json(g.query_weight);
-    out["key_weight_gradient"] = tensor_json(g.key_weight);
-    out["value_weight_gradient"] = tensor_json(g.value_weight);
-    const GradcheckSummary& check = *evidence.gradcheck;
-    out["gradcheck"] = {{"passed", check.passed},
-                        {"checks", check.checks},
-                        {"max_error", check.max_error},
-                        {"tolerance", check.tolerance}};
-    if (!check.problem.empty()) out["gradcheck"]["problem"] = check.problem;
-  }
-  return out;
 }
 
 }  // namespace
@@ -144,7 +120,10 @@ Result<json, CliError> evidence_from_text(const std::string& text) {
   if (!request) return fail(request.error());
   auto evidence = compute_projection_evidence(*request);
   if (!evidence) return fail(cli_error(evidence.error()));
-  return evidence_json(*evidence);
+  // The same response type the tests' WebAssembly module returns; the command line leaves out its "ok".
+  json out = to_json(api::projection_response(*evidence));
+  out.erase("ok");
+  return out;
 }
 
 }  // namespace qkv::cli

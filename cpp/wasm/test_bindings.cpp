@@ -47,13 +47,6 @@ Result<Tensor, LessonError> tensor_from_js(const val& js, const std::string& nam
   return std::move(*tensor);
 }
 
-val tensor_js(const Tensor& tensor) {
-  val out = val::object();
-  out.set("shape", to_js(std::vector<double>(tensor.shape().begin(), tensor.shape().end())));
-  out.set("values", to_js(tensor.values()));
-  return out;
-}
-
 // The evidence command's request, {input, query_weight, key_weight, value_weight[, upstream: {query, key,
 // value}]}, through compute_projection_evidence; the result has the command line's field names.
 val evidence_js(val request) {
@@ -81,26 +74,7 @@ val evidence_js(val request) {
     }
     auto evidence = compute_projection_evidence(typed);
     if (!evidence) return refused(evidence.error());
-    val out = val::object();
-    out.set("ok", true);
-    out.set("query", tensor_js(evidence->query));
-    out.set("key", tensor_js(evidence->key));
-    out.set("value", tensor_js(evidence->value));
-    if (evidence->gradients) {
-      out.set("loss", evidence->gradients->loss);
-      out.set("input_gradient", tensor_js(evidence->gradients->input));
-      out.set("query_weight_gradient", tensor_js(evidence->gradients->query_weight));
-      out.set("key_weight_gradient", tensor_js(evidence->gradients->key_weight));
-      out.set("value_weight_gradient", tensor_js(evidence->gradients->value_weight));
-    }
-    if (evidence->gradcheck) {
-      val gradcheck = val::object();
-      gradcheck.set("passed", evidence->gradcheck->passed);
-      gradcheck.set("checks", static_cast<double>(evidence->gradcheck->checks));
-      gradcheck.set("max_error", evidence->gradcheck->max_error);
-      out.set("gradcheck", gradcheck);
-    }
-    return out;
+    return to_js(projection_response(*evidence));
   });
 }
 
