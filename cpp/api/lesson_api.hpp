@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "learner/editable_state.hpp"
@@ -282,6 +283,12 @@ struct ProjectionResponse {
 ProjectionResponse projection_response(const ProjectionEvidence& evidence);
 
 // ---- the field lists: one per type, used by both front ends ----
+// A front end's converter walks these lists; it tells lists of values from described objects with this.
+template <class T>
+struct is_vector : std::false_type {};
+template <class T>
+struct is_vector<std::vector<T>> : std::true_type {};
+
 // A writer visits v(name, member) to convert each field out; a reader visits the same list over an object
 // it owns (not const) and fills each member, so a request's fields are listed once as well.
 

@@ -15,11 +15,6 @@ namespace qkv::cli {
 template <class T>
 nlohmann::json to_json(const T& value);
 
-template <class T>
-struct is_vector : std::false_type {};
-template <class T>
-struct is_vector<std::vector<T>> : std::true_type {};
-
 struct JsonWriter {
   nlohmann::json& out;
   template <class T>
@@ -36,7 +31,7 @@ template <class T>
 nlohmann::json to_json(const T& value) {
   if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string>) {
     return value;
-  } else if constexpr (is_vector<T>::value) {
+  } else if constexpr (api::is_vector<T>::value) {
     nlohmann::json out = nlohmann::json::array();
     for (const auto& item : value) out.push_back(to_json(item));
     return out;
