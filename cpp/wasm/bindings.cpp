@@ -104,6 +104,7 @@ val find_seed_with_progress_js(val request, val on_progress) {
   });
 }
 val check_answer_js(val request) { return call(request, &check_answer); }
+val scale_js(val request) { return call(request, &scale); }
 
 }  // namespace
 }  // namespace qkv::api
@@ -117,4 +118,5 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("selfScoreSummary", &qkv::api::self_score_summary_js);
   emscripten::function("findSeedWithProgress", &qkv::api::find_seed_with_progress_js);
   emscripten::function("checkAnswer", &qkv::api::check_answer_js);
+  emscripten::function("scale", &qkv::api::scale_js);
 }
