@@ -266,7 +266,7 @@ struct ScaleResponse {
   std::optional<ErrorView> error;
 };
 // Seeded data (SplitMix64 26: Xavier weights, then X and the upstreams uniform in [-1, 1)), forward and
-// backward through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (sum_of_products), timed as the mean of enough runs to
+// backward through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (as the chapter sums it), timed as the mean of enough runs to
 // fill 200 ms (at most 1000), at the preset and with T halved; values summarised, never listed.
 ScaleResponse scale(const ScaleRequest& request);
 
