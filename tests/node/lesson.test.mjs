@@ -158,23 +158,6 @@ describe('native and WebAssembly agree bit for bit', () => {
   });
 });
 
-describe('the scale section', () => {
-  test('each preset gives the core\'s shapes, counts and summaries; an unknown one is refused', () => {
-    const lesson = core.scale({ preset: 'lesson' });
-    assert.equal(lesson.ok, true, JSON.stringify(lesson.error));
-    assert.deepEqual([lesson.input_shape, lesson.weight_shape, lesson.output_shape, lesson.parameters], ['[1, 2, 3]', '[3, 2]', '[1, 2, 2]', '18']);
-    assert.deepEqual([lesson.run.shape, lesson.run.multiply_adds, lesson.smaller.shape, lesson.smaller.multiply_adds], ['[1, 2, 3] → 2', '108', '[1, 1, 3] → 2', '54']);
-    assert.deepEqual(lesson.summaries.map((s) => [s.name, s.shape]), [['Q', '[1, 2, 2]'], ['K', '[1, 2, 2]'], ['V', '[1, 2, 2]'], ['dL/dX', '[1, 2, 3]'], ['dL/dW_Q', '[3, 2]'], ['dL/dW_K', '[3, 2]'], ['dL/dW_V', '[3, 2]']]);
-    // dL/dW_Q = Xᵀ·U_Q and Q = X·W_Q: seeded, so the summaries are the same text on every machine.
-    assert.deepEqual(core.scale({ preset: 'lesson' }).summaries, lesson.summaries);
-    const small = core.scale({ preset: 'small' });
-    assert.deepEqual([small.parameters, small.run.multiply_adds, small.smaller.shape], ['3072', '1.2e6', '[1, 64, 64] → 16']);
-    const refused = core.scale({ preset: 'gpt-5' });
-    assert.equal(refused.ok, false);
-    assert.equal(refused.error.message, 'unknown scale preset "gpt-5"');
-  });
-});
-
 describe('errors are values', () => {
   const state = () => structuredClone(core.fixture().state);
 
