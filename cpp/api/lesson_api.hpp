@@ -39,7 +39,10 @@ struct ErrorView {
   std::int64_t index = -1;
   std::string sentence;
 };
-ErrorView error_view(const LessonError& error);
+// Inline, so that the scale section's module (cpp/scale) reports errors without linking this library.
+inline ErrorView error_view(const LessonError& error) {
+  return {kind_name(error.kind), error.message, error.field, error.index, error.sentence()};
+}
 
 // ---- chapter 26: the editable lesson ----
 
@@ -258,38 +261,6 @@ struct TextResponse {
 TextResponse report();
 TextResponse trace();
 
-// ---- the scale section: the layer at the sizes of real models, timed on the learner's machine ----
-
-// Presets: "lesson" [1,2,3]→2, "small" [1,128,64]→16, "gpt2-head" [1,1024,768]→64 (GPT-2 small, one
-// head), "gpt2-heads" [1,1024,768]→768 (all 12 heads).
-struct ScaleRequest {
-  std::string preset = "lesson";
-};
-struct ScaleRunView {
-  std::string shape;          // "[1, 1024, 768] → 64"
-  std::string multiply_adds;  // forward + backward: 9·B·T·D·H, e.g. "5.4e8"
-  std::string seconds;        // one forward + backward, e.g. "48 ms"
-  std::string gflops;         // 18·B·T·D·H / seconds / 1e9, e.g. "22.4"
-  std::string runs;           // how many runs the time is the mean of
-};
-struct ScaleSummaryView {
-  std::string name, shape, mean, rms, min, max;  // three significant digits each, minus as U+2212
-};
-struct ScaleResponse {
-  bool ok = false;
-  std::string preset, label;
-  std::string input_shape, weight_shape, output_shape;  // "[B, T, D]", "[D, H]" ×3, "[B, T, H]" ×3
-  std::string parameters;                               // 3·D·H, e.g. "1769472"
-  ScaleRunView run, smaller;                            // the preset, then T halved
-  std::string linear;  // the sentence comparing the two runs
-  std::vector<ScaleSummaryView> summaries;  // Q, K, V, dX, dW_Q, dW_K, dW_V
-  std::optional<ErrorView> error;
-};
-// Seeded data (SplitMix64 26: Xavier weights, then X and the upstreams uniform in [-1, 1)), forward and
-// backward through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (as the chapter sums it), timed as the mean of enough runs to
-// fill 200 ms (at most 1000), at the preset and with T halved; values summarised, never listed.
-ScaleResponse scale(const ScaleRequest& request);
-
 // ---- the field lists: one per type, used by both front ends ----
 // A writer visits v(name, member) to convert each field out; a reader visits the same list over an object
 // it owns (not const) and fills each member, so a request's fields are listed once as well.
@@ -383,18 +354,6 @@ template <class V> void describe(V& v, const AnswerResponse& t) {
 template <class V> void describe(V& v, const RandnRequest& t) { QKV_FIELD(seed); QKV_FIELD(count); }
 template <class V> void describe(V& v, const RandnResponse& t) { QKV_FIELD(ok); QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(error); }
 template <class V> void describe(V& v, const TextResponse& t) { QKV_FIELD(ok); QKV_FIELD(text); }
-template <class V> void describe(V& v, const ScaleRequest& t) { QKV_FIELD(preset); }
-template <class V> void describe(V& v, const ScaleRunView& t) {
-  QKV_FIELD(shape); QKV_FIELD(multiply_adds); QKV_FIELD(seconds); QKV_FIELD(gflops); QKV_FIELD(runs);
-}
-template <class V> void describe(V& v, const ScaleSummaryView& t) {
-  QKV_FIELD(name); QKV_FIELD(shape); QKV_FIELD(mean); QKV_FIELD(rms); QKV_FIELD(min); QKV_FIELD(max);
-}
-template <class V> void describe(V& v, const ScaleResponse& t) {
-  QKV_FIELD(ok); QKV_FIELD(preset); QKV_FIELD(label); QKV_FIELD(input_shape); QKV_FIELD(weight_shape);
-  QKV_FIELD(output_shape); QKV_FIELD(parameters); QKV_FIELD(run); QKV_FIELD(smaller); QKV_FIELD(linear);
-  QKV_FIELD(summaries); QKV_FIELD(error);
-}
 #undef QKV_FIELD
 
 }  // namespace qkv::api

@@ -1,6 +1,7 @@
-// The scale section in Chromium: nothing runs until a preset is chosen; the lesson's size and a small
-// model's come back from the worker with the core's shapes, parameter counts and multiply-adds (exact
-// text the core formats), a time, the sentence on linear cost and the summaries; no console problems.
+// The scale section in Chromium: nothing runs, and the section's own WebAssembly module is not downloaded,
+// until a preset is chosen; the lesson's size and a small model's come back from the worker with the core's
+// shapes, parameter counts and multiply-adds (exact text the core formats), a time, the sentence on linear
+// cost and the summaries; the module is fetched once, its SIMD variant; no console problems.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { assertNoProblems, openLesson, useServerAndBrowser } from './harness.mjs';
@@ -22,6 +23,7 @@ test('the scale section runs the chosen sizes in a worker and shows the core’s
   try {
     assert.equal(await page.locator(`${section} .scale-results`).innerText(), '', 'nothing computed before a choice');
     assert.ok(!requests.some((url) => url.includes('scale-worker')), 'the worker starts only on a choice');
+    assert.deepEqual(requests.filter((url) => url.includes('qkv-scale')), [], 'the scale module is not part of a cold load');
 
     const lesson = await choose(page, 'lesson');
     assert.deepEqual(lesson.rows.map((row) => [row[0], row[1]]), [['[1, 2, 3] → 2', '108'], ['[1, 1, 3] → 2', '54']]);
@@ -34,6 +36,9 @@ test('the scale section runs the chosen sizes in a worker and shows the core’s
     assert.deepEqual(small.rows.map((row) => [row[0], row[1]]), [['[1, 128, 64] → 16', '1.2e6'], ['[1, 64, 64] → 16', '589824']]);
     assert.match(small.text, /3072 parameters in all/);
     assert.ok(requests.some((url) => url.includes('scale-worker')), 'computed in the worker');
+    const scaleWasm = requests.filter((url) => /\/qkv-scale[\w-]*\.wasm$/.test(url)).map((url) => new URL(url).pathname.split('/').pop());
+    assert.equal(scaleWasm.length, 1, `the scale module fetched once for two presets: ${scaleWasm.join(', ')}`);
+    assert.match(scaleWasm[0], /^qkv-scale-simd-[\w-]+\.wasm$/, 'Chromium has SIMD');
     assertNoProblems(problems, 'scale section');
   } finally {
     await close();

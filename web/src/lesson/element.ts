@@ -15,7 +15,7 @@ import { readParentOrigin } from './embed-protocol';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
 import { HostBridge } from './host-bridge';
 import { registerMathFonts } from './fonts';
-import { buildScale, type ScaleCore } from './scale';
+import { buildScale } from './scale';
 import { buildSelfBias } from './self-bias';
 import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField, type SizeLimitView } from './types';
 
@@ -249,7 +249,7 @@ export class QkvLessonElement extends HTMLElement {
         this.renderControls(controller.sizeLimits),
         diagram.root,
       ),
-      scale: buildScale(core as unknown as ScaleCore, this.idPrefix),
+      scale: buildScale(this.idPrefix),
       exercises: h(
         'section',
         { class: 'exercises', 'aria-labelledby': `${this.idPrefix}-exercises-title` },

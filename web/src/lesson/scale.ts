@@ -2,11 +2,13 @@
 // forward and backward at that size in a Web Worker (scale-worker.ts) on the learner's machine, reporting the
 // shapes, the parameter count, the multiply-adds, the time and GFLOP/s, a sentence on why the cost is linear
 // in B, T, D and H (checked against the same run with T halved) and a few statistics of the values. The core
-// computes and formats every number; this file only places its text. Nothing runs until a preset is chosen.
-// Where workers are unavailable (a course page of another origin), the call runs on the page's thread after
-// the busy message has been painted.
+// computes and formats every number; this file only places its text. Nothing runs, and nothing of the
+// section's own WebAssembly module (scale-core.ts) is downloaded, until a preset is chosen. Where workers are
+// unavailable (a course page of another origin), the call runs on the page's thread after the busy message
+// has been painted.
 import { h } from './dom';
 import type { ErrorView } from './core-api';
+import { loadScaleCore } from './scale-core';
 
 export interface ScaleRunView {
   shape: string;
@@ -68,7 +70,7 @@ function render(response: ScaleResponse): Node[] {
   ];
 }
 
-export function buildScale(core: ScaleCore, idPrefix: string): HTMLElement {
+export function buildScale(idPrefix: string): HTMLElement {
   const id = (name: string) => `${idPrefix}-scale-${name}`;
   const buttons = presets.map(([preset, label]) => h('button', { type: 'button', 'data-preset': preset }, label));
   const status = h('p', { role: 'status', id: id('status') });
@@ -83,7 +85,7 @@ export function buildScale(core: ScaleCore, idPrefix: string): HTMLElement {
     results,
   );
 
-  const useWorker = typeof Worker === 'function' && new URL(import.meta.url).origin === location.origin;
+  let useWorker = typeof Worker === 'function' && new URL(import.meta.url).origin === location.origin;
   let worker: Worker | undefined;
   let nextId = 0;
 
@@ -98,27 +100,53 @@ export function buildScale(core: ScaleCore, idPrefix: string): HTMLElement {
     status.textContent = `The computation could not run: ${message}`;
   };
 
+  // On the page's thread: the module is imported on first use, and the call runs a macrotask later, so that
+  // the busy message is on screen while the thread works.
+  const inline = (jobId: number, preset: string) =>
+    loadScaleCore().then(
+      (core) => setTimeout(() => jobId === nextId && show(core.scale({ preset })), 0),
+      (error: unknown) => jobId === nextId && failed(error instanceof Error ? error.message : String(error)),
+    );
+
+  let running = false;
+  const startWorker = (): Worker => {
+    const fresh = new Worker(new URL('./scale-worker.ts', import.meta.url), { type: 'module' });
+    fresh.addEventListener('message', (event: MessageEvent<import('./scale-worker').ScaleReply>) => {
+      if (fresh !== worker || event.data.id !== nextId) return;
+      running = false;
+      if ('response' in event.data) show(event.data.response);
+      else failed(event.data.failed);
+    });
+    // The worker's script could not load: this job, and the next ones, run on the page's thread.
+    fresh.addEventListener('error', (event) => {
+      event.preventDefault();
+      fresh.terminate();
+      if (fresh !== worker) return;
+      worker = undefined;
+      running = false;
+      useWorker = false;
+      inline(nextId, section.dataset.busy ?? 'lesson');
+    });
+    return fresh;
+  };
+
   const run = (preset: string) => {
     const jobId = ++nextId;
     section.dataset.busy = preset;
     status.textContent = 'Computing…';
     if (!useWorker) {
-      setTimeout(() => jobId === nextId && show(core.scale({ preset })), 0);
+      inline(jobId, preset);
       return;
     }
-    // A job still running is abandoned with its worker; a fresh worker takes the new one.
-    worker?.terminate();
-    const fresh = new Worker(new URL('./scale-worker.ts', import.meta.url), { type: 'module' });
-    fresh.addEventListener('message', (event: MessageEvent<import('./scale-worker').ScaleReply>) => {
-      if (event.data.id !== nextId) return;
-      if ('response' in event.data) show(event.data.response);
-      else failed(event.data.failed);
-    });
-    fresh.addEventListener('error', () => {
-      if (jobId === nextId) show(core.scale({ preset }));
-    });
-    fresh.postMessage({ id: jobId, preset });
-    worker = fresh;
+    // A job still running is abandoned with its worker and a fresh worker takes the new one; an idle worker
+    // is reused, so the module is fetched and compiled once.
+    if (running) {
+      worker?.terminate();
+      worker = undefined;
+    }
+    worker ??= startWorker();
+    running = true;
+    worker.postMessage({ id: jobId, preset });
   };
   for (const button of buttons) button.addEventListener('click', () => run(button.dataset.preset!));
   return section;
