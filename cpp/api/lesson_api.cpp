@@ -239,10 +239,6 @@ Result<Registry, LessonError> registry(const SelfScoreRequest& typed) {
 
 }  // namespace
 
-ErrorView error_view(const LessonError& error) {
-  return {kind_name(error.kind), error.message, error.field, error.index, error.sentence()};
-}
-
 FixtureResponse fixture() {
   FixtureResponse out{true, fixture_state(), {}};
   for (const SizeLimit& limit : kSizeLimits)

@@ -40,7 +40,10 @@ struct ErrorView {
   std::int64_t index = -1;
   std::string sentence;
 };
-ErrorView error_view(const LessonError& error);
+// Inline, so that the scale section's module (cpp/scale) reports errors without linking this library.
+inline ErrorView error_view(const LessonError& error) {
+  return {kind_name(error.kind), error.message, error.field, error.index, error.sentence()};
+}
 
 // ---- chapter 26: the editable lesson ----
 

@@ -19,17 +19,42 @@ Result<Tensor, BenchError> uniform_tensor(Shape shape, SplitMix64& rng) {
   return std::move(Tensor::from_values(std::move(shape), std::move(values))).value();
 }
 
-// One forward and backward pass.
-Result<Unit, TensorError> forward_backward(const QkvProjections& layer, const TensorValue& input,
-                                           const TensorValue (&upstreams)[3]) {
-  auto outputs = layer.forward(input);
+}  // namespace
+
+Result<BenchData, BenchError> bench_data(const BenchConfig& config, const std::string& prefix) {
+  SplitMix64 rng(config.seed);
+  auto layer = QkvProjections::create(prefix, config.model_width, config.head_width, rng);
+  if (!layer) return fail(BenchError{BenchErrorKind::Layer, layer.error().message()});
+  auto x = uniform_tensor({config.batch, config.tokens, config.model_width}, rng);
+  if (!x) return fail(x.error());
+  auto input = TensorValue::parameter(std::move(*x));
+  if (!input) return fail(BenchError{BenchErrorKind::Tensor, input.error().message()});
+  std::vector<TensorValue> upstreams;
+  for (int i = 0; i < 3; ++i) {
+    auto values = uniform_tensor({config.batch, config.tokens, config.head_width}, rng);
+    if (!values) return fail(values.error());
+    auto constant = TensorValue::constant(std::move(*values));
+    if (!constant) return fail(BenchError{BenchErrorKind::Tensor, constant.error().message()});
+    upstreams.push_back(std::move(*constant));
+  }
+  return BenchData{std::move(*layer), std::move(*input), std::move(upstreams)};
+}
+
+void zero_gradients(BenchData& data) {
+  data.input.zero_gradient();
+  for (const NamedParameter& parameter : data.layer.parameters())
+    TensorValue(parameter.value()).zero_gradient();
+}
+
+Result<QkvOutputs, TensorError> forward_backward(const BenchData& data) {
+  auto outputs = data.layer.forward(data.input);
   if (!outputs) return fail(*outputs.error().linear->tensor);  // widths were checked: only tensor errors
   const TensorValue branches[3] = {outputs->query, outputs->key, outputs->value};
   std::optional<TensorValue> loss;
-  for (int i = 0; i < 3; ++i) {
+  for (std::size_t i = 0; i < 3; ++i) {
     // Σ output ⊙ upstream without storing the products: the bits of the chapter's mul and repeated
     // sum_axis(0) (autograd/ops.hpp), in less memory.
-    auto term = sum_of_products(branches[i], upstreams[i]);
+    auto term = sum_of_products(branches[i], data.upstreams[i]);
     if (!term) return fail(term.error());
     if (!loss) {
       loss = std::move(*term);
@@ -39,10 +64,10 @@ Result<Unit, TensorError> forward_backward(const QkvProjections& layer, const Te
     if (!sum) return fail(sum.error());
     loss = std::move(*sum);
   }
-  return loss->backward();
+  auto done = loss->backward();
+  if (!done) return fail(done.error());
+  return std::move(*outputs);
 }
-
-}  // namespace
 
 std::string BenchError::message() const {
   switch (kind) {
@@ -60,31 +85,16 @@ Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config) {
   const std::uint64_t live_before = allocation::live_bytes();
   allocation::reset_peak();
 
-  SplitMix64 rng(config.seed);
-  auto layer = QkvProjections::create("bench", config.model_width, config.head_width, rng);
-  if (!layer) return fail(BenchError{BenchErrorKind::Layer, layer.error().message()});
+  auto data = bench_data(config);
+  if (!data) return fail(data.error());
   const Extent B = config.batch, T = config.tokens, D = config.model_width, H = config.head_width;
-  auto x = uniform_tensor({B, T, D}, rng);
-  if (!x) return fail(x.error());
-  auto input = TensorValue::parameter(std::move(*x));
-  if (!input) return fail(BenchError{BenchErrorKind::Tensor, input.error().message()});
-  TensorValue upstreams[3] = {*input, *input, *input};  // placeholders, replaced below
-  for (TensorValue& upstream : upstreams) {
-    auto values = uniform_tensor({B, T, H}, rng);
-    if (!values) return fail(values.error());
-    auto constant = TensorValue::constant(std::move(*values));
-    if (!constant) return fail(BenchError{BenchErrorKind::Tensor, constant.error().message()});
-    upstream = std::move(*constant);
-  }
 
   std::vector<double> seconds;
   for (std::uint64_t run = 0; run < config.repeat; ++run) {
     // Each run starts from empty gradients, so every run does the same work and holds the same memory.
-    input->zero_gradient();
-    for (const NamedParameter& parameter : layer->parameters())
-      TensorValue(parameter.value()).zero_gradient();
+    zero_gradients(*data);
     const auto start = std::chrono::steady_clock::now();
-    auto done = forward_backward(*layer, *input, upstreams);
+    auto done = forward_backward(*data);
     const auto stop = std::chrono::steady_clock::now();
     if (!done) return fail(BenchError{BenchErrorKind::Tensor, done.error().message()});
     seconds.push_back(std::chrono::duration<double>(stop - start).count());

@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
+#include "attention/qkv.hpp"
 #include "tensor/tensor.hpp"
 
 namespace qkv {
@@ -36,6 +38,20 @@ struct BenchError {
 
   std::string message() const;
 };
+
+// The benchmark's layer and data, seeded: SplitMix64(seed) draws the weights (Xavier), then X, then the
+// upstream gradients of Q, K and V, uniform in [-1, 1). The scale section (cpp/scale) runs the same.
+struct BenchData {
+  QkvProjections layer;
+  TensorValue input;
+  std::vector<TensorValue> upstreams;  // query, key, value
+};
+// Checks the layer's widths, then the input's size. `prefix` names the weights ("bench.query.weight", ...).
+Result<BenchData, BenchError> bench_data(const BenchConfig& config, const std::string& prefix = "bench");
+// Empties the gradients of X and the three weights, so that each pass does the same work.
+void zero_gradients(BenchData& data);
+// One forward and backward pass through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V; the outputs, for their values.
+Result<QkvOutputs, TensorError> forward_backward(const BenchData& data);
 
 // Checks, in order: repeat, then the layer's widths, then the input's size. Gradients of X and the three
 // weights are computed, as in the lesson, through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (summed by

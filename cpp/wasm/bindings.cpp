@@ -9,68 +9,6 @@
 namespace qkv::api {
 namespace {
 
-// A request field of the wrong JavaScript type, named by its path ("request.state.batch").
-LessonError wrong_type(const std::string& path, const char* expected, const val& js) {
-  const bool array = val::global("Array").call<bool>("isArray", js);
-  const std::string type = js.isNull() ? "null" : array ? "an array" : js.typeOf().as<std::string>();
-  return {ErrorKind::Arguments, path + " must be " + expected + ", got " + type, path};
-}
-
-template <class T>
-void read(const val& js, T& out, const std::string& path, std::optional<LessonError>& error);
-
-// Visits a request's field list and reads each present field; absent fields keep their defaults.
-struct Reader {
-  const val& in;
-  const std::string& path;
-  std::optional<LessonError>& error;
-  template <class T>
-  void operator()(const char* key, const T& member) {
-    const val field = in[key];
-    if (error || field.isUndefined()) return;
-    read(field, const_cast<T&>(member), path + "." + key, error);  // the request object is ours, not const
-  }
-};
-
-template <class T>
-void read(const val& js, T& out, const std::string& path, std::optional<LessonError>& error) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (js.typeOf().as<std::string>() != "string") return void(error = wrong_type(path, "a string", js));
-    out = js.as<std::string>();
-  } else if constexpr (std::is_arithmetic_v<T>) {
-    if (js.typeOf().as<std::string>() != "number") return void(error = wrong_type(path, "a number", js));
-    const double number = js.as<double>();
-    if (!(number >= 0 && number <= 9007199254740991.0) ||
-        number != static_cast<double>(static_cast<T>(number)))
-      return void(error = LessonError{ErrorKind::Arguments, path + " must be a whole number", path});
-    out = static_cast<T>(number);
-  } else if constexpr (is_optional<T>::value) {
-    read(js, out.emplace(), path, error);
-  } else if constexpr (is_vector<T>::value) {
-    if (!val::global("Array").call<bool>("isArray", js))
-      return void(error = wrong_type(path, "an array", js));
-    out.resize(js["length"].as<std::size_t>());
-    for (std::size_t i = 0; i < out.size() && !error; ++i)
-      read(js[i], out[i], path + "[" + std::to_string(i) + "]", error);
-  } else {
-    if (js.typeOf().as<std::string>() != "object" || js.isNull() || val::global("Array").call<bool>("isArray", js))
-      return void(error = wrong_type(path, "an object", js));
-    Reader reader{js, path, error};
-    describe(reader, out);
-  }
-}
-
-// One call: read the request, run it, convert the response; anything thrown becomes a typed error.
-template <class Request, class Response>
-val call(const val& js, Response (*run)(const Request&)) {
-  return guarded([&] {
-    Request request;
-    std::optional<LessonError> error;
-    read(js, request, "request", error);
-    return error ? refused(*error) : to_js(run(request));
-  });
-}
-
 val fixture_js() {
   return guarded([] { return to_js(fixture()); });
 }

@@ -6,7 +6,8 @@
 Module['onRuntimeInitialized'] = (function (previous) {
   return function () {
     var arity = { fixture: 0, report: 0, trace: 0, evaluate: 1, selfScore: 1, selfScoreSummary: 1, findSeed: 1,
-                  exercises: 1, checkAnswer: 1, provenance: 1, numpyRandn: 1, evidence: 1, bench: 1, features: 0, findSeedWithProgress: 2 };
+                  exercises: 1, checkAnswer: 1, provenance: 1, numpyRandn: 1, evidence: 1, bench: 1, features: 0, findSeedWithProgress: 2,
+                  scale: 1 };
     Object.keys(arity).forEach(function (name) {
       var call = Module[name];
       var count = arity[name];

@@ -19,6 +19,12 @@ export async function loadCore(suffix = '') {
   return create({ wasmBinary: await readFile(`${root}web/src/wasm/qkv${suffix}.wasm`) });
 }
 
+// The scale section's module (web/src/wasm/qkv-scale*.mjs): the core, the benchmark's pass and `scale` only.
+export async function loadScaleCore(suffix = '') {
+  const { default: create } = await import(`${root}web/src/wasm/qkv-scale${suffix}.mjs`);
+  return create({ wasmBinary: await readFile(`${root}web/src/wasm/qkv-scale${suffix}.wasm`) });
+}
+
 // The tests' module: the page's calls plus numpy's generator, the chapter's report and trace, evidence for
 // any request and the core benchmark (the page's module leaves these out).
 export async function loadTestCore(suffix = '') {

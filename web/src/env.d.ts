@@ -16,3 +16,14 @@ declare module '*/wasm/qkv-simd.mjs' {
   const createQkvModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
   export default createQkvModule;
 }
+
+// The scale section's module (web/src/wasm/qkv-scale.mjs and qkv-scale-simd.mjs), fetched on first use.
+declare module '*/wasm/qkv-scale.mjs' {
+  const createQkvScaleModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
+  export default createQkvScaleModule;
+}
+
+declare module '*/wasm/qkv-scale-simd.mjs' {
+  const createQkvScaleModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
+  export default createQkvScaleModule;
+}

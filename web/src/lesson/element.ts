@@ -15,6 +15,7 @@ import { readParentOrigin } from './embed-protocol';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
 import { HostBridge } from './host-bridge';
 import { registerMathFonts } from './fonts';
+import { buildScale } from './scale';
 import { buildSelfBias } from './self-bias';
 import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField, type SizeLimitView } from './types';
 
@@ -41,7 +42,7 @@ function lessonSheets(): CSSStyleSheet[] {
 
 let instances = 0;
 
-export const sectionNames = ['prediction', 'rule', 'diagram', 'exercises', 'self-bias', 'next'] as const;
+export const sectionNames = ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] as const;
 export type SectionName = (typeof sectionNames)[number];
 const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
 
@@ -248,6 +249,7 @@ export class QkvLessonElement extends HTMLElement {
         this.renderControls(controller.sizeLimits),
         diagram.root,
       ),
+      scale: buildScale(this.idPrefix),
       exercises: h(
         'section',
         { class: 'exercises', 'aria-labelledby': `${this.idPrefix}-exercises-title` },

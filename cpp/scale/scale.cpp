@@ -1,0 +1,180 @@
+#include "scale/scale.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "bench/core_bench.hpp"
+#include "support/budget.hpp"
+#include "text/format.hpp"
+
+namespace qkv::api {
+namespace {
+
+struct ScalePreset {
+  const char* name;
+  const char* label;
+  Extent batch, tokens, model_width, head_width;
+};
+constexpr ScalePreset kScalePresets[] = {
+    {"lesson", "the lesson's layer", 1, 2, 3, 2},
+    {"small", "a small model", 1, 128, 64, 16},
+    {"gpt2-head", "GPT-2 small, one head", 1, 1024, 768, 64},
+    {"gpt2-heads", "GPT-2 small, all 12 heads", 1, 1024, 768, 768},
+};
+
+// %.3g without "e+" or leading exponent zeros: "0.0123", "4.5e8", "1.2e-05" -> "1.2e-5".
+std::string three_digits(double value) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g", value);
+  std::string out = text;
+  const std::size_t e = out.find('e');
+  if (e == std::string::npos) return out;
+  std::string exponent = out.substr(e + 1);
+  const bool negative = exponent[0] == '-';
+  exponent.erase(0, 1);
+  while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+  return out.substr(0, e) + "e" + (negative ? "-" : "") + exponent;
+}
+
+// three_digits with the page's minus sign (U+2212), as prose shows numbers: "−3.21", "4.1e−5".
+std::string prose_digits(double value) {
+  std::string out;
+  for (char c : three_digits(value)) out += c == '-' ? std::string("\u2212") : std::string(1, c);
+  return out;
+}
+
+std::string shape_text(const Shape& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+std::string duration_text(double seconds) {
+  if (seconds >= 1.0) return three_digits(seconds) + " s";
+  if (seconds >= 1e-3) return three_digits(seconds * 1e3) + " ms";
+  return three_digits(seconds * 1e6) + " µs";
+}
+
+ScaleSummaryView summary(const std::string& name, const Tensor& tensor) {
+  double sum = 0.0, squares = 0.0;
+  double low = tensor.values().empty() ? 0.0 : tensor.values()[0], high = low;
+  for (double value : tensor.values()) {
+    sum += value;
+    squares += value * value;
+    low = std::min(low, value);
+    high = std::max(high, value);
+  }
+  const double count = static_cast<double>(tensor.values().size());
+  return {name,
+          shape_text(tensor.shape()),
+          prose_digits(count > 0 ? sum / count : 0.0),
+          prose_digits(count > 0 ? std::sqrt(squares / count) : 0.0),
+          prose_digits(low),
+          prose_digits(high)};
+}
+
+LessonError scale_error(const BenchError& error) {
+  return {error.kind == BenchErrorKind::Layer ? ErrorKind::Qkv : ErrorKind::Tensor, error.message()};
+}
+
+struct ScaleRun {
+  double seconds = 0.0;
+  std::uint64_t runs = 0;
+  std::optional<BenchData> data;
+  std::optional<QkvOutputs> outputs;
+};
+
+// Builds the benchmark's seeded layer and data, then runs its forward and backward until 200 ms have
+// passed (at most 1000 runs, at least one), each from empty gradients.
+Result<ScaleRun, LessonError> run_scale(Extent batch, Extent tokens, Extent model_width, Extent head_width) {
+  BenchConfig config;
+  config.batch = batch;
+  config.tokens = tokens;
+  config.model_width = model_width;
+  config.head_width = head_width;
+  auto data = bench_data(config, "scale");
+  if (!data) return fail(scale_error(data.error()));
+  ScaleRun run;
+  auto start = std::chrono::steady_clock::now();
+  double elapsed = 0.0;
+  bool warm = false;  // a first run under 50 ms is not timed: WebAssembly is still in its baseline tier
+  while (run.runs == 0 || (elapsed < 0.2 && run.runs < 1000)) {
+    zero_gradients(*data);
+    auto outputs = forward_backward(*data);
+    if (!outputs) return fail(LessonError{ErrorKind::Tensor, outputs.error().message()});
+    ++run.runs;
+    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    run.outputs = std::move(*outputs);
+    if (!warm && elapsed < 0.05) {
+      run.runs = 0;
+      elapsed = 0.0;
+      start = std::chrono::steady_clock::now();
+    }
+    warm = true;
+  }
+  run.seconds = elapsed / static_cast<double>(run.runs);
+  run.data = std::move(*data);
+  return run;
+}
+
+ScaleRunView run_view(const Shape& input, Extent head_width, const ScaleRun& run) {
+  const double macs = 9.0 * static_cast<double>(input[0]) * input[1] * input[2] * head_width;
+  return {shape_text(input) + " → " + std::to_string(head_width), format_operations(macs),
+          duration_text(run.seconds), three_digits(run.seconds > 0 ? 2.0 * macs / run.seconds / 1e9 : 0.0),
+          std::to_string(run.runs)};
+}
+
+}  // namespace
+
+ScaleResponse scale(const ScaleRequest& request) {
+  ScaleResponse out;
+  const ScalePreset* preset = nullptr;
+  for (const ScalePreset& candidate : kScalePresets)
+    if (request.preset == candidate.name) preset = &candidate;
+  if (!preset) {
+    out.error = error_view(
+        {ErrorKind::Arguments, "unknown scale preset \"" + shortened(request.preset) + "\"", "preset"});
+    return out;
+  }
+  const Extent B = preset->batch, T = preset->tokens, D = preset->model_width, H = preset->head_width;
+  auto run = run_scale(B, T, D, H);
+  if (!run) {
+    out.error = error_view(run.error());
+    return out;
+  }
+  const Extent half = T / 2 > 0 ? T / 2 : 1;
+  auto smaller = run_scale(B, half, D, H);
+  if (!smaller) {
+    out.error = error_view(smaller.error());
+    return out;
+  }
+  out.ok = true;
+  out.preset = preset->name;
+  out.label = preset->label;
+  out.input_shape = shape_text({B, T, D});
+  out.weight_shape = shape_text({D, H});
+  out.output_shape = shape_text({B, T, H});
+  out.parameters = std::to_string(3 * D * H);
+  out.run = run_view({B, T, D}, H, *run);
+  out.smaller = run_view({B, half, D}, H, *smaller);
+  const double work_ratio = static_cast<double>(T) / static_cast<double>(half);
+  out.linear =
+      "Every multiply-add pairs one entry of X (B·T·D of them) with one of the H columns of a weight, "
+      "so the work is B·T·D·H times a constant (9 multiply-adds for the three forward products and "
+      "the six of backward): doubling any one of B, T, D or H doubles it. Here T = " +
+      std::to_string(T) + " has " + three_digits(work_ratio) +
+      "× the multiply-adds of T = " + std::to_string(half) + ", and took " +
+      three_digits(run->seconds / smaller->seconds) +
+      "× the time on this machine (small sizes are dominated by fixed costs per call).";
+  out.summaries = {summary("Q", run->outputs->query.value()), summary("K", run->outputs->key.value()),
+                   summary("V", run->outputs->value.value()), summary("dL/dX", *run->data->input.gradient())};
+  const char* names[3] = {"dL/dW_Q", "dL/dW_K", "dL/dW_V"};
+  for (std::size_t i = 0; i < 3; ++i)
+    out.summaries.push_back(
+        summary(names[i], *TensorValue(run->data->layer.parameters()[i].value()).gradient()));
+  return out;
+}
+
+}  // namespace qkv::api

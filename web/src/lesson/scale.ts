@@ -1,0 +1,153 @@
+// "The same layer at the size of real models": the learner picks a preset, and the core runs the Q/K/V layer
+// forward and backward at that size in a Web Worker (scale-worker.ts) on the learner's machine, reporting the
+// shapes, the parameter count, the multiply-adds, the time and GFLOP/s, a sentence on why the cost is linear
+// in B, T, D and H (checked against the same run with T halved) and a few statistics of the values. The core
+// computes and formats every number; this file only places its text. Nothing runs, and nothing of the
+// section's own WebAssembly module (scale-core.ts) is downloaded, until a preset is chosen. Where workers are
+// unavailable (a course page of another origin), the call runs on the page's thread after the busy message
+// has been painted.
+import { h } from './dom';
+import type { ErrorView } from './core-api';
+import { loadScaleCore } from './scale-core';
+
+export interface ScaleRunView {
+  shape: string;
+  multiply_adds: string;
+  seconds: string;
+  gflops: string;
+  runs: string;
+}
+export interface ScaleResponse {
+  ok: boolean;
+  preset: string;
+  label: string;
+  input_shape: string;
+  weight_shape: string;
+  output_shape: string;
+  parameters: string;
+  run: ScaleRunView;
+  smaller: ScaleRunView;
+  linear: string;
+  summaries: { name: string; shape: string; mean: string; rms: string; min: string; max: string }[];
+  error?: ErrorView;
+}
+export interface ScaleCore {
+  scale(request: { preset: string }): ScaleResponse;
+}
+
+const presets: [string, string][] = [
+  ['lesson', 'The lesson: [1, 2, 3] → 2'],
+  ['small', 'A small model: [1, 128, 64] → 16'],
+  ['gpt2-head', 'GPT-2 small, one head: [1, 1024, 768] → 64'],
+  ['gpt2-heads', 'GPT-2 small, all 12 heads: [1, 1024, 768] → 768'],
+];
+
+function table(caption: string, head: string[], rows: string[][]): HTMLTableElement {
+  return h(
+    'table',
+    { class: 'scale-table' },
+    h('caption', {}, caption),
+    h('thead', {}, h('tr', {}, ...head.map((text) => h('th', { scope: 'col' }, text)))),
+    h('tbody', {}, ...rows.map(([first, ...rest]) => h('tr', {}, h('th', { scope: 'row' }, first), ...rest.map((text) => h('td', {}, text))))),
+  );
+}
+
+function render(response: ScaleResponse): Node[] {
+  const runs = [response.run, response.smaller];
+  return [
+    h('p', {}, `${response.label}: X is ${response.input_shape}, each of W_Q, W_K and W_V is ${response.weight_shape} (${response.parameters} parameters in all), and Q, K and V are ${response.output_shape}.`),
+    table(
+      'Forward and backward on this machine',
+      ['shape [B, T, D] → H', 'multiply-adds', 'time', 'GFLOP/s', 'runs averaged'],
+      runs.map((run) => [run.shape, run.multiply_adds, run.seconds, run.gflops, run.runs]),
+    ),
+    h('p', { class: 'scale-linear' }, response.linear),
+    table(
+      'The values, summarised (seeded data: weights Xavier-uniform, X and the upstream gradients uniform in [−1, 1))',
+      ['tensor', 'shape', 'mean', 'RMS', 'min', 'max'],
+      response.summaries.map((s) => [s.name, s.shape, s.mean, s.rms, s.min, s.max]),
+    ),
+  ];
+}
+
+export function buildScale(idPrefix: string): HTMLElement {
+  const id = (name: string) => `${idPrefix}-scale-${name}`;
+  const buttons = presets.map(([preset, label]) => h('button', { type: 'button', 'data-preset': preset }, label));
+  const status = h('p', { role: 'status', id: id('status') });
+  const results = h('div', { class: 'scale-results', 'aria-live': 'polite' });
+  const section = h(
+    'section',
+    { class: 'scale', 'aria-labelledby': id('title') },
+    h('h3', { id: id('title') }, 'The same layer at the size of real models'),
+    h('p', {}, 'Pick a size: the core runs the projection layer forward and backward at that size, here in your browser, and times it.'),
+    h('p', { class: 'scale-presets' }, ...buttons),
+    status,
+    results,
+  );
+
+  let useWorker = typeof Worker === 'function' && new URL(import.meta.url).origin === location.origin;
+  let worker: Worker | undefined;
+  let nextId = 0;
+
+  const show = (response: ScaleResponse) => {
+    section.removeAttribute('data-busy');
+    status.textContent = response.ok ? '' : (response.error?.sentence ?? '');
+    results.replaceChildren(...(response.ok ? render(response) : []));
+    if (response.ok) results.dataset.shown = response.preset;
+  };
+  const failed = (message: string) => {
+    section.removeAttribute('data-busy');
+    status.textContent = `The computation could not run: ${message}`;
+  };
+
+  // On the page's thread: the module is imported on first use, and the call runs a macrotask later, so that
+  // the busy message is on screen while the thread works.
+  const inline = (jobId: number, preset: string) =>
+    loadScaleCore().then(
+      (core) => setTimeout(() => jobId === nextId && show(core.scale({ preset })), 0),
+      (error: unknown) => jobId === nextId && failed(error instanceof Error ? error.message : String(error)),
+    );
+
+  let running = false;
+  const startWorker = (): Worker => {
+    const fresh = new Worker(new URL('./scale-worker.ts', import.meta.url), { type: 'module' });
+    fresh.addEventListener('message', (event: MessageEvent<import('./scale-worker').ScaleReply>) => {
+      if (fresh !== worker || event.data.id !== nextId) return;
+      running = false;
+      if ('response' in event.data) show(event.data.response);
+      else failed(event.data.failed);
+    });
+    // The worker's script could not load: this job, and the next ones, run on the page's thread.
+    fresh.addEventListener('error', (event) => {
+      event.preventDefault();
+      fresh.terminate();
+      if (fresh !== worker) return;
+      worker = undefined;
+      running = false;
+      useWorker = false;
+      inline(nextId, section.dataset.busy ?? 'lesson');
+    });
+    return fresh;
+  };
+
+  const run = (preset: string) => {
+    const jobId = ++nextId;
+    section.dataset.busy = preset;
+    status.textContent = 'Computing…';
+    if (!useWorker) {
+      inline(jobId, preset);
+      return;
+    }
+    // A job still running is abandoned with its worker and a fresh worker takes the new one; an idle worker
+    // is reused, so the module is fetched and compiled once.
+    if (running) {
+      worker?.terminate();
+      worker = undefined;
+    }
+    worker ??= startWorker();
+    running = true;
+    worker.postMessage({ id: jobId, preset });
+  };
+  for (const button of buttons) button.addEventListener('click', () => run(button.dataset.preset!));
+  return section;
+}
