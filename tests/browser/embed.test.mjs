@@ -26,6 +26,8 @@ import {
   waitReady,
   waitRenderedAfter,
   vendorFile,
+  frameHeights,
+  frameFitsContent,
 } from './harness.mjs';
 
 let browser;
@@ -240,30 +242,13 @@ async function openIframePage(path) {
   return opened;
 }
 
-// The iframe as the course page sees it, and the document inside it as the lesson sees it.
-async function frameHeights(page, frame) {
-  const outer = await page.evaluate(() => {
-    const iframe = document.querySelector('iframe[title="Lesson"]');
-    return { style: iframe.style.height, client: iframe.clientHeight };
-  });
-  const inner = await frame.evaluate(() => ({
-    scrollHeight: document.documentElement.scrollHeight,
-    clientHeight: document.documentElement.clientHeight,
-    lesson: document.querySelector('qkv-lesson').getBoundingClientRect().height,
-  }));
-  return { ...outer, ...inner };
-}
-
-// Waits until the iframe shows all of the lesson without scrolling inside and is at most `slack` px taller
-// than it (a frame that briefly had a scrollbar lays the lesson out narrower and taller for a moment).
-const slack = 24;
+// Waits until the iframe shows all of the lesson without scrolling inside (frameFitsContent).
 async function waitFrameFitsContent(page, frame, context, { timeout = 8000 } = {}) {
   let heights;
   await eventually(
     async () => {
       heights = await frameHeights(page, frame);
-      const lesson = Math.ceil(heights.lesson);
-      return heights.clientHeight === heights.scrollHeight && heights.client === heights.scrollHeight && heights.client >= lesson && heights.client - lesson <= slack;
+      return frameFitsContent(heights);
     },
     { timeout, message: `${context}: the iframe's height to fit its content` },
   ).catch((error) => assert.fail(`${error.message}; heights: ${JSON.stringify(heights)}`));

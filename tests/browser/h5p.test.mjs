@@ -6,10 +6,9 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
-import { assertNoProblems, csp, dist, launchBrowser, openPage, repo, vendorFile, waitReady } from './harness.mjs';
+import { assertNoProblems, csp, dist, frameFitsContent, frameHeights, launchBrowser, openPage, vendorFile, waitReady } from './harness.mjs';
 
 const resizerPath = vendorFile('h5p-resizer.js');
 
@@ -93,21 +92,6 @@ async function openFramePage(path) {
   return opened;
 }
 
-// The iframe as the course page sees it, and the document inside it as the lesson sees it.
-async function frameHeights(page, frame) {
-  const outer = await page.evaluate(() => {
-    const iframe = document.querySelector('iframe[title="Lesson"]');
-    return { style: iframe.style.height, client: iframe.clientHeight };
-  });
-  const inner = await frame.evaluate(() => ({
-    body: document.body.scrollHeight,
-    scrollHeight: document.documentElement.scrollHeight,
-    clientHeight: document.documentElement.clientHeight,
-    lesson: document.querySelector('qkv-lesson').getBoundingClientRect().height,
-  }));
-  return { ...outer, ...inner };
-}
-
 // Waits until the resizer has made the iframe exactly as tall as its content: no scrolling inside, the
 // iframe's height (set by the resizer as style.height) equals the content's, and the lesson fits in it.
 async function waitFrameFitsContent(page, frame, context, timeout) {
@@ -123,8 +107,7 @@ async function waitFrameFitsContent(page, frame, context, timeout) {
     );
     for (;;) {
       heights = await frameHeights(page, frame);
-      const lesson = Math.ceil(heights.lesson);
-      if (heights.client === heights.scrollHeight && heights.clientHeight === heights.scrollHeight && heights.client >= lesson && heights.client - lesson <= 24) return heights;
+      if (frameFitsContent(heights)) return heights;
       // The content may still be settling (fonts): wait for the next height the frame reports.
       await page.waitForFunction((n) => window.__messages.length > n, (await messages(page)).length, { timeout });
     }

@@ -266,3 +266,25 @@ export function useServerAndBrowser(options) {
   });
   return run;
 }
+
+// The iframe titled "Lesson" as the course page sees it, and the document inside it as the lesson sees it.
+export async function frameHeights(page, frame) {
+  const outer = await page.evaluate(() => {
+    const iframe = document.querySelector('iframe[title="Lesson"]');
+    return { style: iframe.style.height, client: iframe.clientHeight };
+  });
+  const inner = await frame.evaluate(() => ({
+    body: document.body.scrollHeight,
+    scrollHeight: document.documentElement.scrollHeight,
+    clientHeight: document.documentElement.clientHeight,
+    lesson: document.querySelector('qkv-lesson').getBoundingClientRect().height,
+  }));
+  return { ...outer, ...inner };
+}
+
+// The frame shows all of the lesson without scrolling inside, and is at most 24 px taller than it (a frame
+// that briefly had a scrollbar lays the lesson out narrower and taller for a moment).
+export function frameFitsContent(heights) {
+  const lesson = Math.ceil(heights.lesson);
+  return heights.client === heights.scrollHeight && heights.clientHeight === heights.scrollHeight && heights.client >= lesson && heights.client - lesson <= 24;
+}

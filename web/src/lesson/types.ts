@@ -15,24 +15,6 @@ export type {
   TensorView as TensorEvidence,
 } from './core-api';
 
-export const tensorKeys = [
-  'input',
-  'query_weight',
-  'key_weight',
-  'value_weight',
-  'query',
-  'key',
-  'value',
-  'input_gradient',
-  'query_weight_gradient',
-  'key_weight_gradient',
-  'value_weight_gradient',
-  'query_upstream',
-  'key_upstream',
-  'value_upstream',
-] as const;
-export type TensorKey = (typeof tensorKeys)[number];
-
 export const sizeFields = ['batch', 'tokens', 'model_width', 'head_width'] as const;
 export type SizeField = (typeof sizeFields)[number];
 export const editableKeys = [
@@ -57,3 +39,7 @@ export const computedKeys = [
   'value_weight_gradient',
 ] as const;
 export type ComputedKey = (typeof computedKeys)[number];
+
+// Every tensor the diagram shows: the ones the learner edits and the ones the core computes.
+export const tensorKeys = [...editableKeys, ...computedKeys] as const;
+export type TensorKey = (typeof tensorKeys)[number];
