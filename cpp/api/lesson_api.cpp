@@ -498,4 +498,39 @@ ProjectionResponse projection_response(const ProjectionEvidence& evidence) {
   return out;
 }
 
+ProjectionResponse evidence(const EvidenceRequest& typed) {
+  ProjectionResponse out;
+  out.ok = false;
+  const auto tensor = [&](const TensorData& data, const char* field) -> std::optional<Tensor> {
+    auto made = Tensor::from_values(data.shape, data.values);
+    if (!made) {
+      if (!out.error) out.error = error_view(lesson_error(made.error(), field));
+      return std::nullopt;
+    }
+    return std::move(*made);
+  };
+  auto input = tensor(typed.input, "input");
+  auto query = tensor(typed.query_weight, "query_weight");
+  auto key = tensor(typed.key_weight, "key_weight");
+  auto value = tensor(typed.value_weight, "value_weight");
+  ProjectionRequest request;
+  if (typed.upstream) {
+    auto uq = tensor(typed.upstream->query, "query_upstream");
+    auto uk = tensor(typed.upstream->key, "key_upstream");
+    auto uv = tensor(typed.upstream->value, "value_upstream");
+    if (uq && uk && uv) request.upstream = Upstreams{std::move(*uq), std::move(*uk), std::move(*uv)};
+  }
+  if (out.error) return out;
+  request.input = std::move(*input);
+  request.query_weight = std::move(*query);
+  request.key_weight = std::move(*key);
+  request.value_weight = std::move(*value);
+  auto computed = compute_projection_evidence(request);
+  if (!computed) {
+    out.error = error_view(computed.error());
+    return out;
+  }
+  return projection_response(*computed);
+}
+
 }  // namespace qkv::api

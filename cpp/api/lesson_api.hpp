@@ -282,8 +282,19 @@ struct ProjectionResponse {
   std::optional<double> loss;  // with upstreams: backward and the gradcheck
   std::optional<TensorData> input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
   std::optional<GradcheckData> gradcheck;
+  std::optional<ErrorView> error;
 };
 ProjectionResponse projection_response(const ProjectionEvidence& evidence);
+
+struct UpstreamData {
+  TensorData query, key, value;
+};
+struct EvidenceRequest {
+  TensorData input, query_weight, key_weight, value_weight;
+  std::optional<UpstreamData> upstream;  // absent: forward only
+};
+// compute_projection_evidence for any request, as `qkv-lesson evidence` computes it.
+ProjectionResponse evidence(const EvidenceRequest& request);
 
 // ---- the field lists: one per type, used by both front ends ----
 // A front end's converter walks these lists; it tells lists of values from described objects with this.
@@ -391,7 +402,11 @@ template <class V> void describe(V& v, const GradcheckData& t) {
 template <class V> void describe(V& v, const ProjectionResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value);
   QKV_FIELD(loss); QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
-  QKV_FIELD(value_weight_gradient); QKV_FIELD(gradcheck);
+  QKV_FIELD(value_weight_gradient); QKV_FIELD(gradcheck); QKV_FIELD(error);
+}
+template <class V> void describe(V& v, const UpstreamData& t) { QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); }
+template <class V> void describe(V& v, const EvidenceRequest& t) {
+  QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight); QKV_FIELD(upstream);
 }
 #undef QKV_FIELD
 

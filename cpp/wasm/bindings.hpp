@@ -114,6 +114,9 @@ void read(const val& js, T& out, const std::string& path, std::optional<LessonEr
   if constexpr (std::is_same_v<T, std::string>) {
     if (js.typeOf().as<std::string>() != "string") return void(error = wrong_type(path, "a string", js));
     out = js.as<std::string>();
+  } else if constexpr (std::is_floating_point_v<T>) {
+    if (js.typeOf().as<std::string>() != "number") return void(error = wrong_type(path, "a number", js));
+    out = js.as<double>();  // the library says what it refuses (a non-finite value, for one)
   } else if constexpr (std::is_arithmetic_v<T>) {
     if (js.typeOf().as<std::string>() != "number") return void(error = wrong_type(path, "a number", js));
     const double number = js.as<double>();
@@ -130,7 +133,8 @@ void read(const val& js, T& out, const std::string& path, std::optional<LessonEr
     for (std::size_t i = 0; i < out.size() && !error; ++i)
       read(js[i], out[i], path + "[" + std::to_string(i) + "]", error);
   } else {
-    if (js.typeOf().as<std::string>() != "object" || js.isNull() || val::global("Array").call<bool>("isArray", js))
+    if (js.typeOf().as<std::string>() != "object" || js.isNull() ||
+        val::global("Array").call<bool>("isArray", js))
       return void(error = wrong_type(path, "an object", js));
     Reader reader{js, path, error};
     describe(reader, out);

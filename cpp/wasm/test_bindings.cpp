@@ -10,17 +10,7 @@
 namespace qkv::api {
 namespace {
 
-val randn_js(val request) {
-  return guarded([&] {
-    const auto text = [&](const char* key, const char* fallback) {
-      const val field = request.typeOf().as<std::string>() == "object" && !request.isNull()
-                            ? request[key]
-                            : val::undefined();
-      return field.typeOf().as<std::string>() == "string" ? field.as<std::string>() : std::string(fallback);
-    };
-    return to_js(randn({text("seed", "0"), text("count", "1")}));
-  });
-}
+val randn_js(val request) { return call(request, &randn); }
 val report_js() {
   return guarded([] { return to_js(report()); });
 }
@@ -28,55 +18,9 @@ val trace_js() {
   return guarded([] { return to_js(trace()); });
 }
 
-// {shape: [...], values: [...]} (numbers) as a Tensor; `name` is the request field, for errors.
-Result<Tensor, LessonError> tensor_from_js(const val& js, const std::string& name) {
-  const bool object = js.typeOf().as<std::string>() == "object" && !js.isNull();
-  if (!object || !val::global("Array").call<bool>("isArray", js["shape"]) ||
-      !val::global("Array").call<bool>("isArray", js["values"]))
-    return fail(LessonError{ErrorKind::Arguments, name + " must be {shape: [...], values: [...]}", name});
-  Shape shape;
-  for (double extent : emscripten::convertJSArrayToNumberVector<double>(js["shape"])) {
-    if (!(extent >= 0 && extent <= 9007199254740991.0) ||
-        extent != static_cast<double>(static_cast<Extent>(extent)))
-      return fail(LessonError{ErrorKind::Arguments, name + ".shape must hold whole numbers", name});
-    shape.push_back(static_cast<Extent>(extent));
-  }
-  auto tensor =
-      Tensor::from_values(std::move(shape), emscripten::convertJSArrayToNumberVector<double>(js["values"]));
-  if (!tensor) return fail(lesson_error(tensor.error(), name));
-  return std::move(*tensor);
-}
-
 // The evidence command's request, {input, query_weight, key_weight, value_weight[, upstream: {query, key,
-// value}]}, through compute_projection_evidence; the result has the command line's field names.
-val evidence_js(val request) {
-  return guarded([&] {
-    ProjectionRequest typed;
-    const std::pair<const char*, Tensor*> fields[] = {{"input", &typed.input},
-                                                      {"query_weight", &typed.query_weight},
-                                                      {"key_weight", &typed.key_weight},
-                                                      {"value_weight", &typed.value_weight}};
-    for (const auto& [name, target] : fields) {
-      auto tensor = tensor_from_js(request[name], name);
-      if (!tensor) return refused(tensor.error());
-      *target = std::move(*tensor);
-    }
-    if (!request["upstream"].isUndefined()) {
-      Upstreams upstreams;
-      const std::pair<const char*, Tensor*> branches[] = {
-          {"query", &upstreams.query}, {"key", &upstreams.key}, {"value", &upstreams.value}};
-      for (const auto& [name, target] : branches) {
-        auto tensor = tensor_from_js(request["upstream"][name], std::string("upstream.") + name);
-        if (!tensor) return refused(tensor.error());
-        *target = std::move(*tensor);
-      }
-      typed.upstream = std::move(upstreams);
-    }
-    auto evidence = compute_projection_evidence(typed);
-    if (!evidence) return refused(evidence.error());
-    return to_js(projection_response(*evidence));
-  });
-}
+// value}]}, each {shape, values}, through the same call the command line makes.
+val evidence_js(val request) { return call(request, &evidence); }
 
 // {batch, tokens, model_width, head_width[, repeat]} -> {ok, median_seconds, gflops, peak_bytes,
 // minimum_bytes}, as `qkv-lesson bench` measures them (peak bytes counted by the module's operator new).
