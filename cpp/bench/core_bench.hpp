@@ -58,4 +58,21 @@ Result<QkvOutputs, TensorError> forward_backward(const BenchData& data);
 // sum_of_products: the chapter's bits, without materialising the products).
 Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config);
 
+// The field lists the front ends convert (see api/lesson_api.hpp): a request's sizes, and the result.
+template <class V>
+void describe(V& v, const BenchConfig& t) {
+  v("batch", t.batch);
+  v("tokens", t.tokens);
+  v("model_width", t.model_width);
+  v("head_width", t.head_width);
+  v("repeat", t.repeat);
+}
+template <class V>
+void describe(V& v, const BenchResult& t) {
+  v("median_seconds", t.median_seconds);
+  v("gflops", t.gflops);
+  v("peak_bytes", t.peak_bytes);
+  v("minimum_bytes", t.minimum_bytes);
+}
+
 }  // namespace qkv

@@ -24,34 +24,20 @@ val evidence_js(val request) { return call(request, &evidence); }
 
 // {batch, tokens, model_width, head_width[, repeat]} -> {ok, median_seconds, gflops, peak_bytes,
 // minimum_bytes}, as `qkv-lesson bench` measures them (peak bytes counted by the module's operator new).
+// Every size is required: a missing one would silently bench the defaults.
 val bench_js(val request) {
   return guarded([&] {
+    for (const char* name : {"batch", "tokens", "model_width", "head_width"})
+      if (request.typeOf().as<std::string>() == "object" && request[name].isUndefined())
+        return refused({ErrorKind::Arguments, std::string("request.") + name + " is missing", name});
     BenchConfig config;
     std::optional<LessonError> error;
-    const std::pair<const char*, std::uint64_t*> fields[] = {{"batch", &config.batch},
-                                                             {"tokens", &config.tokens},
-                                                             {"model_width", &config.model_width},
-                                                             {"head_width", &config.head_width},
-                                                             {"repeat", &config.repeat}};
-    for (const auto& [name, target] : fields) {
-      const val field = request[name];
-      if (field.isUndefined() && std::string(name) == "repeat") continue;
-      const bool number = field.typeOf().as<std::string>() == "number";
-      const double value = number ? field.as<double>() : -1.0;
-      if (!(value >= 0 && value <= 9007199254740991.0) ||
-          value != static_cast<double>(static_cast<std::uint64_t>(value)))
-        return refused(
-            {ErrorKind::Arguments, std::string("request.") + name + " must be a whole number", name});
-      *target = static_cast<std::uint64_t>(value);
-    }
+    read(request, config, "request", error);
+    if (error) return refused(*error);
     auto result = run_qkv_bench(config);
     if (!result) return refused({ErrorKind::Arguments, result.error().message()});
-    val out = val::object();
+    val out = to_js(*result);
     out.set("ok", true);
-    out.set("median_seconds", result->median_seconds);
-    out.set("gflops", result->gflops);
-    out.set("peak_bytes", static_cast<double>(result->peak_bytes));
-    out.set("minimum_bytes", static_cast<double>(result->minimum_bytes));
     return out;
   });
 }
