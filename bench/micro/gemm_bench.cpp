@@ -13,7 +13,7 @@ using qkv::Accumulate;
 using qkv::GemmArgs;
 using qkv::Transpose;
 
-enum Kernel { kReference, kPortable, kWide };
+enum Kernel { kReference, kPortable, kWide, kWidest };
 
 // args: n, m, k, transpose A, transpose B, kernel.
 void BM_Gemm(benchmark::State& state) {
@@ -33,15 +33,18 @@ void BM_Gemm(benchmark::State& state) {
                       c.data(),
                       Accumulate::No};
   const auto kernel = static_cast<Kernel>(state.range(5));
-  if (kernel == kWide && qkv::widest_gemm_path() != qkv::GemmPath::Wide) {
-    state.SkipWithError("no AVX2 on this CPU");
+  const qkv::GemmPath path = kernel == kWidest ? qkv::GemmPath::Widest
+                             : kernel == kWide ? qkv::GemmPath::Wide
+                                               : qkv::GemmPath::Portable;
+  if (kernel != kReference && !qkv::gemm_path_supported(path)) {
+    state.SkipWithError("this CPU lacks the path's instruction set");
     return;
   }
   for (auto _ : state) {
     if (kernel == kReference) {
       qkv::reference::gemm(args);
     } else {
-      qkv::gemm_on(kernel == kWide ? qkv::GemmPath::Wide : qkv::GemmPath::Portable, args);
+      qkv::gemm_on(path, args);
     }
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
@@ -54,7 +57,7 @@ void BM_Gemm(benchmark::State& state) {
 // [1, 1024, 768] -> 64 and -> 768, per branch.
 void Shapes(benchmark::internal::Benchmark* b) {
   b->ArgNames({"n", "m", "k", "ta", "tb", "kernel"});
-  for (long kernel : {kReference, kPortable, kWide}) {
+  for (long kernel : {kReference, kPortable, kWide, kWidest}) {
     for (long h : {64, 768}) {
       b->Args({1024, h, 768, 0, 0, kernel});  // forward: X [T, D] · W [D, H]
       b->Args({1024, 768, h, 0, 1, kernel});  // input gradient: U [T, H] · Wᵀ

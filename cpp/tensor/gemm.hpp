@@ -26,12 +26,15 @@ struct GemmArgs {
 // Instruction sets the blocked kernel is compiled for. Both give the same bits.
 enum class GemmPath {
   Portable,  // two-lane vectors: SSE2 natively, simd128 (or scalars) in WebAssembly
-  Wide,      // four-lane AVX2, chosen at run time on x86-64 CPUs that have it
+  Wide,      // four-lane AVX2, on x86-64 CPUs that have it
+  Widest,    // eight-lane AVX-512F, on x86-64 CPUs that have it
 };
 
-// Wide where this CPU supports it, otherwise Portable.
+// Whether this CPU can run `path` (Portable always can).
+bool gemm_path_supported(GemmPath path);
+// The widest path this CPU supports: the one gemm() takes.
 GemmPath widest_gemm_path();
-// The blocked kernel on `path` (Wide falls back to Portable where unsupported).
+// The blocked kernel on `path` (an unsupported path falls back to the widest supported one below it).
 void gemm_on(GemmPath path, const GemmArgs& args);
 // The blocked kernel on the widest path.
 void gemm(const GemmArgs& args);

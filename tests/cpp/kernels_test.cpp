@@ -118,8 +118,13 @@ void expect_path_matches_reference(GemmPath path) {
 TEST(GemmTest, PortablePathMatchesReferenceBitForBit) { expect_path_matches_reference(GemmPath::Portable); }
 
 TEST(GemmTest, WidePathMatchesReferenceBitForBit) {
-  if (widest_gemm_path() != GemmPath::Wide) GTEST_SKIP() << "this CPU has no AVX2";
+  if (!gemm_path_supported(GemmPath::Wide)) GTEST_SKIP() << "this CPU has no AVX2";
   expect_path_matches_reference(GemmPath::Wide);
+}
+
+TEST(GemmTest, WidestPathMatchesReferenceBitForBit) {
+  if (!gemm_path_supported(GemmPath::Widest)) GTEST_SKIP() << "this CPU has no AVX-512F";
+  expect_path_matches_reference(GemmPath::Widest);
 }
 
 TEST(GemmTest, DefaultPathMatchesReferenceOnQkvShapes) {
