@@ -1,6 +1,6 @@
 // bench:core: the Q/K/V layer's forward and backward (18·B·T·D·H flops: X·W, U·Wᵀ and Xᵀ·U for each of Q,
-// K and V) timed in four implementations on the same shapes: the native tool (`qkv-lesson bench`, AVX2
-// where the CPU has it), the tests' WebAssembly module in Node without SIMD and with SIMD (bench/core-wasm.mjs),
+// K and V) timed in four implementations on the same shapes: the native tool (`qkv-lesson bench`, AVX-512F
+// or AVX2 where the CPU has it), the tests' WebAssembly module in Node without SIMD and with SIMD (bench/core-wasm.mjs),
 // and numpy on single-threaded OpenBLAS (bench/core_numpy.py). A benchmark, not a test (not in `npm test`):
 // it prints a table, writes bench/core-results.json and exits 0 unless something could not be measured.
 //   npm run bench:core [-- --rounds N] [-- --no-pin] [-- --sizes 1x8x3x2,1x128x64x16]
@@ -82,6 +82,7 @@ const machine = {
   cpu: readFileSync('/proc/cpuinfo', 'utf8').match(/model name\s*:\s*(.*)/)?.[1] ?? 'unknown',
   cores: cpus().length,
   avx2: /\bavx2\b/.test(readFileSync('/proc/cpuinfo', 'utf8')),
+  avx512f: /\bavx512f\b/.test(readFileSync('/proc/cpuinfo', 'utf8')),
   load_average_before: loadBefore,
   load_average_after: loadavg(),
   pinned: pin ? 'taskset -c 0 (every child on CPU 0)' : 'not pinned',

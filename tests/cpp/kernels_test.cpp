@@ -1,6 +1,7 @@
-// The blocked matmul kernel against the naive loop, bit for bit: every layout, both accumulate modes, both
-// instruction-set paths, shapes from empty to 2 KiB strides, and values chosen to expose any reordering
-// (mixed magnitudes, negatives, signed zeros, subnormals, overflow to infinity and NaN).
+// The blocked matmul kernel against the naive loop, bit for bit: every layout, both accumulate modes, every
+// instruction-set path the CPU has (SSE2 or simd128, AVX2, AVX-512F), shapes from empty to 2 KiB strides,
+// and values chosen to expose any reordering (mixed magnitudes, negatives, signed zeros, subnormals, overflow
+// to infinity and NaN).
 #include <gtest/gtest.h>
 
 #include <cmath>
