@@ -42,6 +42,9 @@ function lessonSheets(): CSSStyleSheet[] {
 
 let instances = 0;
 
+// Runs `callback` when the browser is idle (after a short wait where it cannot say).
+const idle = (callback: () => void): number => (window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 50) as unknown as number))(callback);
+
 export const sectionNames = ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] as const;
 export type SectionName = (typeof sectionNames)[number];
 const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
@@ -275,7 +278,9 @@ export class QkvLessonElement extends HTMLElement {
       sections[name].dataset.section = name;
       this.sectionElements.set(name, sections[name]);
     }
-    this.shadowRoot!.replaceChildren(h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), ...sectionNames.map((name) => sections[name])));
+    // .visible-first: the first frame lays out only the parts near the viewport (styles.css).
+    const article = h('article', { class: 'lesson visible-first', lang: 'en', part: 'lesson' }, renderIntro(), ...sectionNames.map((name) => sections[name]));
+    this.shadowRoot!.replaceChildren(article);
     this.applySections();
 
     // A shared link wins over the author's starting state; without either, the fixture.
@@ -283,13 +288,20 @@ export class QkvLessonElement extends HTMLElement {
     this.restoreProgress();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
+    // After that first frame, the rest of the lesson is laid out when the browser is next idle, all of it
+    // from then on as before; data-laid-out marks that.
+    requestAnimationFrame(() =>
+      idle(() => {
+        article.classList.remove('visible-first');
+        this.dataset.laidOut = '';
+      }),
+    );
     if (this.isConnected) this.attach();
   }
 
   // WebAssembly starts in a baseline tier; a few evaluations while the browser is idle let it compile the
   // hot code optimised before the learner's first edit. Nothing is rendered; data-warmed marks the end.
   private warmUp(): void {
-    const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50) as unknown as number);
     const step = () => {
       for (let i = 0; i < 5; i++) this.controller!.rehearse();
       if (++this.warmRounds < 8) this.idleHandle = idle(step);
