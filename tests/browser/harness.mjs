@@ -141,7 +141,7 @@ export async function waitReady(page, timeout = 15000) {
 }
 
 // The first frame after ready lays out only what is near the viewport; the rest of the lesson is laid out
-// in the browser's next idle time (data-laid-out). Until then, a part far below the viewport shows its text
+// right after, in the next frame (data-laid-out). Until then, a part far below the viewport shows its text
 // to innerText only once scrolled to, as a learner would: tests that read rendered text wait for this.
 export async function waitLaidOut(page, timeout = 5000) {
   await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.laidOut !== undefined, undefined, { timeout });

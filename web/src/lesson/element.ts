@@ -42,9 +42,6 @@ function lessonSheets(): CSSStyleSheet[] {
 
 let instances = 0;
 
-// Runs `callback` when the browser is idle (after a short wait where it cannot say).
-const idle = (callback: () => void): number => (window.requestIdleCallback ?? ((run: () => void) => setTimeout(run, 50) as unknown as number))(callback);
-
 export const sectionNames = ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] as const;
 export type SectionName = (typeof sectionNames)[number];
 const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
@@ -288,13 +285,13 @@ export class QkvLessonElement extends HTMLElement {
     this.restoreProgress();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
-    // After that first frame, the rest of the lesson is laid out when the browser is next idle, all of it
-    // from then on as before; data-laid-out marks that.
+    // Right after that first frame, the rest of the lesson is laid out (in the next frame), all of it from
+    // then on as before; data-laid-out marks that.
     requestAnimationFrame(() =>
-      idle(() => {
+      setTimeout(() => {
         article.classList.remove('visible-first');
         this.dataset.laidOut = '';
-      }),
+      }, 0),
     );
     if (this.isConnected) this.attach();
   }
@@ -302,6 +299,7 @@ export class QkvLessonElement extends HTMLElement {
   // WebAssembly starts in a baseline tier; a few evaluations while the browser is idle let it compile the
   // hot code optimised before the learner's first edit. Nothing is rendered; data-warmed marks the end.
   private warmUp(): void {
+    const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50) as unknown as number);
     const step = () => {
       for (let i = 0; i < 5; i++) this.controller!.rehearse();
       if (++this.warmRounds < 8) this.idleHandle = idle(step);
