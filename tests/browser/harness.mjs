@@ -140,11 +140,19 @@ export async function waitReady(page, timeout = 15000) {
   }
 }
 
-// Opens the lesson at `url` and waits for it to be ready.
+// The first frame after ready lays out only what is near the viewport; the rest of the lesson is laid out
+// right after, in the next frame (data-laid-out). Until then, a part far below the viewport shows its text
+// to innerText only once scrolled to, as a learner would: tests that read rendered text wait for this.
+export async function waitLaidOut(page, timeout = 5000) {
+  await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.laidOut !== undefined, undefined, { timeout });
+}
+
+// Opens the lesson at `url` and waits for it to be ready and laid out.
 export async function openLesson(browser, url, options) {
   const opened = await openPage(browser, options);
   await opened.page.goto(url);
   await waitReady(opened.page);
+  await waitLaidOut(opened.page);
   return opened;
 }
 

@@ -20,6 +20,7 @@ import {
   repo,
   startServer,
   tableTexts,
+  waitLaidOut,
   waitRenderedAfter,
   waitReady,
   waitUrlSynced,
@@ -497,5 +498,45 @@ test('11. screenshots at 1280 and 390 px, and no page-level sideways scroll at 3
     } finally {
       await close();
     }
+  }
+});
+
+test('12. the whole lesson is in the page at ready; its first frame lays out what is near the viewport, the rest follows', async () => {
+  const { page, problems, close } = await openPage(browser);
+  try {
+    await page.addInitScript(() => {
+      document.addEventListener('qkv-lesson-ready', (event) => {
+        const root = event.target.shadowRoot;
+        const parts = () => [...root.querySelectorAll('.part')];
+        // Skipped: laid out only once near the viewport (content-visibility: auto).
+        const skipped = () => parts().map((part) => !part.firstElementChild.checkVisibility({ contentVisibilityAuto: true }));
+        window.__atReady = { loss: root.querySelector('.loss').textContent, checks: root.querySelector('.part:last-child').previousElementSibling.textContent.includes('Numerical checks'), parts: parts().length };
+        requestAnimationFrame(() => setTimeout(() => (window.__firstFrame = { skipped: skipped(), laidOut: event.target.dataset.laidOut !== undefined }), 0));
+      });
+    });
+    await page.goto(server.url);
+    await waitReady(page);
+    await page.waitForFunction(() => window.__firstFrame);
+    const { atReady, firstFrame } = await page.evaluate(() => ({ atReady: window.__atReady, firstFrame: window.__firstFrame }));
+    assert.ok(atReady.loss.includes(`L = ${String(fixture.expected.loss)}`), `at ready the loss line is already in the page: "${atReady.loss}"`);
+    assert.ok(atReady.checks, 'at ready the numerical checks are already in the page');
+    assert.equal(firstFrame.laidOut, false, 'data-laid-out comes after the first frame');
+    assert.equal(firstFrame.skipped[0], false, 'the diagram’s first part (X and its question) is laid out in the first frame at 1280 × 900');
+    assert.ok(firstFrame.skipped.at(-1), `the diagram’s last part, far below the viewport, waits (skipped: ${firstFrame.skipped})`);
+    await waitLaidOut(page);
+    const after = await page.evaluate(() => {
+      const root = document.querySelector('qkv-lesson').shadowRoot;
+      return {
+        article: root.querySelector('article').className,
+        skipped: [...root.querySelectorAll('.part')].filter((part) => !part.firstElementChild.checkVisibility({ contentVisibilityAuto: true })).length,
+        loss: root.querySelector('.loss').innerText,
+      };
+    });
+    assert.equal(after.article, 'lesson', 'once laid out, the article is laid out as a whole');
+    assert.equal(after.skipped, 0, 'once laid out, no part is skipped');
+    assert.ok(after.loss.includes(`L = ${String(fixture.expected.loss)}`), `the loss line far below shows its text: "${after.loss}"`);
+    assertNoProblems(problems, 'first frame');
+  } finally {
+    await close();
   }
 });

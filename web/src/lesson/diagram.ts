@@ -152,6 +152,11 @@ function fold(exercises: string[], what: string, ...children: (Node | string)[])
   );
 }
 
+// A stretch of the diagram the browser may leave unlaid-out while it is far from the viewport (styles.css).
+function part(...children: (Node | string)[]): HTMLElement {
+  return h('div', { class: 'part' }, ...children);
+}
+
 function prediction(id: string): HTMLElement {
   return h('div', { class: 'prediction', 'data-prediction-for': id });
 }
@@ -214,7 +219,8 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
   const independence = h('div');
   const probes = h('div');
   const rejections = h('div');
-  const checks = h('div');
+  // The last of its part (see part()), so a card itself rather than a box around one.
+  const checks = h('section', { class: 'card' });
   const counts = h('div');
   const divisibility = h('div');
   const implementers = h('div');
@@ -238,79 +244,93 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
       h('li', { class: 'cue-chip editable-cue' }, h('span', { class: 'field-sample', 'aria-hidden': 'true' }, '1.5'), ' you can edit'),
       h('li', { class: 'cue-chip computed-cue' }, h('span', { class: 'computed-sample', 'aria-hidden': 'true' }, '3'), ' computed: focus it to see how'),
     ),
-    h('h4', {}, 'Preserve positions while changing the feature space'),
-    predict('ch26-output-shapes'),
-    h(
-      'section',
-      { class: 'card shared-input', 'aria-label': 'Shared hidden-state input' },
-      h('h4', {}, 'Shared hidden-state input X'),
-      inputShape,
-      scroller('Shared input X', slots.input.element),
-      errorFor('input'),
-    ),
-    h('p', { class: 'feed-label' }, 'X feeds all three branches'),
-    scroller('Query, key and value branches', h('ol', { class: 'branches feed' }, ...branchCards)),
-    h('p', { class: 'note' }, 'The three branches share coordinates (batch and token positions), not weights or feature values.'),
-    h('h4', {}, 'Change from two attention sources to one'),
-    predict('ch26-history'),
-    fold(['ch26-history'], 'where attention’s inputs came from', history),
-    h('h4', {}, 'Reverse mode: one input, three paths back'),
-    h(
-      'p',
-      {},
-      'Fix three upstream tensors U_Q, U_K, U_V (the gradients later layers would send back) and take the scalar objective below. The core runs one backward pass.',
-    ),
-    mathSpan(math.objective, 'math display'),
-    h(
-      'div',
-      { class: 'upstreams merge' },
-      ...(['query_upstream', 'key_upstream', 'value_upstream'] as const).map((key) =>
-        h('div', { class: `card upstream ${key.split('_')[0]}` }, scroller(labels[key], slots[key].element), errorFor(key)),
-      ),
-    ),
-    h('p', { class: 'merge-label' }, 'Three paths come back into X̄'),
-    loss,
-    h('h5', {}, 'Combined input gradient'),
-    h('p', {}, 'X feeds all three branches, so its gradient is the sum of three paths:'),
-    mathSpan(math.inputGradient, 'math display'),
-    h('div', { class: 'card shared-input gradient' }, ...explained('Input gradient', 'input_gradient')),
-    h('h5', {}, 'Branch-local weight gradients'),
-    h('p', {}, 'Flatten batch and token into one row axis (BT); each weight gets only its own branch’s gradient:'),
-    mathSpan(math.weightGradient, 'math display'),
-    scroller(
-      'Weight gradients of the three branches',
+    part(
+      h('h4', {}, 'Preserve positions while changing the feature space'),
+      predict('ch26-output-shapes'),
       h(
-        'ol',
-        { class: 'branches gradients' },
-        h('li', { class: 'card branch query' }, ...explained('Query weight gradient', 'query_weight_gradient')),
-        h('li', { class: 'card branch key' }, ...explained('Key weight gradient', 'key_weight_gradient')),
-        h('li', { class: 'card branch value' }, ...explained('Value weight gradient', 'value_weight_gradient')),
+        'section',
+        { class: 'card shared-input', 'aria-label': 'Shared hidden-state input' },
+        h('h4', {}, 'Shared hidden-state input X'),
+        inputShape,
+        scroller('Shared input X', slots.input.element),
+        errorFor('input'),
       ),
+      h('p', { class: 'feed-label' }, 'X feeds all three branches'),
     ),
-    h('h4', {}, 'Check independence, sizes, empty axes and boundaries'),
-    predict('ch26-change-query-only'),
-    fold(['ch26-change-query-only'], 'change only W_Q', independence),
-    predict('ch26-parameter-count'),
-    fold(['ch26-parameter-count'], 'the weights’ scalars', counts),
-    predict('ch26-divisibility'),
-    fold(['ch26-divisibility'], 'the widths this layer accepted', divisibility),
-    predict('ch26-empty-axes'),
-    fold(['ch26-empty-axes'], 'empty axes', probes),
-    predict('ch26-rank-two'),
-    fold(['ch26-rank-two'], 'inputs the layer rejects', rejections),
-    checks,
-    h('h4', {}, 'What this layer does not do yet'),
-    predict('ch26-still-missing'),
-    fold(
-      ['ch26-still-missing'],
-      'what comes after Q, K and V',
+    part(
+      scroller('Query, key and value branches', h('ol', { class: 'branches feed' }, ...branchCards)),
+      h('p', { class: 'note' }, 'The three branches share coordinates (batch and token positions), not weights or feature values.'),
+    ),
+    part(
+      h('h4', {}, 'Change from two attention sources to one'),
+      predict('ch26-history'),
+      fold(['ch26-history'], 'where attention’s inputs came from', history),
+    ),
+    part(
+      h('h4', {}, 'Reverse mode: one input, three paths back'),
       h(
         'p',
         {},
-        'Nothing here compares tokens. Q, K and V become attention only after three more steps: scores that compare every query with every key, probabilities from those scores, and a mixture of the values weighted by the probabilities.',
+        'Fix three upstream tensors U_Q, U_K, U_V (the gradients later layers would send back) and take the scalar objective below. The core runs one backward pass.',
+      ),
+      mathSpan(math.objective, 'math display'),
+      h(
+        'div',
+        { class: 'upstreams merge' },
+        ...(['query_upstream', 'key_upstream', 'value_upstream'] as const).map((key) =>
+          h('div', { class: `card upstream ${key.split('_')[0]}` }, scroller(labels[key], slots[key].element), errorFor(key)),
+        ),
+      ),
+      h('p', { class: 'merge-label' }, 'Three paths come back into X̄'),
+      loss,
+      h('h5', {}, 'Combined input gradient'),
+      h('p', {}, 'X feeds all three branches, so its gradient is the sum of three paths:'),
+      mathSpan(math.inputGradient, 'math display'),
+      h('div', { class: 'card shared-input gradient' }, ...explained('Input gradient', 'input_gradient')),
+    ),
+    part(
+      h('h5', {}, 'Branch-local weight gradients'),
+      h('p', {}, 'Flatten batch and token into one row axis (BT); each weight gets only its own branch’s gradient:'),
+      mathSpan(math.weightGradient, 'math display'),
+      scroller(
+        'Weight gradients of the three branches',
+        h(
+          'ol',
+          { class: 'branches gradients' },
+          h('li', { class: 'card branch query' }, ...explained('Query weight gradient', 'query_weight_gradient')),
+          h('li', { class: 'card branch key' }, ...explained('Key weight gradient', 'key_weight_gradient')),
+          h('li', { class: 'card branch value' }, ...explained('Value weight gradient', 'value_weight_gradient')),
+        ),
       ),
     ),
-    h('details', { class: 'implementers' }, h('summary', {}, 'For implementers: parameter names, replay and seeded initialisation'), implementers),
+    part(
+      h('h4', {}, 'Check independence, sizes, empty axes and boundaries'),
+      predict('ch26-change-query-only'),
+      fold(['ch26-change-query-only'], 'change only W_Q', independence),
+      predict('ch26-parameter-count'),
+      fold(['ch26-parameter-count'], 'the weights’ scalars', counts),
+      predict('ch26-divisibility'),
+      fold(['ch26-divisibility'], 'the widths this layer accepted', divisibility),
+      predict('ch26-empty-axes'),
+      fold(['ch26-empty-axes'], 'empty axes', probes),
+      predict('ch26-rank-two'),
+      fold(['ch26-rank-two'], 'inputs the layer rejects', rejections),
+      checks,
+    ),
+    part(
+      h('h4', {}, 'What this layer does not do yet'),
+      predict('ch26-still-missing'),
+      fold(
+        ['ch26-still-missing'],
+        'what comes after Q, K and V',
+        h(
+          'p',
+          {},
+          'Nothing here compares tokens. Q, K and V become attention only after three more steps: scores that compare every query with every key, probabilities from those scores, and a mixture of the values weighted by the probabilities.',
+        ),
+      ),
+      h('details', { class: 'implementers' }, h('summary', {}, 'For implementers: parameter names, replay and seeded initialisation'), implementers),
+    ),
   );
   const folds = [...root.querySelectorAll<HTMLDetailsElement>('details.evidence')];
   // The three branch cards fold their outputs together: opening one opens the others.
@@ -510,34 +530,30 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
 
   const g = evidence.gradcheck;
   renderPart(refs.checks, g, () => [
+    h('h5', {}, 'Numerical checks: are the gradients right?'),
     h(
-      'section',
-      { class: 'card' },
-      h('h5', {}, 'Numerical checks: are the gradients right?'),
-      h(
-        'p',
-        {},
-        'The core nudges single numbers of X and of each weight up and down by a small step h, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ, on the scale s:',
-      ),
-      mathSpan(math.tolerance, 'math display'),
-      h(
-        'dl',
-        { class: 'symbols' },
-        ...symbol(math.symA, 'the gradient of L from the backward pass (analytic)'),
-        ...symbol(math.symN, 'the slope of L measured by moving one number up and down by h (numeric)'),
-        ...symbol(math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'),
-        ...symbol(math.symTau, 'the tolerance: how far apart a and n may be on that scale'),
-      ),
-      h(
-        'dl',
-        { class: 'facts' },
-        ...facts([
-          ['Numbers checked', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
-          ['Step and tolerance', h('bdi', { dir: 'ltr' }, `h = ${g.step.text}, τ = ${g.tolerance.text}`)],
-          ['Largest difference found', h('bdi', { dir: 'ltr' }, g.max_error.text)],
-          ['Result', g.passed ? 'the gradients agree' : `they do not agree${g.problem ? `: ${g.problem}` : ''}`],
-        ]),
-      ),
+      'p',
+      {},
+      'The core nudges single numbers of X and of each weight up and down by a small step h, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ, on the scale s:',
+    ),
+    mathSpan(math.tolerance, 'math display'),
+    h(
+      'dl',
+      { class: 'symbols' },
+      ...symbol(math.symA, 'the gradient of L from the backward pass (analytic)'),
+      ...symbol(math.symN, 'the slope of L measured by moving one number up and down by h (numeric)'),
+      ...symbol(math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'),
+      ...symbol(math.symTau, 'the tolerance: how far apart a and n may be on that scale'),
+    ),
+    h(
+      'dl',
+      { class: 'facts' },
+      ...facts([
+        ['Numbers checked', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
+        ['Step and tolerance', h('bdi', { dir: 'ltr' }, `h = ${g.step.text}, τ = ${g.tolerance.text}`)],
+        ['Largest difference found', h('bdi', { dir: 'ltr' }, g.max_error.text)],
+        ['Result', g.passed ? 'the gradients agree' : `they do not agree${g.problem ? `: ${g.problem}` : ''}`],
+      ]),
     ),
   ]);
 

@@ -275,7 +275,9 @@ export class QkvLessonElement extends HTMLElement {
       sections[name].dataset.section = name;
       this.sectionElements.set(name, sections[name]);
     }
-    this.shadowRoot!.replaceChildren(h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), ...sectionNames.map((name) => sections[name])));
+    // .visible-first: the first frame lays out only the parts near the viewport (styles.css).
+    const article = h('article', { class: 'lesson visible-first', lang: 'en', part: 'lesson' }, renderIntro(), ...sectionNames.map((name) => sections[name]));
+    this.shadowRoot!.replaceChildren(article);
     this.applySections();
 
     // A shared link wins over the author's starting state; without either, the fixture.
@@ -283,6 +285,14 @@ export class QkvLessonElement extends HTMLElement {
     this.restoreProgress();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
+    // Right after that first frame, the rest of the lesson is laid out (in the next frame), all of it from
+    // then on as before; data-laid-out marks that.
+    requestAnimationFrame(() =>
+      setTimeout(() => {
+        article.classList.remove('visible-first');
+        this.dataset.laidOut = '';
+      }, 0),
+    );
     if (this.isConnected) this.attach();
   }
 
