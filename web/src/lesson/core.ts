@@ -3,29 +3,69 @@
 // that lack SIMD. The engine is asked which it can compile, and only that module is downloaded.
 import type { QkvCore } from './core-api';
 import { simdSupported } from './simd';
+import simdWasmUrl from '../wasm/qkv-simd.wasm?url';
+import plainWasmUrl from '../wasm/qkv.wasm?url';
 
 export { simdSupported };
 
-type ModuleFactory = () => Promise<unknown>;
+type ModuleFactory = (options?: EmscriptenOptions) => Promise<unknown>;
+// Emscripten's hook for a module compiled elsewhere: it hands over the imports and takes the instance back.
+type EmscriptenOptions = {
+  instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
+};
 
+const simd = simdSupported();
 let importing: Promise<ModuleFactory> | undefined;
+let compiling: Promise<WebAssembly.Module> | undefined;
 
 // The Emscripten factory of the module this engine can run. Each import is its own chunk, and each module
 // finds its own .wasm, so the other variant is never fetched.
-export function importCoreModule(): Promise<ModuleFactory> {
-  importing ??= (simdSupported() ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then((imported) => imported.default);
+function importCoreModule(): Promise<ModuleFactory> {
+  importing ??= (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then((imported) => imported.default as ModuleFactory);
   return importing;
 }
 
-// The chosen module's script is fetched as soon as this file runs, not when the first element asks for the
-// core: the chunk would otherwise add a round trip before the .wasm request. (A failure reaches loadCore.)
+// The chosen .wasm, fetched and compiled while its script (the chunk above) is still on its way: the two
+// downloads overlap instead of following each other. Compiled as it streams in; a host that serves .wasm
+// without its media type (which streaming compilation requires) gets it compiled from the whole bytes.
+function compileCoreWasm(): Promise<WebAssembly.Module> {
+  compiling ??= fetch(simd ? simdWasmUrl : plainWasmUrl).then(async (response) => {
+    if (!response.ok) throw new Error(`the lesson's engine (${response.url}) could not be fetched: HTTP ${response.status}`);
+    try {
+      return await WebAssembly.compileStreaming(response.clone());
+    } catch {
+      return WebAssembly.compile(await response.arrayBuffer());
+    }
+  });
+  return compiling;
+}
+
+// Both start as soon as this file runs, not when the first element asks for the core. (A failure reaches
+// createCore's caller.)
 importCoreModule().catch(() => undefined);
+compileCoreWasm().catch(() => undefined);
+
+// A new instance of the core (the page makes one; the self-score worker makes its own).
+export function createCore(): Promise<QkvCore> {
+  return new Promise<QkvCore>((resolve, reject) => {
+    importCoreModule()
+      .then((create) =>
+        create({
+          instantiateWasm(imports, receive) {
+            compileCoreWasm()
+              .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module)))
+              .catch(reject);
+            return {}; // instantiated asynchronously
+          },
+        }),
+      )
+      .then((module) => resolve(module as QkvCore), reject);
+  });
+}
 
 let loading: Promise<QkvCore> | undefined;
 
 export function loadCore(): Promise<QkvCore> {
-  loading ??= importCoreModule()
-    .then((create) => create())
-    .then((module) => module as QkvCore);
+  loading ??= createCore();
   return loading;
 }

@@ -1,7 +1,7 @@
 // The self-score section's Web Worker: the same WebAssembly core as the page, running the calls that can
 // take seconds (the experiment at up to 512 × 512, the seed searches) off the page's thread. One job at a
 // time; the page terminates the worker to cancel one and starts a fresh worker for the next.
-import { importCoreModule } from './core';
+import { createCore } from './core';
 import type { QkvCore, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
 
 export type WorkerJob = { id: number; job: 'summary'; request: SelfScoreRequest } | { id: number; job: 'search'; request: SeedSearchRequest };
@@ -12,9 +12,7 @@ export type WorkerReply =
   | { id: number; type: 'failed'; message: string };
 
 // The same module as the page's: with SIMD where the engine has it (core.ts decides).
-const loading = importCoreModule()
-  .then((create) => create())
-  .then((module) => module as QkvCore);
+const loading: Promise<QkvCore> = createCore();
 const reply = (message: WorkerReply, transfer: Transferable[] = []) => self.postMessage(message, { transfer });
 
 // The Float64Arrays' buffers in a response, so that postMessage moves them instead of copying.
