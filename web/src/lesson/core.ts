@@ -27,14 +27,17 @@ function importCoreModule(): Promise<ModuleFactory> {
 
 // The chosen .wasm, fetched and compiled while its script (the chunk above) is still on its way: the two
 // downloads overlap instead of following each other. Compiled as it streams in; a host that serves .wasm
-// without its media type (which streaming compilation requires) gets it compiled from the whole bytes.
+// without its media type (which streaming compilation requires) gets it fetched again (from the cache)
+// and compiled from the whole bytes. (Streaming a clone instead delivered the bytes later in Chromium.)
 function compileCoreWasm(): Promise<WebAssembly.Module> {
-  compiling ??= fetch(simd ? simdWasmUrl : plainWasmUrl).then(async (response) => {
-    if (!response.ok) throw new Error(`the lesson's engine (${response.url}) could not be fetched: HTTP ${response.status}`);
+  const url = simd ? simdWasmUrl : plainWasmUrl;
+  compiling ??= fetch(url).then(async (response) => {
+    if (!response.ok) throw new Error(`the lesson's engine (${url}) could not be fetched: HTTP ${response.status}`);
     try {
-      return await WebAssembly.compileStreaming(response.clone());
+      return await WebAssembly.compileStreaming(response);
     } catch {
-      return WebAssembly.compile(await response.arrayBuffer());
+      const again = await fetch(url);
+      return WebAssembly.compile(await again.arrayBuffer());
     }
   });
   return compiling;
