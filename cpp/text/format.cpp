@@ -32,26 +32,12 @@ std::string format_significant17(double value) {
 std::string format_shortest(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
-  // The fewest significant digits that read back as `value`; 17 always do. If p digits round-trip, so do
-  // p + 1 (the p-digit decimal is one of the (p + 1)-digit candidates, and %g takes the nearest), so the
-  // precisions that round-trip are an interval ending at 17 and a binary search finds its start: four or
-  // five conversions instead of up to seventeen (in WebAssembly, printf's and strtod's long doubles are
-  // emulated in software, and the first evaluate formats every value of the lesson).
-  const auto round_trips = [value](int precision, char(&buffer)[32]) {
-    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    return std::strtod(buffer, nullptr) == value;
-  };
   char buffer[32];
-  int low = 1, high = 17;  // the answer lies in [low, high]
-  while (low < high) {
-    const int middle = (low + high) / 2;
-    if (round_trips(middle, buffer)) {
-      high = middle;
-    } else {
-      low = middle + 1;
-    }
+  // The first precision that round-trips is the shortest; 17 always does.
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
+    if (std::strtod(buffer, nullptr) == value) break;
   }
-  round_trips(low, buffer);
   return buffer;
 }
 
