@@ -10,9 +10,9 @@
 // - A vector lane holds one C(i,j) and nothing else: lanes never mix, so vectorising across columns only
 //   runs several independent sequences side by side.
 // - The k-sum is cut into blocks of kDepth, in ascending order. Between blocks the running sum waits in a
-//   scratch tile as a double, and reloading a double is exact, so block 2 continues from block 1's value.
+//   scratch as a double, and reloading a double is exact, so block 2 continues from block 1's value.
 // - Packing copies operands into a cache-friendly order; copying is exact. Padding lanes compute values
-//   that are never stored.
+//   that are never stored in C.
 // - Products and sums are separate operations: -ffp-contract=off (set for the whole core) forbids fusing
 //   them. SSE2, AVX2 (compiled without FMA) and simd128 have no fused multiply-add; AVX-512F has one, and
 //   the flag is what keeps the compiler from using it. The bit-identity tests would see any fused sum.
@@ -160,48 +160,58 @@ QKV_INLINE void tile(std::size_t depth, const double* a, const double* b, double
     for (std::size_t v = 0; v < N; ++v) store(c + r * ldc + v * L, sum[r][v]);
 }
 
-// The blocked product. For each block of columns, the running sums of every row live in a scratch (rows and
-// columns padded to whole tiles) from +0.0 to the last k-block; each k-block's panel of op(B) is packed once
-// and serves every row.
+// At most this many bytes of running sums wait between k-blocks (the rows of a group below). Large enough
+// that op(B)'s packing is shared by hundreds of rows; bounded, so that a tall, narrow product does not need
+// a scratch many times the size of C.
+constexpr std::size_t kSumsBytes = std::size_t{1} << 20;
+
+// The blocked product. For each block of columns and each group of rows, the running sums live in a scratch
+// (rows and columns padded to whole tiles) from +0.0 to the last k-block; each k-block's panel of op(B) is
+// packed once and serves every row of the group.
 template <class K>
 QKV_INLINE void blocked_gemm(const GemmArgs& g) {
   constexpr std::size_t width = K::kTileCols;
   if (g.n == 0 || g.m == 0) return;
   const Operand a = left_operand(g);
   const Operand b = right_operand(g);
-  const std::size_t all_rows = round_up(g.n, K::kTileRows);
   const std::size_t block_rows = round_up(std::min(K::kBlockRows, g.n), K::kTileRows);
   const std::size_t block_cols = round_up(std::min(K::kBlockCols, g.m), width);
+  // Rows per group: whole row blocks, as many as kSumsBytes holds, at least one block, no more than C has.
+  const std::size_t group_cap = kSumsBytes / sizeof(double) / block_cols / K::kBlockRows * K::kBlockRows;
+  const std::size_t group_rows = std::min(std::max(group_cap, K::kBlockRows), round_up(g.n, K::kTileRows));
   const std::size_t depth_max = std::min(K::kDepth, g.k);
   std::vector<double> packed_a(block_rows * depth_max);
   std::vector<double> packed_b(depth_max * block_cols);
-  std::vector<double> sums(all_rows * block_cols);
+  std::vector<double> sums(group_rows * block_cols);
 
   for (std::size_t col0 = 0; col0 < g.m; col0 += K::kBlockCols) {
     const std::size_t cols = std::min(K::kBlockCols, g.m - col0);
     const std::size_t ldc = round_up(cols, width);
-    std::fill(sums.begin(), sums.end(), 0.0);              // every sum starts at +0.0
-    for (std::size_t p0 = 0; p0 < g.k; p0 += K::kDepth) {  // k-blocks in ascending order
-      const std::size_t depth = std::min(K::kDepth, g.k - p0);
-      pack_right(packed_b.data(), b, p0, depth, col0, cols, width);
-      for (std::size_t row0 = 0; row0 < g.n; row0 += K::kBlockRows) {
-        const std::size_t rows = std::min(K::kBlockRows, g.n - row0);
-        pack_left(packed_a.data(), a, row0, rows, p0, depth, K::kTileRows);
-        for (std::size_t jr = 0; jr < cols; jr += width) {
-          for (std::size_t ir = 0; ir < rows; ir += K::kTileRows) {
-            tile<K>(depth, packed_a.data() + ir * depth, packed_b.data() + jr * depth,
-                    sums.data() + (row0 + ir) * ldc + jr, ldc);
+    for (std::size_t group0 = 0; group0 < g.n; group0 += group_rows) {
+      const std::size_t group_end = std::min(g.n, group0 + group_rows);
+      std::fill(sums.begin(), sums.end(), 0.0);              // every sum starts at +0.0
+      for (std::size_t p0 = 0; p0 < g.k; p0 += K::kDepth) {  // k-blocks in ascending order
+        const std::size_t depth = std::min(K::kDepth, g.k - p0);
+        pack_right(packed_b.data(), b, p0, depth, col0, cols, width);
+        for (std::size_t row0 = group0; row0 < group_end; row0 += K::kBlockRows) {
+          const std::size_t rows = std::min(K::kBlockRows, group_end - row0);
+          pack_left(packed_a.data(), a, row0, rows, p0, depth, K::kTileRows);
+          for (std::size_t jr = 0; jr < cols; jr += width) {
+            for (std::size_t ir = 0; ir < rows; ir += K::kTileRows) {
+              tile<K>(depth, packed_a.data() + ir * depth, packed_b.data() + jr * depth,
+                      sums.data() + (row0 - group0 + ir) * ldc + jr, ldc);
+            }
           }
         }
       }
-    }
-    for (std::size_t i = 0; i < g.n; ++i) {
-      double* out = g.c + i * g.m + col0;
-      const double* sum = sums.data() + i * ldc;
-      if (g.accumulate == Accumulate::Yes) {
-        for (std::size_t j = 0; j < cols; ++j) out[j] = out[j] + sum[j];
-      } else {
-        std::copy(sum, sum + cols, out);
+      for (std::size_t i = group0; i < group_end; ++i) {
+        double* out = g.c + i * g.m + col0;
+        const double* sum = sums.data() + (i - group0) * ldc;
+        if (g.accumulate == Accumulate::Yes) {
+          for (std::size_t j = 0; j < cols; ++j) out[j] = out[j] + sum[j];
+        } else {
+          std::copy(sum, sum + cols, out);
+        }
       }
     }
   }
@@ -212,7 +222,7 @@ void gemm_portable(const GemmArgs& g) { blocked_gemm<PortableBlocking>(g); }
 
 #if QKV_GEMM_HAS_WIDE
 // The same template compiled for AVX2 (not FMA: products and sums stay separate operations). Six rows: twelve
-// accumulators, two B vectors and a broadcast fill the sixteen registers.
+// accumulators, two B vectors and a broadcast take fifteen of the sixteen registers.
 using WideBlocking = Blocking<Lanes4, 6, 2, 256, 72, 256>;
 __attribute__((target("avx2"))) void gemm_wide(const GemmArgs& g) { blocked_gemm<WideBlocking>(g); }
 

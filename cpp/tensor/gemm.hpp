@@ -23,7 +23,7 @@ struct GemmArgs {
   Accumulate accumulate = Accumulate::No;
 };
 
-// Instruction sets the blocked kernel is compiled for. Both give the same bits.
+// Instruction sets the blocked kernel is compiled for. All give the same bits.
 enum class GemmPath {
   Portable,  // two-lane vectors: SSE2 natively, simd128 (or scalars) in WebAssembly
   Wide,      // four-lane AVX2, on x86-64 CPUs that have it

@@ -23,6 +23,7 @@ import {
   rendered,
   repo,
   tableTexts,
+  waitLaidOut,
   waitReady,
   waitRenderedAfter,
   vendorFile,
@@ -229,6 +230,7 @@ async function openHost(path) {
 async function openHostElement(path) {
   const opened = await openHost(path);
   await waitReady(opened.page);
+  await waitLaidOut(opened.page);
   return opened;
 }
 
@@ -239,6 +241,7 @@ async function openIframePage(path) {
   opened.frame = await handle.contentFrame();
   assert.ok(opened.frame, 'the iframe should have a frame');
   await waitReady(opened.frame);
+  await waitLaidOut(opened.frame);
   return opened;
 }
 
@@ -676,6 +679,7 @@ test('5. progress-key: answers come back after a reload, without a second answer
 
     await reload(); // the harness's: what Chromium aborts in the page we leave is no problem
     await waitReady(page);
+    await waitLaidOut(page);
     const text = page.locator('qkv-lesson section.exercises form[data-exercise="ch26-parameter-count"]');
     const choice = page.locator('qkv-lesson section.exercises form[data-exercise="ch26-change-query-only"]');
     assert.equal(await text.getAttribute('data-answered'), 'correct', 'the saved right answer is restored');
@@ -707,6 +711,7 @@ async function openForAxe(media) {
   await page.emulateMedia(media);
   await page.goto(`${lessonOrigin}/`);
   await waitReady(page);
+  await waitLaidOut(page);
   return { page, problems, close: () => context.close() };
 }
 
@@ -912,6 +917,7 @@ test('9. prefers-reduced-motion: transitions and animations are off, and the les
 
     await reload(); // the harness's: what Chromium aborts in the page we leave is no problem
     await waitReady(page);
+    await waitLaidOut(page);
     const before = await rendered(page);
     await cell(page, 'input', 0).fill('2');
     await waitRenderedAfter(page, before);

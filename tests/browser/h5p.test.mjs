@@ -8,7 +8,7 @@ import { createServer } from 'node:http';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
-import { assertNoProblems, csp, dist, frameFitsContent, frameHeights, launchBrowser, openPage, vendorFile, waitReady } from './harness.mjs';
+import { assertNoProblems, csp, dist, frameFitsContent, frameHeights, launchBrowser, openPage, vendorFile, waitLaidOut, waitReady } from './harness.mjs';
 
 const resizerPath = vendorFile('h5p-resizer.js');
 
@@ -89,6 +89,7 @@ async function openFramePage(path) {
   opened.frame = await (await opened.page.waitForSelector('iframe[title="Lesson"]')).contentFrame();
   assert.ok(opened.frame, 'the iframe should have a frame');
   await waitReady(opened.frame);
+  await waitLaidOut(opened.frame);
   return opened;
 }
 

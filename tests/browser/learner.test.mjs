@@ -4,7 +4,7 @@
 //   node --test --test-concurrency=1 tests/browser/learner.test.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertNoProblems, cell, openEvidence, openLesson, rendered, tableTexts, useServerAndBrowser, waitRenderedAfter, waitReady } from './harness.mjs';
+import { assertNoProblems, cell, openEvidence, openLesson, rendered, tableTexts, useServerAndBrowser, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const inLesson = (page, selector) => page.locator(`qkv-lesson ${selector}`);
@@ -139,6 +139,7 @@ test('2. provenance by touch: tapping a cell on a phone shows its computation', 
   try {
     await page.goto(run.server.url);
     await waitReady(page);
+    await waitLaidOut(page);
     const summary = inLesson(page, 'li.branch.value details.evidence > summary');
     await summary.scrollIntoViewIfNeeded();
     await summary.tap();

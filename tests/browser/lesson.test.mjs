@@ -377,6 +377,7 @@ test('8. dist works from a sub-path with no third-party or failed requests', asy
   try {
     await page.goto(sub.url);
     await waitReady(page);
+    await waitLaidOut(page);
     assert.deepEqual(await tableTexts(page, 'query'), texts(fixture.expected.query.values), 'Q from the sub-path');
     assertNoProblems(problems, `served at ${base}`);
     assert.ok(requests.some((url) => url.endsWith('.wasm')), `the WASM module should have been requested: ${requests.join(', ')}`);

@@ -66,3 +66,41 @@ test('without SIMD, the page downloads only the module without SIMD and still co
     await close();
   }
 });
+
+// The page compiles its .wasm as it streams in when the host says application/wasm, which streaming
+// compilation requires; a host that says anything else still gets the lesson, compiled from the whole bytes.
+test('a host that serves .wasm as application/octet-stream still gets the same lesson', async () => {
+  const opened = await openPage(run.browser);
+  const { page, problems, close } = opened;
+  try {
+    const served = [];
+    await opened.context.route('**/*.wasm', async (route) => {
+      const response = await route.fetch();
+      served.push(new URL(route.request().url()).pathname);
+      await route.fulfill({ response, headers: { ...response.headers(), 'content-type': 'application/octet-stream' } });
+    });
+    await page.goto(run.server.url);
+    await waitReady(page);
+    // The self-score worker compiles its module the same way.
+    await page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+    assert.ok(served.length >= 2, `the page's and the worker's .wasm went through the rewritten response: ${served.join(', ')}`);
+    assert.equal(await lessonText(page), simdText, 'the same lesson, every number included');
+    assertNoProblems(problems, 'page from a host without application/wasm');
+  } finally {
+    await close();
+  }
+});
+
+test('a .wasm the host cannot serve leaves the lesson in its error state, naming the HTTP status', async () => {
+  const opened = await openPage(run.browser);
+  const { page, close } = opened;
+  try {
+    await opened.context.route('**/qkv-simd-*.wasm', (route) => route.fulfill({ status: 404, body: 'not found' }));
+    await page.goto(run.server.url);
+    await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.state === 'error', undefined, { timeout: 15000 });
+    const text = await lessonText(page);
+    assert.match(text, /HTTP 404/);
+  } finally {
+    await close();
+  }
+});

@@ -106,8 +106,11 @@ void expect_path_matches_reference(GemmPath path) {
               expect_same_bits(path, {n, m, k}, ta, tb, mode, Values::Special, rng);
   // Larger shapes: several k-blocks, partial row and column blocks, and widths that are multiples of 256
   // doubles (2 KiB strides, the case where a naive column walk thrashes L1).
-  const Dims large[] = {{1, 256, 256},   {256, 1, 512}, {3, 768, 257},   {65, 512, 9},   {33, 17, 768},
-                        {100, 256, 300}, {64, 64, 768}, {257, 263, 255}, {128, 768, 64}, {768, 64, 129}};
+  // {600, 260, 3} and {9000, 1, 2} span two groups of rows whose running sums share one bounded scratch
+  // (512 rows of 256 columns; 8192 rows of one 16-column tile on the AVX-512F path).
+  const Dims large[] = {{1, 256, 256},  {256, 1, 512},   {3, 768, 257}, {65, 512, 9},
+                        {33, 17, 768},  {100, 256, 300}, {64, 64, 768}, {257, 263, 255},
+                        {128, 768, 64}, {768, 64, 129},  {600, 260, 3}, {9000, 1, 2}};
   const Values kinds[] = {Values::Mixed, Values::Special, Values::Overflow};
   std::size_t which = 0;
   for (const Dims& dims : large)

@@ -136,9 +136,9 @@ describe('native and WebAssembly agree bit for bit', () => {
   });
 
   // Shapes past the blocked kernel's blocks: k = 300 and 257 span two k-blocks (256 deep) in the forward
-  // and in U·Wᵀ, n = 64 and 66 rows fill and pass a 64-row block, and widths 70 and 9 leave partial
-  // register tiles (4 columns in WebAssembly, 8 with AVX2, 16 with AVX-512F). Through the tests' module's
-  // evidence, the same path as the command line's (work below kMaxEvidenceOperations).
+  // and in U·Wᵀ, n = 64 and 66 rows fill and pass a 64-row block (72 rows on the AVX2 path), and widths 70
+  // and 9 leave partial register tiles (4 columns in WebAssembly, 8 with AVX2, 16 with AVX-512F). Through
+  // the tests' module's evidence, the same path as the command line's (work below kMaxEvidenceOperations).
   test('at [1,64,300]→70 and [2,33,257]→9 (several k-blocks and partial tiles), in both tests\' modules', () => {
     const next = random(11);
     for (const shape of [[1, 64, 300, 70], [2, 33, 257, 9]]) {

@@ -26,19 +26,14 @@ function importCoreModule(): Promise<ModuleFactory> {
 }
 
 // The chosen .wasm, fetched and compiled while its script (the chunk above) is still on its way: the two
-// downloads overlap instead of following each other. Compiled as it streams in; a host that serves .wasm
-// without its media type (which streaming compilation requires) gets it fetched again (from the cache)
-// and compiled from the whole bytes. (Streaming a clone instead delivered the bytes later in Chromium.)
+// downloads overlap instead of following each other. Compiled as it streams in, which needs the
+// application/wasm media type; from a host that serves another type, compiled from the whole bytes.
 function compileCoreWasm(): Promise<WebAssembly.Module> {
   const url = simd ? simdWasmUrl : plainWasmUrl;
   compiling ??= fetch(url).then(async (response) => {
     if (!response.ok) throw new Error(`the lesson's engine (${url}) could not be fetched: HTTP ${response.status}`);
-    try {
-      return await WebAssembly.compileStreaming(response);
-    } catch {
-      const again = await fetch(url);
-      return WebAssembly.compile(await again.arrayBuffer());
-    }
+    const streamable = response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm';
+    return streamable ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
   });
   return compiling;
 }

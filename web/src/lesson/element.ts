@@ -74,6 +74,7 @@ export class QkvLessonElement extends HTMLElement {
   // Work this element started and must stop when it leaves the page.
   private announceTimer?: ReturnType<typeof setTimeout>;
   private idleHandle?: number;
+  private firstFrame?: { frame: number; timer?: ReturnType<typeof setTimeout> };
   private warmRounds = 0;
   // Attribute changes since the last update, applied together in one microtask.
   private readonly pending = new Set<string>();
@@ -168,6 +169,11 @@ export class QkvLessonElement extends HTMLElement {
     this.bridge.cancel();
     if (this.idleHandle !== undefined) (window.cancelIdleCallback ?? clearTimeout)(this.idleHandle);
     this.idleHandle = undefined;
+    if (this.firstFrame) {
+      cancelAnimationFrame(this.firstFrame.frame);
+      clearTimeout(this.firstFrame.timer);
+      this.firstFrame = undefined;
+    }
   }
 
   // Listeners and idle work that connect adds and disconnect removes.
@@ -175,6 +181,22 @@ export class QkvLessonElement extends HTMLElement {
     if (this.dataset.state !== 'ready') return;
     this.shadowRoot!.addEventListener('input', this.onInput);
     if (this.dataset.warmed === undefined) this.warmUp();
+    if (this.dataset.laidOut === undefined) this.layOutTheRestAfterThisFrame();
+  }
+
+  // Right after the first frame, the rest of the lesson is laid out (in the next frame), all of it from then
+  // on as before; data-laid-out marks that. Cancelled on disconnect, scheduled again on connect.
+  private layOutTheRestAfterThisFrame(): void {
+    if (this.firstFrame) return;
+    const pending: { frame: number; timer?: ReturnType<typeof setTimeout> } = { frame: 0 };
+    pending.frame = requestAnimationFrame(() => {
+      pending.timer = setTimeout(() => {
+        this.firstFrame = undefined;
+        this.shadowRoot?.querySelector('article.lesson')?.classList.remove('visible-first');
+        this.dataset.laidOut = '';
+      }, 0);
+    });
+    this.firstFrame = pending;
   }
 
   // Applies the attribute changes of one task together.
@@ -285,14 +307,6 @@ export class QkvLessonElement extends HTMLElement {
     this.restoreProgress();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
-    // Right after that first frame, the rest of the lesson is laid out (in the next frame), all of it from
-    // then on as before; data-laid-out marks that.
-    requestAnimationFrame(() =>
-      setTimeout(() => {
-        article.classList.remove('visible-first');
-        this.dataset.laidOut = '';
-      }, 0),
-    );
     if (this.isConnected) this.attach();
   }
 
