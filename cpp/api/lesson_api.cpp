@@ -104,6 +104,14 @@ Result<std::int64_t, LessonError> read_setting(const std::string& text, const st
   return static_cast<std::int64_t>(*value);
 }
 
+// A response that refuses: ok stays false and error says why (every response type has both fields).
+template <class Response>
+Response refusal(const LessonError& error) {
+  Response out;
+  out.error = error_view(error);
+  return out;
+}
+
 Result<SelfBiasRequest, LessonError> read_self_score(const SelfScoreRequest& typed) {
   SelfBiasRequest request;
   auto seed = read_setting(typed.seed, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
@@ -259,17 +267,11 @@ LessonResponse evaluate(const LessonState& state) {
 }
 
 ProvenanceResponse provenance(const ProvenanceRequest& request) {
-  ProvenanceResponse out;
   LessonEvaluation evaluation = evaluate_lesson(request.state);
-  if (!evaluation.evidence) {
-    out.error = error_view(*evaluation.error);
-    return out;
-  }
+  if (!evaluation.evidence) return refusal<ProvenanceResponse>(*evaluation.error);
   auto cell = cell_provenance(*evaluation.evidence, request.tensor, static_cast<Extent>(request.index));
-  if (!cell) {
-    out.error = error_view(cell.error());
-    return out;
-  }
+  if (!cell) return refusal<ProvenanceResponse>(cell.error());
+  ProvenanceResponse out;
   out.ok = true;
   out.target = std::move(cell->target);
   out.sources = std::move(cell->sources);
@@ -279,12 +281,9 @@ ProvenanceResponse provenance(const ProvenanceRequest& request) {
 }
 
 SelfScoreResponse self_score(const SelfScoreRequest& typed) {
-  SelfScoreResponse out;
   auto run = typed_experiment(typed);
-  if (!run) {
-    out.error = error_view(run.error());
-    return out;
-  }
+  if (!run) return refusal<SelfScoreResponse>(run.error());
+  SelfScoreResponse out;
   const SelfBiasRequest* request = &run->request;
   const SelfBiasResult& r = *run->result;
   const auto summary = [](const ScoreSummary& s) {
@@ -306,12 +305,9 @@ SelfScoreResponse self_score(const SelfScoreRequest& typed) {
 }
 
 SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
-  SelfScoreSummaryResponse out;
   auto run = typed_experiment(typed);
-  if (!run) {
-    out.error = error_view(run.error());
-    return out;
-  }
+  if (!run) return refusal<SelfScoreSummaryResponse>(run.error());
+  SelfScoreSummaryResponse out;
   const SelfBiasRequest* request = &run->request;
   const SelfBiasResult& r = *run->result;
   const std::size_t n = r.tokens;
@@ -359,11 +355,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
 }
 
 SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgress& progress) {
-  SeedSearchResponse out;
-  const auto refuse = [&](const LessonError& error) {
-    out.error = error_view(error);
-    return out;
-  };
+  const auto refuse = [](const LessonError& error) { return refusal<SeedSearchResponse>(error); };
   CounterexampleSearch search;
   if (typed.kind == "none") {
     search.kind = ScoreKind::None;
@@ -395,6 +387,7 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgres
     return refuse(
         {budget ? ErrorKind::Budget : ErrorKind::SelfScore, found.error().message(), budget ? "count" : ""});
   }
+  SeedSearchResponse out;
   out.ok = true;
   out.found = found->has_value();
   if (*found) {
@@ -406,12 +399,9 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgres
 }
 
 ExercisesResponse exercises(const SelfScoreRequest& self_score) {
-  ExercisesResponse out;
   auto all = registry(self_score);
-  if (!all) {
-    out.error = error_view(all.error());
-    return out;
-  }
+  if (!all) return refusal<ExercisesResponse>(all.error());
+  ExercisesResponse out;
   out.ok = true;
   for (const Exercise& exercise : all->exercises) {
     const bool pending = all->pending && reads_experiment(exercise.id);
@@ -424,23 +414,14 @@ ExercisesResponse exercises(const SelfScoreRequest& self_score) {
 }
 
 AnswerResponse check_answer(const AnswerRequest& request) {
-  AnswerResponse out;
   auto all = registry(request.self_score);
-  if (!all) {
-    out.error = error_view(all.error());
-    return out;
-  }
+  if (!all) return refusal<AnswerResponse>(all.error());
   for (const Exercise& exercise : all->exercises) {
     if (exercise.id != request.id) continue;
-    if (all->pending && reads_experiment(exercise.id)) {
-      out.error = error_view(*all->pending);
-      return out;
-    }
+    if (all->pending && reads_experiment(exercise.id)) return refusal<AnswerResponse>(*all->pending);
     auto verdict = qkv::check_answer(exercise, request.responses);
-    if (!verdict) {
-      out.error = error_view(verdict.error());
-      return out;
-    }
+    if (!verdict) return refusal<AnswerResponse>(verdict.error());
+    AnswerResponse out;
     out.ok = true;
     out.correct = verdict->correct;
     out.read = verdict->read;
@@ -449,22 +430,16 @@ AnswerResponse check_answer(const AnswerRequest& request) {
     out.explanation = verdict->explanation;
     return out;
   }
-  out.error = error_view({ErrorKind::Exercise, "unknown exercise \"" + shortened(request.id) + "\"", "id"});
-  return out;
+  return refusal<AnswerResponse>(
+      {ErrorKind::Exercise, "unknown exercise \"" + shortened(request.id) + "\"", "id"});
 }
 
 RandnResponse randn(const RandnRequest& typed) {
-  RandnResponse out;
   auto seed = read_setting(typed.seed, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
-  if (!seed) {
-    out.error = error_view(seed.error());
-    return out;
-  }
+  if (!seed) return refusal<RandnResponse>(seed.error());
   auto count = read_setting(typed.count, "draws", 1, kMaxRandnCount, ErrorKind::Arguments);
-  if (!count) {
-    out.error = error_view(count.error());
-    return out;
-  }
+  if (!count) return refusal<RandnResponse>(count.error());
+  RandnResponse out;
   out.ok = true;
   out.values = NumpyLegacyRandom::seeded(*seed).value().randn(static_cast<std::size_t>(*count));
   for (double value : out.values) out.text.push_back(format_significant17(value));
@@ -526,10 +501,7 @@ ProjectionResponse evidence(const EvidenceRequest& typed) {
   request.key_weight = std::move(*key);
   request.value_weight = std::move(*value);
   auto computed = compute_projection_evidence(request);
-  if (!computed) {
-    out.error = error_view(computed.error());
-    return out;
-  }
+  if (!computed) return refusal<ProjectionResponse>(computed.error());
   return projection_response(*computed);
 }
 
