@@ -51,6 +51,32 @@ test('the module settings show numpy’s scores, maxima and counts', async () =>
   }
 });
 
+// Filled heatmap cells are light in either scheme, so their text is dark; a zero cell has no fill, so its
+// text is the page's own. With theme="dark" on a light-preferring page (the author's choice), a zero cell
+// once got the dark text on the dark page.
+test('theme="dark": zero cells keep the page’s light text, filled cells dark text on their light fill', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    await page.locator('qkv-lesson').evaluate((element) => element.setAttribute('theme', 'dark'));
+    await waitShown(page, 1, 5, 8);
+    const colours = await page.locator('qkv-lesson').evaluate((element) => {
+      const style = (selector) => getComputedStyle(element.shadowRoot.querySelector(selector));
+      return {
+        page: getComputedStyle(element).backgroundColor,
+        text: getComputedStyle(element).color,
+        zero: style('.heatmap td[data-heat="0"]').color,
+        filled: style('.heatmap td[data-heat]:not([data-heat="0"])').color,
+      };
+    });
+    assert.equal(colours.page, 'rgb(17, 20, 24)', `the dark palette applies: ${JSON.stringify(colours)}`);
+    assert.equal(colours.zero, colours.text, `a zero cell keeps the page's text colour: ${JSON.stringify(colours)}`);
+    assert.equal(colours.filled, 'rgb(17, 17, 17)', `a filled cell's text is dark: ${JSON.stringify(colours)}`);
+    assertNoProblems(problems, 'theme="dark" heatmap');
+  } finally {
+    await close();
+  }
+});
+
 test('changing the seed recomputes; a bad size is rejected and the tables stay', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
