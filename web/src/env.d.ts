@@ -6,24 +6,15 @@ declare module 'virtual:math' {
   export const css: string;
 }
 
-// Both builds of the core (web/src/wasm/qkv.mjs and qkv-simd.mjs) have the same factory.
-declare module '*/wasm/qkv.mjs' {
-  const createQkvModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
-  export default createQkvModule;
+// What the Emscripten factories take. instantiateWasm: a module compiled elsewhere (core.ts fetches and
+// compiles the page's .wasm while its script loads); Emscripten hands over the imports and takes the instance.
+interface EmscriptenModuleOptions {
+  instantiateWasm?: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
 }
 
-declare module '*/wasm/qkv-simd.mjs' {
-  const createQkvModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
-  export default createQkvModule;
-}
-
-// The scale section's module (web/src/wasm/qkv-scale.mjs and qkv-scale-simd.mjs), fetched on first use.
-declare module '*/wasm/qkv-scale.mjs' {
-  const createQkvScaleModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
-  export default createQkvScaleModule;
-}
-
-declare module '*/wasm/qkv-scale-simd.mjs' {
-  const createQkvScaleModule: (options?: { wasmBinary?: ArrayBuffer; locateFile?: (path: string) => string }) => Promise<unknown>;
-  export default createQkvScaleModule;
+// Every module built from cpp/ (web/src/wasm/*.mjs: the page's core and the scale section's, each with and
+// without SIMD) exports one such factory; the only .mjs files web/src imports are these.
+declare module '*.mjs' {
+  const createModule: (options?: EmscriptenModuleOptions) => Promise<unknown>;
+  export default createModule;
 }

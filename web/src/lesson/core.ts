@@ -6,22 +6,16 @@ import { simdSupported } from './simd';
 import simdWasmUrl from '../wasm/qkv-simd.wasm?url';
 import plainWasmUrl from '../wasm/qkv.wasm?url';
 
-export { simdSupported };
-
-type ModuleFactory = (options?: EmscriptenOptions) => Promise<unknown>;
-// Emscripten's hook for a module compiled elsewhere: it hands over the imports and takes the instance back.
-type EmscriptenOptions = {
-  instantiateWasm: (imports: WebAssembly.Imports, receive: (instance: WebAssembly.Instance, module: WebAssembly.Module) => void) => object;
-};
+type ModuleFactory = (options?: EmscriptenModuleOptions) => Promise<unknown>;
 
 const simd = simdSupported();
 let importing: Promise<ModuleFactory> | undefined;
 let compiling: Promise<WebAssembly.Module> | undefined;
 
-// The Emscripten factory of the module this engine can run. Each import is its own chunk, and each module
-// finds its own .wasm, so the other variant is never fetched.
+// The Emscripten factory of the module this engine can run. Each import is its own chunk, so the other
+// variant's script is never fetched (nor its .wasm: compileCoreWasm fetches the chosen one).
 function importCoreModule(): Promise<ModuleFactory> {
-  importing ??= (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then((imported) => imported.default as ModuleFactory);
+  importing ??= (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then((imported) => imported.default);
   return importing;
 }
 
