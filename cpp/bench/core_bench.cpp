@@ -113,4 +113,37 @@ Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config) {
   return result;
 }
 
+namespace api {
+
+BenchResponse bench(const BenchRequest& request) {
+  BenchResponse out;
+  const std::pair<const char*, std::optional<Extent>> sizes[] = {{"batch", request.batch},
+                                                                 {"tokens", request.tokens},
+                                                                 {"model_width", request.model_width},
+                                                                 {"head_width", request.head_width}};
+  for (const auto& [name, size] : sizes) {
+    if (size) continue;
+    out.error = error_view({ErrorKind::Arguments, std::string("request.") + name + " is missing", name});
+    return out;
+  }
+  BenchConfig config;
+  config.batch = *request.batch;
+  config.tokens = *request.tokens;
+  config.model_width = *request.model_width;
+  config.head_width = *request.head_width;
+  config.repeat = request.repeat;
+  auto result = run_qkv_bench(config);
+  if (!result) {
+    out.error = error_view({ErrorKind::Arguments, result.error().message()});
+    return out;
+  }
+  out.ok = true;
+  out.median_seconds = result->median_seconds;
+  out.gflops = result->gflops;
+  out.peak_bytes = result->peak_bytes;
+  out.minimum_bytes = result->minimum_bytes;
+  return out;
+}
+
+}  // namespace api
 }  // namespace qkv

@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "api/lesson_api.hpp"  // ErrorView and error_view (header only: the scale module links no qkv_api)
 #include "attention/qkv.hpp"
 #include "tensor/tensor.hpp"
 
@@ -58,21 +60,35 @@ Result<QkvOutputs, TensorError> forward_backward(const BenchData& data);
 // sum_of_products: the chapter's bits, without materialising the products).
 Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config);
 
-// The field lists the front ends convert (see api/lesson_api.hpp): a request's sizes, and the result.
-template <class V>
-void describe(V& v, const BenchConfig& t) {
-  v("batch", t.batch);
-  v("tokens", t.tokens);
-  v("model_width", t.model_width);
-  v("head_width", t.head_width);
-  v("repeat", t.repeat);
-}
-template <class V>
-void describe(V& v, const BenchResult& t) {
-  v("median_seconds", t.median_seconds);
-  v("gflops", t.gflops);
-  v("peak_bytes", t.peak_bytes);
-  v("minimum_bytes", t.minimum_bytes);
-}
+namespace api {
 
+// The benchmark as a call, for the tests' WebAssembly module: {batch, tokens, model_width, head_width[,
+// repeat]} -> {ok, median_seconds, gflops, peak_bytes, minimum_bytes} or {ok: false, error}, converted
+// through the field lists below like the lesson's calls (api/lesson_api.hpp). Every size is required (a
+// missing one would silently bench the defaults); repeat is optional.
+struct BenchRequest {
+  std::optional<Extent> batch, tokens, model_width, head_width;
+  std::uint64_t repeat = BenchConfig{}.repeat;
+};
+struct BenchResponse {
+  bool ok = false;
+  double median_seconds = 0.0, gflops = 0.0;
+  std::uint64_t peak_bytes = 0, minimum_bytes = 0;
+  std::optional<ErrorView> error;
+};
+BenchResponse bench(const BenchRequest& request);
+
+// clang-format off
+#define QKV_FIELD(name) v(#name, t.name)
+template <class V> void describe(V& v, const BenchRequest& t) {
+  QKV_FIELD(batch); QKV_FIELD(tokens); QKV_FIELD(model_width); QKV_FIELD(head_width); QKV_FIELD(repeat);
+}
+template <class V> void describe(V& v, const BenchResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(median_seconds); QKV_FIELD(gflops); QKV_FIELD(peak_bytes); QKV_FIELD(minimum_bytes);
+  QKV_FIELD(error);
+}
+#undef QKV_FIELD
+// clang-format on
+
+}  // namespace api
 }  // namespace qkv

@@ -22,25 +22,8 @@ val trace_js() {
 // value}]}, each {shape, values}, through the same call the command line makes.
 val evidence_js(val request) { return call(request, &evidence); }
 
-// {batch, tokens, model_width, head_width[, repeat]} -> {ok, median_seconds, gflops, peak_bytes,
-// minimum_bytes}, as `qkv-lesson bench` measures them (peak bytes counted by the module's operator new).
-// Every size is required: a missing one would silently bench the defaults.
-val bench_js(val request) {
-  return guarded([&] {
-    for (const char* name : {"batch", "tokens", "model_width", "head_width"})
-      if (request.typeOf().as<std::string>() == "object" && request[name].isUndefined())
-        return refused({ErrorKind::Arguments, std::string("request.") + name + " is missing", name});
-    BenchConfig config;
-    std::optional<LessonError> error;
-    read(request, config, "request", error);
-    if (error) return refused(*error);
-    auto result = run_qkv_bench(config);
-    if (!result) return refused({ErrorKind::Arguments, result.error().message()});
-    val out = to_js(*result);
-    out.set("ok", true);
-    return out;
-  });
-}
+// The core benchmark, as `qkv-lesson bench` measures it (bench/core_bench.hpp: api::bench).
+val bench_js(val request) { return call(request, &bench); }
 
 // How this module was compiled: {simd128} is true in the SIMD build (clang defines __wasm_simd128__ under
 // -msimd128), so a test can tell that the SIMD variant really is one.

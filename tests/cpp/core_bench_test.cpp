@@ -28,5 +28,26 @@ TEST(CoreBench, RefusesZeroRepeats) {
   EXPECT_EQ(result.error().message(), "bench repeat must be at least 1, got 0");
 }
 
+// The call the tests' WebAssembly module makes: a missing size is refused by name, never benched at its
+// default; a complete request answers with the measurement.
+TEST(CoreBench, TheCallRefusesAMissingSizeByName) {
+  api::BenchRequest request;
+  request.batch = 1;
+  request.tokens = 8;
+  request.head_width = 2;
+  const api::BenchResponse refused = api::bench(request);
+  EXPECT_FALSE(refused.ok);
+  ASSERT_TRUE(refused.error);
+  EXPECT_EQ(refused.error->message, "request.model_width is missing");
+  EXPECT_EQ(refused.error->field, "model_width");
+
+  request.model_width = 3;
+  request.repeat = 1;
+  const api::BenchResponse measured = api::bench(request);
+  EXPECT_TRUE(measured.ok);
+  EXPECT_FALSE(measured.error);
+  EXPECT_EQ(measured.minimum_bytes, 8u * (2 * 8 * 3 + 6 * 3 * 2 + 6 * 8 * 2));
+}
+
 }  // namespace
 }  // namespace qkv
