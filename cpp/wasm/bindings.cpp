@@ -1,5 +1,5 @@
 // The WebAssembly face of the lesson: each call takes one request object and returns one response object,
-// converted field by field from the lists in api/lesson_api.hpp (mirrored by web/src/wasm-api.d.ts).
+// converted field by field from the lists in api/lesson_api.hpp (mirrored by web/src/lesson/core-api.d.ts).
 // Nothing else happens here: no reading of numbers, no rounding, no messages of its own beyond the type of
 // a request field, and no C++ exception ever reaches JavaScript.
 #include "wasm/bindings.hpp"
@@ -25,14 +25,7 @@ val exercises_js(val request) { return call(request, &exercises); }
 // The worker's calls. The summary's doubles leave the heap as Float64Arrays, which the worker transfers
 // to the page; the search reports how many seeds it has tried to `on_progress` (a function of one
 // number) as it goes.
-val self_score_summary_js(val request) {
-  return guarded([&] {
-    SelfScoreRequest typed;
-    std::optional<LessonError> error;
-    read(request, typed, "request", error);
-    return error ? refused(*error) : to_js<Doubles::Float64Array>(self_score_summary(typed));
-  });
-}
+val self_score_summary_js(val request) { return call<Doubles::Float64Array>(request, &self_score_summary); }
 val find_seed_with_progress_js(val request, val on_progress) {
   return guarded([&] {
     SeedSearchRequest typed;

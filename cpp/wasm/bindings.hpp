@@ -141,14 +141,15 @@ void read(const val& js, T& out, const std::string& path, std::optional<LessonEr
   }
 }
 
-// One call: read the request, run it, convert the response; anything thrown becomes a typed error.
-template <class Request, class Response>
+// One call: read the request, run it, convert the response (doubles as D says); anything thrown becomes a
+// typed error.
+template <Doubles D = Doubles::Array, class Request, class Response>
 val call(const val& js, Response (*run)(const Request&)) {
   return guarded([&] {
     Request request;
     std::optional<LessonError> error;
     read(js, request, "request", error);
-    return error ? refused(*error) : to_js(run(request));
+    return error ? refused(*error) : to_js<D>(run(request));
   });
 }
 

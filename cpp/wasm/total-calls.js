@@ -2,16 +2,15 @@
 // its own BindingError before C++ runs. To keep the contract total (every call returns {ok, ...}, none
 // throws), a call with the wrong number of arguments hands C++ its arguments as one array, which C++
 // refuses as a value like any other malformed request ("request must be an object, got an array").
-// Written in the plain JavaScript that Emscripten's own optimiser parses.
+// Written in the plain JavaScript that Emscripten's own optimiser parses. Every bound call is wrapped,
+// whichever module this is: embind gives each its arity.
 Module['onRuntimeInitialized'] = (function (previous) {
   return function () {
-    var arity = { fixture: 0, report: 0, trace: 0, evaluate: 1, selfScore: 1, selfScoreSummary: 1, findSeed: 1,
-                  exercises: 1, checkAnswer: 1, provenance: 1, numpyRandn: 1, evidence: 1, bench: 1, features: 0, findSeedWithProgress: 2,
-                  scale: 1 };
-    Object.keys(arity).forEach(function (name) {
+    // embind records each bound function's number of JavaScript arguments as its argCount.
+    Object.keys(Module).forEach(function (name) {
       var call = Module[name];
-      var count = arity[name];
-      if (typeof call !== 'function') return;
+      if (typeof call !== 'function' || typeof call.argCount !== 'number') return;
+      var count = call.argCount;
       Module[name] = function () {
         var args = Array.prototype.slice.call(arguments);
         if (args.length === count) return call.apply(null, args);
