@@ -1,7 +1,6 @@
 #include "api/lesson_api.hpp"
 
 #include <algorithm>
-#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 
@@ -82,9 +81,7 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
   out.initialization_reproducible = e.initialization.reproducible;
   out.initialization_independent = e.initialization.independent;
   out.initialization_transactional = e.initialization.transactional;
-  char state[19];
-  std::snprintf(state, sizeof state, "0x%016" PRIx64, e.initialization.state_after);
-  out.initialization_state_after = state;
+  out.initialization_state_after = format_hex64(e.initialization.state_after);
   out.query_changed = e.query_changed;
   out.key_unchanged = e.key_unchanged;
   out.value_unchanged = e.value_unchanged;
@@ -112,15 +109,24 @@ Response refusal(const LessonError& error) {
   return out;
 }
 
+// An experiment's sizes, as the self-score section and the seed search take them: tokens, then dim.
+struct ExperimentSizes {
+  std::int64_t tokens, dim;
+};
+Result<ExperimentSizes, LessonError> read_sizes(const std::string& tokens_text, const std::string& dim_text) {
+  auto tokens = read_setting(tokens_text, "tokens", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
+  if (!tokens) return fail(tokens.error());
+  auto dim = read_setting(dim_text, "dim", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
+  if (!dim) return fail(dim.error());
+  return ExperimentSizes{*tokens, *dim};
+}
+
 Result<SelfBiasRequest, LessonError> read_self_score(const SelfScoreRequest& typed) {
-  SelfBiasRequest request;
   auto seed = read_setting(typed.seed, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
   if (!seed) return fail(seed.error());
-  auto tokens = read_setting(typed.tokens, "tokens", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
-  if (!tokens) return fail(tokens.error());
-  auto dim = read_setting(typed.dim, "dim", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
-  if (!dim) return fail(dim.error());
-  return SelfBiasRequest{*seed, *tokens, *dim};
+  auto sizes = read_sizes(typed.tokens, typed.dim);
+  if (!sizes) return fail(sizes.error());
+  return SelfBiasRequest{*seed, sizes->tokens, sizes->dim};
 }
 
 // The experiment for a request, computed once: the page asks for the same settings to draw the tables,
@@ -201,8 +207,7 @@ SelfBiasResult result_of(const ExperimentFacts& f) {
                           const std::vector<std::size_t>& guaranteed) {
     ScoreSummary out;
     out.argmax = argmax;
-    for (std::size_t row = 0; row < argmax.size(); ++row)
-      if (argmax[row] == row) out.diagonal_rows.push_back(row);
+    out.diagonal_rows = diagonal_rows(argmax);
     out.guaranteed_rows = guaranteed;
     return out;
   };
@@ -225,24 +230,25 @@ struct Registry {
 Result<Registry, LessonError> registry(const SelfScoreRequest& typed) {
   auto request = read_self_score(typed);
   if (!request) return fail(request.error());
+  std::optional<SelfBiasResult> from_facts;
+  const SelfBiasResult* current = &module_experiment();
+  std::optional<LessonError> pending;
   if (typed.experiment) {
     if (auto error = check_facts(*typed.experiment, *request)) return fail(*error);
-    const SelfBiasResult current = result_of(*typed.experiment);
-    return Registry{lesson_exercises({fixture_evidence(), current, request->seed, module_experiment()}), {}};
+    current = &from_facts.emplace(result_of(*typed.experiment));
+  } else if (self_bias_cost(request->tokens, request->dim) <= kInlineExperimentWork) {
+    auto computed = experiment(*request);
+    if (!computed) return fail(computed.error());
+    current = *computed;
+  } else {
+    pending = LessonError{ErrorKind::Budget,
+                          "this exercise asks about the experiment at " + std::to_string(request->tokens) +
+                              " tokens of width " + std::to_string(request->dim) +
+                              ", which is still being computed; check again once its summary is shown",
+                          "experiment"};
   }
-  if (self_bias_cost(request->tokens, request->dim) <= kInlineExperimentWork) {
-    auto current = experiment(*request);
-    if (!current) return fail(current.error());
-    return Registry{lesson_exercises({fixture_evidence(), **current, request->seed, module_experiment()}),
-                    {}};
-  }
-  return Registry{
-      lesson_exercises({fixture_evidence(), module_experiment(), request->seed, module_experiment()}),
-      LessonError{ErrorKind::Budget,
-                  "this exercise asks about the experiment at " + std::to_string(request->tokens) +
-                      " tokens of width " + std::to_string(request->dim) +
-                      ", which is still being computed; check again once its summary is shown",
-                  "experiment"}};
+  return Registry{lesson_exercises({fixture_evidence(), *current, request->seed, module_experiment()}),
+                  std::move(pending)};
 }
 
 }  // namespace
@@ -357,14 +363,11 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
 SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgress& progress) {
   const auto refuse = [](const LessonError& error) { return refusal<SeedSearchResponse>(error); };
   CounterexampleSearch search;
-  if (typed.kind == "none") {
-    search.kind = ScoreKind::None;
-  } else if (typed.kind == "tied") {
-    search.kind = ScoreKind::Tied;
-  } else {
+  const std::optional<ScoreKind> kind = search_kind_named(typed.kind);
+  if (!kind)
     return refuse({ErrorKind::Arguments,
                    "kind must be \"none\" or \"tied\", got \"" + shortened(typed.kind) + "\"", "kind"});
-  }
+  search.kind = *kind;
   std::int64_t start = 0;
   if (!typed.after.empty()) {
     auto after = read_setting(typed.after, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
@@ -373,14 +376,12 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgres
   }
   auto count = read_setting(typed.count, "count", 1, kMaxSearchSeeds, ErrorKind::SelfScore);
   if (!count) return refuse(count.error());
-  auto tokens = read_setting(typed.tokens, "tokens", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
-  if (!tokens) return refuse(tokens.error());
-  auto dim = read_setting(typed.dim, "dim", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
-  if (!dim) return refuse(dim.error());
+  auto sizes = read_sizes(typed.tokens, typed.dim);
+  if (!sizes) return refuse(sizes.error());
   search.start_seed = start;
   search.max_seeds = *count;
-  search.tokens = *tokens;
-  search.dim = *dim;
+  search.tokens = sizes->tokens;
+  search.dim = sizes->dim;
   auto found = find_off_diagonal_seed(search, progress);
   if (!found) {
     const bool budget = found.error().kind == SelfBiasErrorKind::SearchOverBudget;

@@ -11,7 +11,6 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <charconv>
-#include <cinttypes>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -79,9 +78,8 @@ int run_init(std::uint64_t seed, std::uint64_t model_width, std::uint64_t head_w
                           {"shape", parameter.shape()},
                           {"values", parameter.value().value().values()}});
   }
-  char state[19];
-  std::snprintf(state, sizeof state, "0x%016" PRIx64, rng.state());
-  emit(qkv::cli::dump_line(json{{"parameters", parameters}, {"generator_state", state}}));
+  emit(qkv::cli::dump_line(
+      json{{"parameters", parameters}, {"generator_state", qkv::format_hex64(rng.state())}}));
   return 0;
 }
 
@@ -239,13 +237,9 @@ struct SearchText {
 // Validation order: kind, then the library's start, count, tokens, dim (each parsed first).
 int run_find_off_diagonal(const SearchText& text) {
   qkv::CounterexampleSearch search;
-  if (text.kind == "none") {
-    search.kind = qkv::ScoreKind::None;
-  } else if (text.kind == "tied") {
-    search.kind = qkv::ScoreKind::Tied;
-  } else {
-    return report_error(CliError{"arguments", "--kind must be none or tied, got " + text.kind});
-  }
+  const std::optional<qkv::ScoreKind> kind = qkv::search_kind_named(text.kind);
+  if (!kind) return report_error(CliError{"arguments", "--kind must be none or tied, got " + text.kind});
+  search.kind = *kind;
   const std::pair<const char*, const std::string*> fields[] = {
       {"--start", &text.start}, {"--count", &text.count}, {"--tokens", &text.tokens}, {"--dim", &text.dim}};
   std::int64_t* const targets[] = {&search.start_seed, &search.max_seeds, &search.tokens, &search.dim};

@@ -70,8 +70,8 @@ ScoreSummary summarize(Matrix scores, std::size_t n, const Matrix* vectors,
       if (scores[i * n + j] > scores[i * n + best]) best = j;  // strict: ties keep the first column
     }
     summary.argmax.push_back(best);
-    if (best == i) summary.diagonal_rows.push_back(i);
   }
+  summary.diagonal_rows = diagonal_rows(summary.argmax);
   if (vectors != nullptr) summary.guaranteed_rows = guaranteed_rows(*vectors, *lengths, k);
   summary.scores = std::move(scores);
   return summary;
@@ -131,6 +131,19 @@ SelfBiasResult compute(std::int64_t seed, std::size_t n, std::size_t d) {
 }
 
 }  // namespace
+
+std::vector<std::size_t> diagonal_rows(const std::vector<std::size_t>& argmax) {
+  std::vector<std::size_t> rows;
+  for (std::size_t row = 0; row < argmax.size(); ++row)
+    if (argmax[row] == row) rows.push_back(row);
+  return rows;
+}
+
+std::optional<ScoreKind> search_kind_named(const std::string& name) {
+  if (name == "none") return ScoreKind::None;
+  if (name == "tied") return ScoreKind::Tied;
+  return std::nullopt;
+}
 
 const ScoreSummary& SelfBiasResult::summary(ScoreKind kind) const {
   switch (kind) {

@@ -42,6 +42,9 @@ struct ScoreSummary {
                                              // (|q_i| >= every |q_j| and q_j != q_i); none for separate
 };
 
+// The ascending rows i with argmax[i] == i: the rows whose maximum is on the diagonal.
+std::vector<std::size_t> diagonal_rows(const std::vector<std::size_t>& argmax);
+
 struct SelfBiasResult {
   std::size_t tokens = 0;
   std::size_t dim = 0;
@@ -113,6 +116,9 @@ struct CounterexampleSearch {
   std::int64_t tokens = 5;
   std::int64_t dim = 8;
 };
+
+// The kinds a search can look at, by the names the front ends take: "none" or "tied".
+std::optional<ScoreKind> search_kind_named(const std::string& name);
 
 struct Counterexample {
   std::int64_t seed = 0;

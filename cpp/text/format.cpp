@@ -1,5 +1,6 @@
 #include "text/format.hpp"
 
+#include <cinttypes>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -26,6 +27,12 @@ std::string format_vector6(const std::vector<double>& values) {
 std::string format_significant17(double value) {
   char buffer[32];
   std::snprintf(buffer, sizeof buffer, "%.17g", value);
+  return buffer;
+}
+
+std::string format_hex64(std::uint64_t value) {
+  char buffer[19];
+  std::snprintf(buffer, sizeof buffer, "0x%016" PRIx64, value);
   return buffer;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,8 @@ std::string format_fixed(double value, int digits);
 std::string format_vector6(const std::vector<double>& values);
 // printf's %.17g: always enough digits to read back the same double (numpy-style listings print this).
 std::string format_significant17(double value);
+// A 64-bit generator state as 0x and sixteen hex digits: "0x000000000000001a".
+std::string format_hex64(std::uint64_t value);
 // The shortest decimal that reads back to the same double ("1", "-1.5", "0.1", "4.4e-10").
 std::string format_shortest(double value);
 // format_shortest with the page's minus sign (U+2212), as prose and answers show numbers: "−1.5".

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
+
 namespace qkv {
 namespace {
 
@@ -11,6 +13,11 @@ TEST(Format, ShortestDecimalReadsBackTheSameDouble) {
   EXPECT_EQ(format_shortest(-1.5), "-1.5");
   EXPECT_EQ(format_shortest(0.1), "0.1");
   EXPECT_EQ(format_shortest(4.358e-10), "4.358e-10");
+}
+
+TEST(Format, Hex64IsSixteenDigitsAfter0x) {
+  EXPECT_EQ(format_hex64(26), "0x000000000000001a");
+  EXPECT_EQ(format_hex64(~std::uint64_t{0}), "0xffffffffffffffff");
 }
 
 TEST(Format, ProseUsesTheUnicodeMinus) {
