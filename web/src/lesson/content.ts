@@ -1,7 +1,7 @@
 // The lesson's prose sections around the diagram: the worked prediction, the forward rule with its shape
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
-import { h, math as mathSpan } from './dom';
+import { h, math as mathSpan, symbol } from './dom';
 import { matrixTable } from './tables';
 import type { Evidence } from './types';
 
@@ -44,10 +44,6 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement)
   );
 }
 
-function symbol(name: keyof typeof math, meaning: string): Node[] {
-  return [h('dt', {}, mathSpan(math[name])), h('dd', {}, meaning)];
-}
-
 export function renderForwardRule(): HTMLElement {
   return h(
     'section',
@@ -67,17 +63,17 @@ export function renderForwardRule(): HTMLElement {
     h(
       'dl',
       { class: 'symbols' },
-      ...symbol('symX', 'the hidden-state tensor entering self-attention'),
-      ...symbol('symB', 'the batch size'),
-      ...symbol('symT', 'the number of token positions'),
-      ...symbol('symDModel', 'the input feature width'),
-      ...symbol('symDHead', 'the output width of this single head'),
-      ...symbol('symWeights', 'three independent learned weights, no bias'),
-      ...symbol('symQ', 'the query view: what each position will look for'),
-      ...symbol('symK', 'the key view: how each position can be matched'),
-      ...symbol('symV', 'the value view: the content a later mixture can retrieve'),
-      ...symbol('symU', 'upstream gradients: what later layers send back to Q, K and V'),
-      ...symbol('symBar', 'gradients of the objective with respect to X and to each weight'),
+      ...symbol(math.symX, 'the hidden-state tensor entering self-attention'),
+      ...symbol(math.symB, 'the batch size'),
+      ...symbol(math.symT, 'the number of token positions'),
+      ...symbol(math.symDModel, 'the input feature width'),
+      ...symbol(math.symDHead, 'the output width of this single head'),
+      ...symbol(math.symWeights, 'three independent learned weights, no bias'),
+      ...symbol(math.symQ, 'the query view: what each position will look for'),
+      ...symbol(math.symK, 'the key view: how each position can be matched'),
+      ...symbol(math.symV, 'the value view: the content a later mixture can retrieve'),
+      ...symbol(math.symU, 'upstream gradients: what later layers send back to Q, K and V'),
+      ...symbol(math.symBar, 'gradients of the objective with respect to X and to each weight'),
     ),
     h('p', {}, 'Nothing here requires d_model to be a multiple of d_head; that relation appears later, when multi-head attention splits the model width into several heads.'),
   );

@@ -141,27 +141,6 @@ export interface ExperimentFacts {
   tied_argmax: number[];
   tied_guaranteed_rows: number[];
 }
-export interface ScoreSummaryView {
-  scores: RoundedView; // n × n, row-major
-  argmax: number[];
-  diagonal_rows: number[];
-  guaranteed_rows: number[];
-}
-export interface SelfScoreView {
-  seed: number;
-  tokens: number;
-  dim: number;
-  x: RoundedView;
-  wq: RoundedView;
-  wk: RoundedView;
-  norms: RoundedView;
-  projected_norms: RoundedView;
-  none: ScoreSummaryView;
-  separate: ScoreSummaryView;
-  tied: ScoreSummaryView;
-}
-export type SelfScoreResponse = { ok: true; result: SelfScoreView } | Failure;
-
 // The worker's summary: its doubles arrive as Float64Arrays (transferred from the worker).
 export interface ShownNumbers {
   values: Float64Array;
@@ -239,11 +218,11 @@ export type ProvenanceResponse =
   | { ok: true; target: string; sources: SourceCells[]; expression: string; description: string }
   | Failure;
 
+// The page's module's calls (the tests' module adds selfScore, findSeed, report, trace, evidence and bench;
+// the Node tests call those).
 export interface QkvCore {
   fixture(): FixtureResponse;
   evaluate(state: LessonState): LessonResponse;
-  selfScore(request: SelfScoreRequest): SelfScoreResponse;
-  findSeed(request: SeedSearchRequest): SeedSearchResponse;
   exercises(request: SelfScoreRequest): ExercisesResponse;
   checkAnswer(request: AnswerRequest): AnswerResponse;
   // The worker's calls: the experiment as the page shows it, and a search that reports seeds tried.

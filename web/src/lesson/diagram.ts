@@ -2,9 +2,12 @@
 // independence, empty axes, rejected inputs and the numerical checks. Every value shown comes from the
 // evidence object; `renderDiagram` is a function of (evidence, state).
 import math from 'virtual:math';
-import { h, math as mathSpan } from './dom';
+import { h, math as mathSpan, symbol } from './dom';
 import { arrowTarget, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
+
+// What the line under a computed table says until a cell is chosen.
+const provenancePrompt = 'Focus, hover or tap a cell to see how it was computed.';
 
 export const labels: Record<TensorKey, string> = {
   input: 'X (shared input)',
@@ -184,7 +187,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     value_weight_gradient: h('div', { class: 'slot' }),
   } satisfies Record<ComputedKey, HTMLElement>;
   const line = (key: ComputedKey) =>
-    h('p', { class: 'provenance', 'data-provenance': key, 'aria-live': 'polite' }, 'Focus, hover or tap a cell to see how it was computed.');
+    h('p', { class: 'provenance', 'data-provenance': key, 'aria-live': 'polite' }, provenancePrompt);
   const explanations = {
     query: line('query'),
     key: line('key'),
@@ -580,10 +583,6 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
   if (refs.selected) explainCell(refs, refs.selected.tensor, refs.selected.index);
 }
 
-function symbol(html: string, meaning: string): Node[] {
-  return [h('dt', {}, mathSpan(html)), h('dd', {}, meaning)];
-}
-
 // ---- provenance: every computed cell explains itself ----
 
 function cellsOf(root: HTMLElement, tensor: string, indices: number[]): HTMLElement[] {
@@ -609,13 +608,13 @@ export function explainCell(refs: DiagramRefs, tensor: ComputedKey, index: numbe
   clearHighlight(refs);
   for (const [key, line] of Object.entries(refs.explanations)) if (key !== tensor && line.dataset.shown) {
     delete line.dataset.shown;
-    line.textContent = 'Focus, hover or tap a cell to see how it was computed.';
+    line.textContent = provenancePrompt;
   }
   const line = refs.explanations[tensor];
   if (!answer.ok) {
     refs.selected = undefined;
     delete line.dataset.shown;
-    line.textContent = 'Focus, hover or tap a cell to see how it was computed.';
+    line.textContent = provenancePrompt;
     return;
   }
   refs.selected = { tensor, index };

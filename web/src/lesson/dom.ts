@@ -25,3 +25,8 @@ export function math(html: string, className = 'math'): HTMLSpanElement {
   span.innerHTML = html;
   return span;
 }
+
+// One entry of a list of symbols (<dl>): the symbol typeset, then what it means.
+export function symbol(html: string, meaning: string): Node[] {
+  return [h('dt', {}, math(html)), h('dd', {}, meaning)];
+}

@@ -13,10 +13,6 @@ interface Prose {
 
 export const exerciseProse: Record<string, Prose> = prose;
 
-export function questionOf(id: string): string {
-  return exerciseProse[id]?.question ?? id;
-}
-
 // What a learner typed, what the core read, and whether it was right: what course pages receive.
 export interface AnswerRecord {
   id: string;

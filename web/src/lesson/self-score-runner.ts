@@ -13,7 +13,6 @@ export interface SelfScoreRunner {
   summary(request: SelfScoreRequest): Promise<Outcome<SelfScoreSummaryResponse>>;
   search(request: SeedSearchRequest, onProgress: (tried: number) => void): Promise<Outcome<SeedSearchResponse>>;
   cancel(): void;
-  readonly inWorker: boolean;
 }
 
 type Job = { job: 'summary'; request: SelfScoreRequest } | { job: 'search'; request: SeedSearchRequest };
@@ -91,8 +90,5 @@ export function createRunner(core: QkvCore): SelfScoreRunner {
     summary: (request) => run({ job: 'summary', request }) as Promise<Outcome<SelfScoreSummaryResponse>>,
     search: (request, onProgress) => run({ job: 'search', request }, onProgress) as Promise<Outcome<SeedSearchResponse>>,
     cancel: () => stop('cancelled'),
-    get inWorker() {
-      return useWorker;
-    },
   };
 }

@@ -8,9 +8,7 @@ export type {
   LessonState,
   ProvenanceResponse,
   QkvCore,
-  ScoreSummaryView as ScoreSummary,
   SelfScoreRequest,
-  SelfScoreView as SelfBiasResult,
   SizeLimitView,
   TensorView as TensorEvidence,
 } from './core-api';
