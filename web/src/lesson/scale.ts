@@ -9,6 +9,7 @@
 import { h } from './dom';
 import type { ErrorView } from './core-api';
 import { loadScaleCore } from './scale-core';
+import { createRunner } from './worker-runner';
 
 export interface ScaleRunView {
   shape: string;
@@ -85,68 +86,24 @@ export function buildScale(idPrefix: string): HTMLElement {
     results,
   );
 
-  let useWorker = typeof Worker === 'function' && new URL(import.meta.url).origin === location.origin;
-  let worker: Worker | undefined;
-  let nextId = 0;
-
+  const runner = createRunner<string, ScaleResponse>(
+    () => new Worker(new URL('./scale-worker.ts', import.meta.url), { type: 'module' }),
+    (preset) => loadScaleCore().then((core) => core.scale({ preset })),
+  );
   const show = (response: ScaleResponse) => {
     section.removeAttribute('data-busy');
     status.textContent = response.ok ? '' : (response.error?.sentence ?? '');
     results.replaceChildren(...(response.ok ? render(response) : []));
     if (response.ok) results.dataset.shown = response.preset;
   };
-  const failed = (message: string) => {
-    section.removeAttribute('data-busy');
-    status.textContent = `The computation could not run: ${message}`;
-  };
-
-  // On the page's thread: the module is imported on first use, and the call runs a macrotask later, so that
-  // the busy message is on screen while the thread works.
-  const inline = (jobId: number, preset: string) =>
-    loadScaleCore().then(
-      (core) => setTimeout(() => jobId === nextId && show(core.scale({ preset })), 0),
-      (error: unknown) => jobId === nextId && failed(error instanceof Error ? error.message : String(error)),
-    );
-
-  let running = false;
-  const startWorker = (): Worker => {
-    const fresh = new Worker(new URL('./scale-worker.ts', import.meta.url), { type: 'module' });
-    fresh.addEventListener('message', (event: MessageEvent<import('./scale-worker').ScaleReply>) => {
-      if (fresh !== worker || event.data.id !== nextId) return;
-      running = false;
-      if ('response' in event.data) show(event.data.response);
-      else failed(event.data.failed);
-    });
-    // The worker's script could not load: this job, and the next ones, run on the page's thread.
-    fresh.addEventListener('error', (event) => {
-      event.preventDefault();
-      fresh.terminate();
-      if (fresh !== worker) return;
-      worker = undefined;
-      running = false;
-      useWorker = false;
-      inline(nextId, section.dataset.busy ?? 'lesson');
-    });
-    return fresh;
-  };
-
-  const run = (preset: string) => {
-    const jobId = ++nextId;
+  const run = async (preset: string) => {
     section.dataset.busy = preset;
     status.textContent = 'Computing…';
-    if (!useWorker) {
-      inline(jobId, preset);
-      return;
-    }
-    // A job still running is abandoned with its worker and a fresh worker takes the new one; an idle worker
-    // is reused, so the module is fetched and compiled once.
-    if (running) {
-      worker?.terminate();
-      worker = undefined;
-    }
-    worker ??= startWorker();
-    running = true;
-    worker.postMessage({ id: jobId, preset });
+    const outcome = await runner.run(preset);
+    if (outcome.done) return show(outcome.response);
+    if (outcome.reason === 'superseded') return; // a newer choice is running
+    section.removeAttribute('data-busy');
+    status.textContent = `The computation could not run: ${outcome.message ?? outcome.reason}`;
   };
   for (const button of buttons) button.addEventListener('click', () => run(button.dataset.preset!));
   return section;

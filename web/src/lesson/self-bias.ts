@@ -6,7 +6,7 @@
 import type { ExperimentFacts, KindSummaryView, SelfScoreRequestWithFacts, SelfScoreSummaryView } from './core-api';
 import { h } from './dom';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
-import { createRunner } from './self-score-runner';
+import { createSelfScoreRunner } from './self-score-runner';
 import type { CoreError, QkvCore, SelfScoreRequest } from './types';
 
 const kinds = [
@@ -154,7 +154,7 @@ export function buildSelfBias(
   let accepted: SelfScoreRequest = initial;
   let facts: ExperimentFacts | undefined; // the core's facts about `accepted`, once the worker computed it
   const settings = (): SelfScoreRequestWithFacts => (facts ? { ...accepted, experiment: facts } : accepted);
-  const runner = createRunner(core);
+  const runner = createSelfScoreRunner(core);
   let busyTimer: ReturnType<typeof setTimeout> | undefined;
   let element: HTMLElement;
 

@@ -1,0 +1,87 @@
+// Runs a section's long core calls in a Web Worker so the page's thread stays free: one job at a time; a new
+// job or Cancel terminates a running one (a fresh worker takes the next), an idle worker is reused (its
+// module is fetched and compiled once). Browsers refuse workers from another origin, so when the lesson's
+// script comes from another origin than the page (a course page loading qkv-lesson.js from the lesson's
+// host), or a worker cannot start, the same calls run on the page's thread instead, after the busy message
+// has been painted. The self-score section and the scale section use it; worker-jobs.ts is the worker's side.
+
+// A job either finished with the core's response, or was stopped: by Cancel, by a newer job, or by a failure.
+export type Outcome<T> = { done: true; response: T } | { done: false; reason: 'cancelled' | 'superseded' | 'failed'; message?: string };
+
+// What the page sends a worker, and what the worker answers for that job.
+export type JobMessage<J> = { id: number; job: J };
+export type JobReply = { id: number; type: 'progress'; tried: number } | { id: number; type: 'done'; response: unknown } | { id: number; type: 'failed'; message: string };
+
+export interface Runner<J, R> {
+  run(job: J, onProgress?: (tried: number) => void): Promise<Outcome<R>>;
+  cancel(): void;
+}
+
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+// `startWorker` makes the section's worker (written at the caller, so that the bundler sees its URL);
+// `inline` does the same job on the page's thread.
+export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, onProgress: (tried: number) => void) => Promise<R>): Runner<J, R> {
+  type Running = { id: number; job: J; settle: (outcome: Outcome<R>) => void; onProgress?: (tried: number) => void };
+  let useWorker = typeof Worker === 'function' && new URL(import.meta.url).origin === location.origin;
+  let worker: Worker | undefined;
+  let running: Running | undefined;
+  let nextId = 0;
+
+  const finish = (outcome: Outcome<R>) => {
+    const job = running;
+    running = undefined;
+    job?.settle(outcome);
+  };
+
+  // A macrotask later, so that the busy message is on screen while the page's thread works.
+  const runInline = (job: Running) =>
+    setTimeout(() => {
+      if (running !== job) return;
+      inline(job.job, (tried) => job.onProgress?.(tried)).then(
+        (response) => running === job && finish({ done: true, response }),
+        (error: unknown) => running === job && finish({ done: false, reason: 'failed', message: messageOf(error) }),
+      );
+    }, 0);
+
+  const start = (): Worker => {
+    const fresh = startWorker();
+    fresh.addEventListener('message', (event: MessageEvent<JobReply>) => {
+      const reply = event.data;
+      if (fresh !== worker || !running || reply.id !== running.id) return;
+      if (reply.type === 'progress') running.onProgress?.(reply.tried);
+      else if (reply.type === 'failed') finish({ done: false, reason: 'failed', message: reply.message });
+      else finish({ done: true, response: reply.response as R });
+    });
+    // The worker's script or module could not load: run this job, and the next ones, on the page's thread.
+    fresh.addEventListener('error', (event) => {
+      event.preventDefault();
+      fresh.terminate();
+      if (fresh !== worker) return;
+      worker = undefined;
+      useWorker = false;
+      if (running) runInline(running);
+    });
+    return fresh;
+  };
+
+  const stop = (reason: 'cancelled' | 'superseded') => {
+    if (!running) return;
+    worker?.terminate();
+    worker = undefined;
+    finish({ done: false, reason });
+  };
+
+  return {
+    run: (job, onProgress) =>
+      new Promise<Outcome<R>>((settle) => {
+        stop('superseded');
+        const current: Running = { id: nextId++, job, settle, onProgress };
+        running = current;
+        if (!useWorker) return void runInline(current);
+        worker ??= start();
+        worker.postMessage({ id: current.id, job } satisfies JobMessage<J>);
+      }),
+    cancel: () => stop('cancelled'),
+  };
+}
