@@ -86,7 +86,13 @@ describe('HostBridge', () => {
   test('reads the lesson state and the self-score settings of its own link', () => {
     const { bridge } = page({ search: '?sseed=42&sn=5&sd=8&b=1&t=2&d=3&h=2' });
     assert.equal(bridge.linkState(), '?sseed=42&sn=5&sd=8&b=1&t=2&d=3&h=2');
-    assert.deepEqual(bridge.linkSelfScore(), { seed: '42', tokens: '5', dim: '8' });
+    const defaults = { seed: '1', tokens: '5', dim: '8' };
+    assert.deepEqual(bridge.linkSelfScore(defaults), { seed: '42', tokens: '5', dim: '8' });
+  });
+
+  test('a link that names only the seed gets the core\'s other defaults', () => {
+    const { bridge } = page({ search: '?sseed=42' });
+    assert.deepEqual(bridge.linkSelfScore({ seed: '1', tokens: '7', dim: '9' }), { seed: '42', tokens: '7', dim: '9' });
   });
 
   test('keeps progress under the key and gives back only what it can read', () => {

@@ -14,6 +14,7 @@ export class LessonController {
   readonly fixtureEvidence: Evidence;
   readonly sizeLimits: SizeLimitView[];
   state: LessonState;
+  // The module's experiment, where the self-score section starts (the core's SelfScoreRequest defaults).
   selfScore: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
   // Typed text that was not accepted: kept so that the next edit starts from what is on screen.
   private typed: LessonState;

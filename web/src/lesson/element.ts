@@ -238,7 +238,7 @@ export class QkvLessonElement extends HTMLElement {
       return this.fail(error);
     }
     this.controller = controller;
-    controller.selfScore = this.bridge.linkSelfScore() ?? controller.selfScore;
+    controller.selfScore = this.bridge.linkSelfScore(controller.selfScore) ?? controller.selfScore;
     const chapterExercises = controller.exercises('ch26-');
 
     const diagram = buildDiagram(this.idPrefix);

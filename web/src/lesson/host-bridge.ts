@@ -21,8 +21,8 @@ export class HostBridge {
     return this.settings.syncUrl() && stateFromSearch(location.search) ? location.search : null;
   }
 
-  linkSelfScore(): SelfScoreRequest | null {
-    return this.settings.syncUrl() ? selfScoreFromSearch(location.search) : null;
+  linkSelfScore(defaults: SelfScoreRequest): SelfScoreRequest | null {
+    return this.settings.syncUrl() ? selfScoreFromSearch(location.search, defaults) : null;
   }
 
   // Writes the link once typing pauses (browsers throttle rapid history updates, and the write need not

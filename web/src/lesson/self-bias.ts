@@ -160,13 +160,13 @@ export function buildSelfBias(
 
   // Marks the section busy at once (tests and assistive technology can tell), and shows the message with
   // progress and Cancel if the work is still going after 100 ms.
-  const startBusy = (kind: 'summary' | 'search', text: string, max?: number) => {
+  const startBusy = (kind: 'summary' | 'search', text: string, max?: string) => {
     element.dataset.busy = kind;
     busyText.textContent = text;
     if (max === undefined) meter.removeAttribute('value');
     else {
-      meter.max = max;
-      meter.value = 0;
+      meter.setAttribute('max', max);
+      meter.setAttribute('value', '0');
     }
     clearTimeout(busyTimer);
     busyTimer = setTimeout(() => (busy.hidden = false), 100);
@@ -264,11 +264,11 @@ export function buildSelfBias(
 
   // Each search starts after the current seed (wrapping), so pressing again finds the next one. The core
   // refuses a search whose work would exceed its budget, naming the limit.
-  const count = '1000';
+  const count = '1000'; // seeds one search tries (the core's CounterexampleSearch default)
   const searchFor = async (kind: 'none' | 'tied') => {
     const from = accepted;
     searchResult.textContent = '';
-    startBusy('search', `Searching the ${count} seeds after seed ${from.seed}: `, 1000);
+    startBusy('search', `Searching the ${count} seeds after seed ${from.seed}: `, count);
     const outcome = await runner.search({ kind, after: from.seed, count, tokens: from.tokens, dim: from.dim }, (tried) => {
       busyText.textContent = `Searching the ${count} seeds after seed ${from.seed}: ${tried} tried `;
       meter.value = tried;

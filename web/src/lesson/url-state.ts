@@ -37,13 +37,14 @@ export function stateFromSearch(search: string): LessonState | null {
   return state;
 }
 
-// The self-score settings of a link, as typed (the core reads and judges them); null when absent.
-export function selfScoreFromSearch(search: string): SelfScoreRequest | null {
+// The self-score settings of a link, as typed (the core reads and judges them), `defaults` for those the
+// link leaves out; null when the link has none.
+export function selfScoreFromSearch(search: string, defaults: SelfScoreRequest): SelfScoreRequest | null {
   const params = new URLSearchParams(search);
   if (!params.has(selfScoreParams.seed)) return null;
   return {
-    seed: params.get(selfScoreParams.seed) ?? '1',
-    tokens: params.get(selfScoreParams.tokens) ?? '5',
-    dim: params.get(selfScoreParams.dim) ?? '8',
+    seed: params.get(selfScoreParams.seed) ?? defaults.seed,
+    tokens: params.get(selfScoreParams.tokens) ?? defaults.tokens,
+    dim: params.get(selfScoreParams.dim) ?? defaults.dim,
   };
 }
