@@ -254,7 +254,7 @@ Result<Registry, LessonError> registry(const SelfScoreRequest& typed) {
 }  // namespace
 
 FixtureResponse fixture() {
-  FixtureResponse out{true, fixture_state(), {}};
+  FixtureResponse out{true, fixture_state(), {}, evidence_view(fixture_evidence())};
   for (const SizeLimit& limit : kSizeLimits)
     out.size_limits.push_back(
         {limit.field, static_cast<std::size_t>(limit.min), static_cast<std::size_t>(limit.max)});

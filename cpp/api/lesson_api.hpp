@@ -87,6 +87,7 @@ struct FixtureResponse {
   bool ok = true;
   LessonState state;
   std::vector<SizeLimitView> size_limits;
+  EvidenceView evidence;  // what evaluate(state) shows, computed once for the page's start and the registry
 };
 FixtureResponse fixture();
 
@@ -359,7 +360,7 @@ template <class V> void describe(V& v, const SeedSearchRequest& t) {
   QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim);
 }
 template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); }
-template <class V> void describe(V& v, const FixtureResponse& t) { QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); }
+template <class V> void describe(V& v, const FixtureResponse& t) { QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); }
 template <class V> void describe(V& v, const LessonResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);
 }

@@ -17,6 +17,16 @@ TEST(LessonApi, FixtureHasTheSizeLimitsTheLegendStates) {
   EXPECT_EQ(out.size_limits[3].max, 8u);
 }
 
+TEST(LessonApi, FixtureBringsItsEvidenceAsEvaluateShowsIt) {
+  const FixtureResponse out = fixture();
+  const LessonResponse evaluated = evaluate(out.state);
+  ASSERT_TRUE(evaluated.ok);
+  EXPECT_EQ(out.evidence.query.text, evaluated.evidence->query.text);
+  EXPECT_EQ(out.evidence.input_gradient.text, evaluated.evidence->input_gradient.text);
+  EXPECT_EQ(out.evidence.loss.text, evaluated.evidence->loss.text);
+  EXPECT_EQ(out.evidence.initialization_state_after, evaluated.evidence->initialization_state_after);
+}
+
 TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
   LessonResponse ok = evaluate(fixture().state);
   ASSERT_TRUE(ok.ok);

@@ -23,6 +23,12 @@ function assertSameBits(actual, expected, label) {
 }
 
 describe('fixture', () => {
+  test("the fixture's evidence, computed once for the page's start, is what evaluating its state gives", () => {
+    const start = core.fixture();
+    assert.equal(start.ok, true);
+    assert.deepEqual(start.evidence, core.evaluate(start.state).evidence);
+  });
+
   test('every fixture value comes back bit for bit', () => {
     const result = core.evaluate(core.fixture().state);
     assert.equal(result.ok, true);

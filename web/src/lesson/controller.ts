@@ -1,7 +1,9 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { stateFromSearch } from './url-state';
-import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
+import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
+
+type Evaluation = Extract<LessonResponse, { ok: true }>;
 
 // What the element shows after a call: new numbers (and notes on anything a link gave that was not used),
 // or the core's error while the last accepted numbers stay.
@@ -18,18 +20,18 @@ export class LessonController {
   selfScore: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
   // Typed text that was not accepted: kept so that the next edit starts from what is on screen.
   private typed: LessonState;
+  // The fixture's evaluation, as the core computed it once: starting and resetting show it.
+  private readonly fixtureEvaluation: Evaluation;
   private shown = '';
 
   // Throws if the core cannot even compute its own fixture (then the lesson cannot start).
   constructor(readonly core: QkvCore) {
     const fixture = core.fixture();
     if (!fixture.ok) throw new Error(fixture.error.message);
-    const evaluation = core.evaluate(fixture.state);
-    if (!evaluation.ok) throw new Error(evaluation.error.message);
-    this.fixture = evaluation.state;
-    this.fixtureEvidence = evaluation.evidence;
+    this.fixtureEvaluation = { ok: true, state: fixture.state, evidence: fixture.evidence, notes: [] };
+    this.fixture = this.state = this.typed = fixture.state;
+    this.fixtureEvidence = fixture.evidence;
     this.sizeLimits = fixture.size_limits;
-    this.state = this.typed = evaluation.state;
   }
 
   // The chapter's or the self-score experiment's exercises, as the core's registry lists them now.
@@ -46,16 +48,15 @@ export class LessonController {
   // fixture on screen and says why, in words.
   startFrom(search: string): Outcome {
     const asked = search ? stateFromSearch(search) : null;
-    if (!asked) return this.evaluate(this.fixture);
+    if (!asked) return this.accept(this.fixtureEvaluation);
     const outcome = this.evaluate(asked);
     if (outcome.ok) return outcome;
-    const fallback = this.evaluate(this.fixture);
     const reason = `The link’s numbers were not used (${outcome.error.message}); the lesson shows the frozen fixture instead.`;
-    return fallback.ok ? { ...fallback, notes: [reason] } : fallback;
+    return { ...this.accept(this.fixtureEvaluation), notes: [reason] };
   }
 
   reset(): Outcome {
-    return this.evaluate(this.fixture);
+    return this.accept(this.fixtureEvaluation);
   }
 
   editSize(field: SizeField, text: string): Outcome {
@@ -85,6 +86,11 @@ export class LessonController {
       if ('state' in evaluation) this.typed = evaluation.state;
       return { ok: false, error: evaluation.error, notes: 'notes' in evaluation ? evaluation.notes : [] };
     }
+    return this.accept(evaluation);
+  }
+
+  // The numbers of an accepted evaluation become the lesson's.
+  private accept(evaluation: Evaluation): Outcome {
     this.state = this.typed = evaluation.state;
     // The output changed unless every shown value and shape is the same as last time ("1.0" for "1").
     const shown = JSON.stringify(evaluation.evidence);

@@ -115,7 +115,8 @@ export interface SizeLimitView {
 
 export type Failure = { ok: false; error: ErrorView };
 
-export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[] } | Failure;
+// evidence: what evaluate(state) gives for the fixture, computed once in the core.
+export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[]; evidence: EvidenceView } | Failure;
 export type LessonResponse =
   | { ok: true; state: LessonState; evidence: EvidenceView; notes: string[] }
   | { ok: false; state: LessonState; error: ErrorView; notes: string[] }

@@ -5,6 +5,7 @@ export type {
   EvidenceView as Evidence,
   EditableTensor,
   ExerciseView,
+  LessonResponse,
   LessonState,
   ProvenanceResponse,
   QkvCore,
