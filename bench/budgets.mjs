@@ -7,10 +7,11 @@
 // (a) bytes: every response a learner's browser requests during a cold load of dist/index.html, each body
 //     gzipped here with zlib level 9 (what a server with gzip -9 would send); fonts counted separately.
 //     Goal ≤ 150 kB (1 kB = 1000 bytes) without the fonts.
-// (b) load: navigation start → data-state="ready", median of 10 cold loads (a fresh context each: no cache),
-//     with the phases: scripts, .wasm fetch, compile, the element's start(core) (its C++ calls timed apart
-//     from the JS building the DOM), the first frame after ready (which lays out what is near the viewport),
-//     and data-laid-out (the rest of the lesson, laid out in the frame after that). Goal ≤ 200 ms.
+// (b) load: navigation start → the first frame after data-state="ready" (the lesson painted: that frame's
+//     style, layout and paint of what is near the viewport), median of 10 cold loads (a fresh context each:
+//     no cache; Chromium as tests/browser/harness.mjs launches it), with the phases: scripts, .wasm fetch,
+//     compile, the element's start(core) (its C++ calls timed apart from the JS building the DOM), ready, and
+//     data-laid-out (the rest of the lesson, laid out in the frame after that). Goal ≤ 200 ms.
 // (c) edit: set X[0] and dispatch 'input' → the synchronous qkv-lesson-rendered event, 100 edits on the
 //     standalone page (sync-url on); median and p95, the first 10 separately (WebAssembly and JS tier up).
 //     Then, on warm code, 100 edits alternating with and without sync-url (its history.replaceState), the
@@ -25,7 +26,7 @@ import { gzipSync } from 'node:zlib';
 import { launchBrowser, startServer, waitReady } from '../tests/browser/harness.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const goals = { bytes: 150_000, readyMs: 200, editP95Ms: 8 };
+const goals = { bytes: 150_000, paintedMs: 200, editP95Ms: 8 };
 const loads = 10;
 const edits = 100;
 
@@ -302,6 +303,8 @@ try {
 
   const ready = runs.map((run) => run.ready);
   const readyMedian = round(median(ready), 1);
+  const painted = runs.map((run) => run.frameAfterReady);
+  const paintedMedian = round(median(painted), 1);
   const renderStats = summary(edit.toRender);
   const layoutStats = summary(edit.toLayout);
   const evaluateStats = edit.evaluate.length ? summary(edit.evaluate) : null;
@@ -313,7 +316,7 @@ try {
   const at = (key) => round(median(runs.map((run) => run[key])), 1);
   const met = {
     bytes: bytes.codeGzip <= goals.bytes,
-    ready: readyMedian <= goals.readyMs,
+    painted: paintedMedian <= goals.paintedMs,
     edit: renderStats.p95 <= goals.editP95Ms,
   };
 
@@ -325,8 +328,8 @@ try {
       ['    of which .wasm / .js', `${kB(bytes.wasmGzip)} / ${kB(bytes.jsGzip)}`, '', ''],
       [`    fonts (${bytes.fontCount} files), counted separately`, `${bytes.fontGzip} B = ${kB(bytes.fontGzip)}`, '', ''],
       ['    everything, uncompressed', `${kB(bytes.codeRaw + bytes.fontRaw)}`, '', ''],
-      [`(b) navigation → ready, median of ${loads} cold loads`, `${readyMedian} ms`, `≤ ${goals.readyMs} ms`, met.ready ? 'yes' : 'NO'],
-      ['    min / max', `${round(Math.min(...ready), 1)} / ${round(Math.max(...ready), 1)} ms`, '', ''],
+      [`(b) navigation → first frame after ready, median of ${loads} cold loads`, `${paintedMedian} ms`, `≤ ${goals.paintedMs} ms`, met.painted ? 'yes' : 'NO'],
+      ['    min / max', `${round(Math.min(...painted), 1)} / ${round(Math.max(...painted), 1)} ms`, '', ''],
       ['    median: scripts received / DOMContentLoaded', `${at('scriptsLoaded')} / ${at('domContentLoaded')} ms`, '', ''],
       ['    median: .wasm requested / received', `${at('wasmRequested')} / ${at('wasmLoaded')} ms`, '', ''],
       ['    median: WASM compile start / end', `${at('compileStart')} / ${at('compileEnd')} ms`, '', ''],
@@ -354,7 +357,7 @@ try {
   console.log(`Shadow DOM: ${edit.elementCount} elements, ${edit.tableCount} tables.`);
   console.log('\nLargest files (gzip -9):');
   console.log(table([['file', 'raw', 'gzip -9', 'share of non-font gzip'], ...bytes.files.slice(0, 8).map((file) => [file.name, file.raw, file.gzip, file.font ? 'font' : `${((100 * file.gzip) / bytes.codeGzip).toFixed(1)} %`])]));
-  console.log(`\nGoals met: ${Object.values(met).filter(Boolean).length} of 3 (bytes ${met.bytes ? 'yes' : 'no'}, ready ${met.ready ? 'yes' : 'no'}, edit p95 ${met.edit ? 'yes' : 'no'}). 1 kB = 1000 bytes.`);
+  console.log(`\nGoals met: ${Object.values(met).filter(Boolean).length} of 3 (bytes ${met.bytes ? 'yes' : 'no'}, painted ${met.painted ? 'yes' : 'no'}, edit p95 ${met.edit ? 'yes' : 'no'}). 1 kB = 1000 bytes.`);
   if (problems.length) console.log(`\nPage problems seen while measuring:\n  ${[...new Set(problems)].join('\n  ')}`);
 
   const results = {
@@ -372,6 +375,7 @@ try {
       fontCount: bytes.fontCount,
       files: bytes.files.map(({ path, raw, gzip, font }) => ({ path, raw, gzip, font })),
     },
+    paintedMs: { median: paintedMedian, samples: painted.map((x) => round(x, 1)) },
     readyMs: { median: readyMedian, samples: ready.map((x) => round(x, 1)), runs: runs.map(({ problems: _, ...run }) => run) },
     editMs: {
       render: renderStats,

@@ -2,7 +2,7 @@
 // one headless Chromium per test file, pages that record every console error/warning, page error and
 // failed request, and readers for the lesson's tables and the frozen fixture.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { after, before } from 'node:test';
@@ -40,8 +40,34 @@ export async function startServer({ base = '/' } = {}) {
   };
 }
 
-export function launchBrowser() {
-  return chromium.launch({
+// Every cold load gets a fresh context, which headless Chromium 156 opens as a window of its own, and a new
+// window loads its omnibox popups (WebUI pages of some 300 modules) while the lesson loads: on a 2-core
+// machine that took about 80 ms of the lesson's first frame after ready (bench/compare.mjs, 10 loads each).
+// A learner's browser has its window already, so these two features are off here, as Puppeteer turns them off
+// by default (puppeteer/puppeteer#15278). Chromium keeps only the last --disable-features switch, so ours
+// repeats Playwright's own list (playwright-core 1.65.1); checkDisabledFeatures() makes every launch verify it.
+const playwrightDisabledFeatures = [
+  'AvoidUnnecessaryBeforeUnloadCheckSync',
+  'DestroyProfileOnBrowserClose',
+  'HttpsUpgrades',
+  'HttpsFirstBalancedModeAutoEnable',
+  'LensOverlay',
+  'MediaRouter',
+  'PaintHolding',
+  'ThirdPartyStoragePartitioning',
+  'AvoidCorsURLLoaderRestartOnRedirect',
+  'TcpPortRandomizationWin',
+  'OptimizationHints',
+  'NetworkTimeServiceQuerying',
+  'AimEnabled',
+  'PreconnectToSearch',
+  'msForceBrowserSignIn',
+  'msEdgeUpdateLaunchServicesPreferredVersion',
+];
+const disabledFeatures = [...playwrightDisabledFeatures, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
+
+export async function launchBrowser() {
+  const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
     args: [
@@ -52,8 +78,37 @@ export function launchBrowser() {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      `--disable-features=${disabledFeatures.join(',')}`,
     ],
   });
+  try {
+    checkDisabledFeatures();
+  } catch (error) {
+    await browser.close();
+    throw error;
+  }
+  return browser;
+}
+
+// The browsers this process started (Linux: children in /proc), as their command lines: each one's last
+// --disable-features must name every feature an earlier one does, or Playwright's list has changed.
+function checkDisabledFeatures() {
+  if (!existsSync('/proc/self/stat')) return;
+  for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let args;
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      args = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    } catch {
+      continue; // the process ended meanwhile
+    }
+    const lists = args.filter((arg) => arg.startsWith('--disable-features=')).map((arg) => arg.slice('--disable-features='.length).split(','));
+    if (lists.length === 0) continue;
+    const kept = new Set(lists.at(-1));
+    const dropped = lists.slice(0, -1).flat().filter((name) => !kept.has(name));
+    if (dropped.length) throw new Error(`Chromium would drop ${dropped.join(', ')} (only the last --disable-features counts): add them to playwrightDisabledFeatures in tests/browser/harness.mjs`);
+  }
 }
 
 // A fresh context and page that records problems: console errors and warnings (CSP violations are
