@@ -101,14 +101,6 @@ Result<std::int64_t, LessonError> read_setting(const std::string& text, const st
   return static_cast<std::int64_t>(*value);
 }
 
-// A response that refuses: ok stays false and error says why (every response type has both fields).
-template <class Response>
-Response refusal(const LessonError& error) {
-  Response out;
-  out.error = error_view(error);
-  return out;
-}
-
 // An experiment's sizes, as the self-score section and the seed search take them: tokens, then dim.
 struct ExperimentSizes {
   std::int64_t tokens, dim;
@@ -290,13 +282,13 @@ SelfScoreResponse self_score(const SelfScoreRequest& typed) {
   auto run = typed_experiment(typed);
   if (!run) return refusal<SelfScoreResponse>(run.error());
   SelfScoreResponse out;
-  const SelfBiasRequest* request = &run->request;
+  const SelfBiasRequest& request = run->request;
   const SelfBiasResult& r = *run->result;
   const auto summary = [](const ScoreSummary& s) {
     return ScoreSummaryView{rounded_view(s.scores), s.argmax, s.diagonal_rows, s.guaranteed_rows};
   };
   out.ok = true;
-  out.result = SelfScoreView{request->seed,
+  out.result = SelfScoreView{request.seed,
                              r.tokens,
                              r.dim,
                              rounded_view(r.x),
@@ -314,7 +306,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
   auto run = typed_experiment(typed);
   if (!run) return refusal<SelfScoreSummaryResponse>(run.error());
   SelfScoreSummaryResponse out;
-  const SelfBiasRequest* request = &run->request;
+  const SelfBiasRequest& request = run->request;
   const SelfBiasResult& r = *run->result;
   const std::size_t n = r.tokens;
   const bool complete = n <= kCompleteTokens;
@@ -346,7 +338,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
     return view;
   };
   out.ok = true;
-  out.result = SelfScoreSummaryView{request->seed,
+  out.result = SelfScoreSummaryView{request.seed,
                                     r.tokens,
                                     r.dim,
                                     complete,
@@ -356,7 +348,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
                                     kind(r.none, true),
                                     kind(r.separate, false),
                                     kind(r.tied, true),
-                                    facts_of(r, request->seed)};
+                                    facts_of(r, request.seed)};
   return out;
 }
 

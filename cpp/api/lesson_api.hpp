@@ -44,6 +44,12 @@ struct ErrorView {
 inline ErrorView error_view(const LessonError& error) {
   return {kind_name(error.kind), error.message, error.field, error.index, error.sentence()};
 }
+// A response that refuses: ok stays false and error says why (every response type has both fields).
+template <class Response> Response refusal(const LessonError& error) {
+  Response out;
+  out.error = error_view(error);
+  return out;
+}
 
 // ---- chapter 26: the editable lesson ----
 

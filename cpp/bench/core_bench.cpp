@@ -116,15 +116,14 @@ Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config) {
 namespace api {
 
 BenchResponse bench(const BenchRequest& request) {
-  BenchResponse out;
   const std::pair<const char*, std::optional<Extent>> sizes[] = {{"batch", request.batch},
                                                                  {"tokens", request.tokens},
                                                                  {"model_width", request.model_width},
                                                                  {"head_width", request.head_width}};
   for (const auto& [name, size] : sizes) {
-    if (size) continue;
-    out.error = error_view({ErrorKind::Arguments, std::string("request.") + name + " is missing", name});
-    return out;
+    if (!size)
+      return refusal<BenchResponse>(
+          {ErrorKind::Arguments, std::string("request.") + name + " is missing", name});
   }
   BenchConfig config;
   config.batch = *request.batch;
@@ -133,10 +132,8 @@ BenchResponse bench(const BenchRequest& request) {
   config.head_width = *request.head_width;
   config.repeat = request.repeat;
   auto result = run_qkv_bench(config);
-  if (!result) {
-    out.error = error_view({ErrorKind::Arguments, result.error().message()});
-    return out;
-  }
+  if (!result) return refusal<BenchResponse>({ErrorKind::Arguments, result.error().message()});
+  BenchResponse out;
   out.ok = true;
   out.median_seconds = result->median_seconds;
   out.gflops = result->gflops;

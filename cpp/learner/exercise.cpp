@@ -78,12 +78,6 @@ const char* answer_kind_name(AnswerKind kind) {
   return "choice";
 }
 
-std::string shape_text(const Shape& shape) {
-  std::vector<std::string> parts;
-  for (Extent extent : shape) parts.push_back(std::to_string(extent));
-  return "[" + joined(parts, ", ") + "]";
-}
-
 std::string vector_text(const std::vector<double>& values) {
   std::vector<std::string> parts;
   for (double value : values) parts.push_back(format_prose(value));

@@ -10,6 +10,7 @@
 #include "support/lesson_error.hpp"
 #include "support/result.hpp"
 #include "tensor/tensor.hpp"
+#include "text/format.hpp"
 
 namespace qkv {
 
@@ -56,8 +57,7 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
 // The right answer as a learner would type it, per blank (an option id for a choice).
 std::vector<std::string> answer_text(const Exercise& exercise);
 
-// The page's notation for shapes and vectors: "[4, 7, 2]", "[−1, 1.5]".
-std::string shape_text(const Shape& shape);
+// The page's notation for vectors: "[−1, 1.5]" (for shapes, "[4, 7, 2]": shape_text in text/format.hpp).
 std::string vector_text(const std::vector<double>& values);
 
 }  // namespace qkv

@@ -56,6 +56,27 @@ const Tensor& gradient_of(const ProjectionGradients& g, std::size_t branch) {
   return branch == 0 ? g.query_weight : branch == 1 ? g.key_weight : g.value_weight;
 }
 
+// One dot product Σ_i a[a_at(i)]·b[b_at(i)] over i < n: the cells it reads from each tensor, in order, and
+// its terms written out.
+struct Dot {
+  SourceCells left, right;
+  std::string terms;
+};
+template <class LeftAt, class RightAt>
+Dot dot(const char* left_key, const std::vector<double>& a, LeftAt a_at, const char* right_key,
+        const std::vector<double>& b, RightAt b_at, Extent n) {
+  Dot out{{left_key, {}}, {right_key, {}}, {}};
+  std::vector<double> left, right;
+  for (Extent i = 0; i < n; ++i) {
+    out.left.indices.push_back(a_at(i));
+    out.right.indices.push_back(b_at(i));
+    left.push_back(a[a_at(i)]);
+    right.push_back(b[b_at(i)]);
+  }
+  out.terms = products(left, right);
+  return out;
+}
+
 std::string row_name(Extent b, Extent t) { return "b" + std::to_string(b) + " t" + std::to_string(t); }
 
 }  // namespace
@@ -81,15 +102,11 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
       // Q[b,t,j] = Σ_k X[b,t,k] · W_Q[k,j]
       if (index >= rows * h) return out_of_range(rows * h);
       const Extent row = index / h, j = index % h, b = row / t_count, t = row % t_count;
-      CellProvenance out{names.output_name + indices({b, t, j}), {{"input", {}}, {names.weight, {}}}, {}, {}};
-      std::vector<double> left, right;
-      for (Extent k = 0; k < d; ++k) {
-        out.sources[0].indices.push_back(row * d + k);
-        out.sources[1].indices.push_back(k * h + j);
-        left.push_back(x[row * d + k]);
-        right.push_back(w[k * h + j]);
-      }
-      out.expression = out.target + " = " + products(left, right) + " = " +
+      Dot sum = dot(
+          "input", x, [&](Extent k) { return row * d + k; }, names.weight, w,
+          [&](Extent k) { return k * h + j; }, d);
+      CellProvenance out{names.output_name + indices({b, t, j}), {sum.left, sum.right}, {}, {}};
+      out.expression = out.target + " = " + sum.terms + " = " +
                        format_prose(output_of(evidence.primary, branch).values()[index]);
       out.description = "Row " + row_name(b, t) + " of X times column " + std::to_string(j) + " of " +
                         names.weight_name + ".";
@@ -100,16 +117,11 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
       if (index >= d * h) return out_of_range(d * h);
       const Extent k = index / h, j = index % h;
       const std::vector<double>& u = upstream_of(r, branch).values();
-      CellProvenance out{
-          names.gradient_name + indices({k, j}), {{"input", {}}, {names.upstream, {}}}, {}, {}};
-      std::vector<double> left, right;
-      for (Extent row = 0; row < rows; ++row) {
-        out.sources[0].indices.push_back(row * d + k);
-        out.sources[1].indices.push_back(row * h + j);
-        left.push_back(x[row * d + k]);
-        right.push_back(u[row * h + j]);
-      }
-      out.expression = out.target + " = " + products(left, right) + " = " +
+      Dot sum = dot(
+          "input", x, [&](Extent row) { return row * d + k; }, names.upstream, u,
+          [&](Extent row) { return row * h + j; }, rows);
+      CellProvenance out{names.gradient_name + indices({k, j}), {sum.left, sum.right}, {}, {}};
+      out.expression = out.target + " = " + sum.terms + " = " +
                        format_prose(gradient_of(*evidence.primary.gradients, branch).values()[index]);
       out.description = "Column " + std::to_string(k) + " of X times column " + std::to_string(j) + " of " +
                         names.upstream_name + ", summed over every batch item and token.";
@@ -123,19 +135,12 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
     CellProvenance out{"X\xCC\x84" + indices({b, t, k}), {}, {}, {}};
     std::string sum;
     for (std::size_t branch = 0; branch < 3; ++branch) {
-      const std::vector<double>& u = upstream_of(r, branch).values();
-      const std::vector<double>& w = weight_of(r, branch).values();
-      SourceCells upstream{kBranches[branch].upstream, {}}, weight{kBranches[branch].weight, {}};
-      std::vector<double> left, right;
-      for (Extent j = 0; j < h; ++j) {
-        upstream.indices.push_back(row * h + j);
-        weight.indices.push_back(k * h + j);
-        left.push_back(u[row * h + j]);
-        right.push_back(w[k * h + j]);
-      }
-      out.sources.push_back(std::move(upstream));
-      out.sources.push_back(std::move(weight));
-      sum += (branch > 0 ? " + (" : "(") + products(left, right) + ")";
+      Dot path = dot(
+          kBranches[branch].upstream, upstream_of(r, branch).values(), [&](Extent j) { return row * h + j; },
+          kBranches[branch].weight, weight_of(r, branch).values(), [&](Extent j) { return k * h + j; }, h);
+      out.sources.push_back(std::move(path.left));
+      out.sources.push_back(std::move(path.right));
+      sum += (branch > 0 ? " + (" : "(") + path.terms + ")";
     }
     out.expression =
         out.target + " = " + sum + " = " + format_prose(evidence.primary.gradients->input.values()[index]);

@@ -24,31 +24,13 @@ constexpr ScalePreset kScalePresets[] = {
     {"gpt2-heads", "GPT-2 small, all 12 heads", 1, 1024, 768, 768},
 };
 
-// %.3g without "e+" or leading exponent zeros: "0.0123", "4.5e8", "1.2e-05" -> "1.2e-5".
-std::string three_digits(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3g", value);
-  std::string out = text;
-  const std::size_t e = out.find('e');
-  if (e == std::string::npos) return out;
-  std::string exponent = out.substr(e + 1);
-  const bool negative = exponent[0] == '-';
-  exponent.erase(0, 1);
-  while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
-  return out.substr(0, e) + "e" + (negative ? "-" : "") + exponent;
-}
+std::string three_digits(double value) { return format_significant(value, 3); }
 
 // three_digits with the page's minus sign (U+2212), as prose shows numbers: "−3.21", "4.1e−5".
 std::string prose_digits(double value) {
   std::string out;
   for (char c : three_digits(value)) out += c == '-' ? std::string("\u2212") : std::string(1, c);
   return out;
-}
-
-std::string shape_text(const Shape& shape) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
-  return out + "]";
 }
 
 std::string duration_text(double seconds) {
@@ -129,27 +111,19 @@ ScaleRunView run_view(const Shape& input, Extent head_width, const ScaleRun& run
 }  // namespace
 
 ScaleResponse scale(const ScaleRequest& request) {
-  ScaleResponse out;
   const ScalePreset* preset = nullptr;
   for (const ScalePreset& candidate : kScalePresets)
     if (request.preset == candidate.name) preset = &candidate;
-  if (!preset) {
-    out.error = error_view(
+  if (!preset)
+    return refusal<ScaleResponse>(
         {ErrorKind::Arguments, "unknown scale preset \"" + shortened(request.preset) + "\"", "preset"});
-    return out;
-  }
   const Extent B = preset->batch, T = preset->tokens, D = preset->model_width, H = preset->head_width;
   auto run = run_scale(B, T, D, H);
-  if (!run) {
-    out.error = error_view(run.error());
-    return out;
-  }
+  if (!run) return refusal<ScaleResponse>(run.error());
   const Extent half = T / 2 > 0 ? T / 2 : 1;
   auto smaller = run_scale(B, half, D, H);
-  if (!smaller) {
-    out.error = error_view(smaller.error());
-    return out;
-  }
+  if (!smaller) return refusal<ScaleResponse>(smaller.error());
+  ScaleResponse out;
   out.ok = true;
   out.preset = preset->name;
   out.label = preset->label;

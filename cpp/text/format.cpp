@@ -30,6 +30,25 @@ std::string format_significant17(double value) {
   return buffer;
 }
 
+std::string format_significant(double value, int digits) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%.*g", digits, value);
+  std::string out = buffer;
+  const std::size_t e = out.find('e');
+  if (e == std::string::npos) return out;
+  std::string exponent = out.substr(e + 1);
+  const bool negative = exponent[0] == '-';
+  exponent.erase(0, 1);
+  while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
+  return out.substr(0, e) + "e" + (negative ? "-" : "") + exponent;
+}
+
+std::string shape_text(const Shape& shape) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
 std::string format_hex64(std::uint64_t value) {
   char buffer[19];
   std::snprintf(buffer, sizeof buffer, "0x%016" PRIx64, value);

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "tensor/tensor.hpp"
+
 namespace qkv {
 
 // printf's %.6f, as the course's report and trace print ("-0.000000" stays).
@@ -23,6 +25,10 @@ std::string format_hex64(std::uint64_t value);
 std::string format_shortest(double value);
 // format_shortest with the page's minus sign (U+2212), as prose and answers show numbers: "−1.5".
 std::string format_prose(double value);
+// %.<digits>g as a C literal without "+" or leading exponent zeros: "0.0123", "4.5e8", "1.2e-5".
+std::string format_significant(double value, int digits);
+// A shape as prose writes it: "[1, 2, 3]" (format_shape, "[1,2,3]", is the course's golden-file form).
+std::string shape_text(const Shape& shape);
 // At most `limit` characters (UTF-8 code points) of `text`, then "…" when it was longer: an echoed entry
 // of any length stays one readable line. Bytes that are not UTF-8 become "?", so the result always is.
 std::string shortened(const std::string& text, std::size_t limit = 80);

@@ -44,5 +44,17 @@ TEST(Format, ShortenedReplacesBytesThatAreNotUtf8) {
   EXPECT_EQ(shortened("\xc3("), "?(");
 }
 
+TEST(Format, SignificantDigitsWriteTheExponentAsACLiteral) {
+  EXPECT_EQ(format_significant(0.0123456, 3), "0.0123");
+  EXPECT_EQ(format_significant(4.5e8, 3), "4.5e8");
+  EXPECT_EQ(format_significant(1.2e-5, 3), "1.2e-5");
+  EXPECT_EQ(format_significant(-3.14159e12, 2), "-3.1e12");
+}
+
+TEST(Format, ShapeTextSeparatesExtentsWithASpace) {
+  EXPECT_EQ(shape_text({1, 2, 3}), "[1, 2, 3]");
+  EXPECT_EQ(shape_text({}), "[]");
+}
+
 }  // namespace
 }  // namespace qkv
