@@ -1,7 +1,7 @@
 // The lesson's prose sections around the diagram: the worked prediction, the forward rule with its shape
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
-import { h, math as mathSpan, symbol } from './dom';
+import { h, math as mathSpan, symbols } from './dom';
 import { matrixTable } from './tables';
 import type { Evidence } from './types';
 
@@ -60,21 +60,19 @@ export function renderForwardRule(): HTMLElement {
       {},
       'Each branch applies the same last-axis matrix product independently at every batch item and token position. It never compares tokens: no scores, probabilities, mask or value mixture happen here.',
     ),
-    h(
-      'dl',
-      { class: 'symbols' },
-      ...symbol(math.symX, 'the hidden-state tensor entering self-attention'),
-      ...symbol(math.symB, 'the batch size'),
-      ...symbol(math.symT, 'the number of token positions'),
-      ...symbol(math.symDModel, 'the input feature width'),
-      ...symbol(math.symDHead, 'the output width of this single head'),
-      ...symbol(math.symWeights, 'three independent learned weights, no bias'),
-      ...symbol(math.symQ, 'the query view: what each position will look for'),
-      ...symbol(math.symK, 'the key view: how each position can be matched'),
-      ...symbol(math.symV, 'the value view: the content a later mixture can retrieve'),
-      ...symbol(math.symU, 'upstream gradients: what later layers send back to Q, K and V'),
-      ...symbol(math.symBar, 'gradients of the objective with respect to X and to each weight'),
-    ),
+    symbols([
+      [math.symX, 'the hidden-state tensor entering self-attention'],
+      [math.symB, 'the batch size'],
+      [math.symT, 'the number of token positions'],
+      [math.symDModel, 'the input feature width'],
+      [math.symDHead, 'the output width of this single head'],
+      [math.symWeights, 'three independent learned weights, no bias'],
+      [math.symQ, 'the query view: what each position will look for'],
+      [math.symK, 'the key view: how each position can be matched'],
+      [math.symV, 'the value view: the content a later mixture can retrieve'],
+      [math.symU, 'upstream gradients: what later layers send back to Q, K and V'],
+      [math.symBar, 'gradients of the objective with respect to X and to each weight'],
+    ]),
     h('p', {}, 'Nothing here requires d_model to be a multiple of d_head; that relation appears later, when multi-head attention splits the model width into several heads.'),
   );
 }

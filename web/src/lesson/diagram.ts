@@ -2,7 +2,7 @@
 // independence, empty axes, rejected inputs and the numerical checks. Every value shown comes from the
 // evidence object; `renderDiagram` is a function of (evidence, state).
 import math from 'virtual:math';
-import { h, math as mathSpan, symbol } from './dom';
+import { h, math as mathSpan, symbols } from './dom';
 import { arrowTarget, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
 
@@ -540,14 +540,12 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       'The core nudges single numbers of X and of each weight up and down by a small step h, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ, on the scale s:',
     ),
     mathSpan(math.tolerance, 'math display'),
-    h(
-      'dl',
-      { class: 'symbols' },
-      ...symbol(math.symA, 'the gradient of L from the backward pass (analytic)'),
-      ...symbol(math.symN, 'the slope of L measured by moving one number up and down by h (numeric)'),
-      ...symbol(math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'),
-      ...symbol(math.symTau, 'the tolerance: how far apart a and n may be on that scale'),
-    ),
+    symbols([
+      [math.symA, 'the gradient of L from the backward pass (analytic)'],
+      [math.symN, 'the slope of L measured by moving one number up and down by h (numeric)'],
+      [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
+      [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
+    ]),
     h(
       'dl',
       { class: 'facts' },

@@ -26,7 +26,7 @@ export function math(html: string, className = 'math'): HTMLSpanElement {
   return span;
 }
 
-// One entry of a list of symbols (<dl>): the symbol typeset, then what it means.
-export function symbol(html: string, meaning: string): Node[] {
-  return [h('dt', {}, math(html)), h('dd', {}, meaning)];
+// A list of symbols (<dl class="symbols">): each symbol typeset, then what it means.
+export function symbols(entries: [html: string, meaning: string][]): HTMLElement {
+  return h('dl', { class: 'symbols' }, ...entries.flatMap(([html, meaning]) => [h('dt', {}, math(html)), h('dd', {}, meaning)]));
 }
