@@ -24,20 +24,13 @@ import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { launchBrowser, startServer, waitReady } from '../tests/browser/harness.mjs';
+import { median, quantile, round } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const goals = { bytes: 150_000, paintedMs: 200, editP95Ms: 8 };
 const loads = 10;
 const edits = 100;
 
-const median = (xs) => quantile(xs, 0.5);
-function quantile(xs, q) {
-  if (xs.length === 0) return NaN;
-  const sorted = [...xs].sort((a, b) => a - b);
-  // Nearest rank: the smallest value with at least q of the samples at or below it.
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
-}
-const round = (x, digits = 2) => Math.round(x * 10 ** digits) / 10 ** digits;
 const kB = (bytes) => `${(bytes / 1000).toFixed(1)} kB`;
 const isFont = (url) => /\.(woff2?|ttf|otf)(\?|$)/.test(url);
 

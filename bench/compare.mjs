@@ -5,6 +5,7 @@
 //   node bench/compare.mjs DIST_A DIST_B [LOADS]      e.g. a worktree's dist/ against this one's
 import { serve } from '../scripts/serve.mjs';
 import { csp, launchBrowser, waitReady } from '../tests/browser/harness.mjs';
+import { median } from './stats.mjs';
 
 const [first, second, loadsText = '15'] = process.argv.slice(2);
 if (!first || !second) {
@@ -37,11 +38,6 @@ for (let load = 0; load < loads; load++) {
     await context.close();
   }
 }
-const median = (xs) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
 builds.forEach((root, which) => {
   const ready = median(samples[which].map(([r]) => r));
   const frame = median(samples[which].map(([, f]) => f));

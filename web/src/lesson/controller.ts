@@ -12,8 +12,6 @@ export type Outcome =
   | { ok: false; error: CoreError; notes: string[] };
 
 export class LessonController {
-  readonly fixture: LessonState;
-  readonly fixtureEvidence: Evidence;
   readonly sizeLimits: SizeLimitView[];
   state: LessonState;
   // The module's experiment, where the self-score section starts (the core's SelfScoreRequest defaults).
@@ -24,13 +22,19 @@ export class LessonController {
   private readonly fixtureEvaluation: Evaluation;
   private shown = '';
 
+  get fixture(): LessonState {
+    return this.fixtureEvaluation.state;
+  }
+  get fixtureEvidence(): Evidence {
+    return this.fixtureEvaluation.evidence;
+  }
+
   // Throws if the core cannot even compute its own fixture (then the lesson cannot start).
   constructor(readonly core: QkvCore) {
     const fixture = core.fixture();
     if (!fixture.ok) throw new Error(fixture.error.message);
     this.fixtureEvaluation = { ok: true, state: fixture.state, evidence: fixture.evidence, notes: [] };
-    this.fixture = this.state = this.typed = fixture.state;
-    this.fixtureEvidence = fixture.evidence;
+    this.state = this.typed = fixture.state;
     this.sizeLimits = fixture.size_limits;
   }
 

@@ -4,6 +4,7 @@
 import math from 'virtual:math';
 import { h, math as mathSpan, symbols } from './dom';
 import { arrowTarget, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
+import { computedKeys } from './types';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
 
 // What the line under a computed table says until a cell is chosen.
@@ -58,6 +59,16 @@ const branches = [
     output: 'value',
   },
 ] as const;
+
+// One element per computed tensor, by its key.
+function perComputed(make: (key: ComputedKey) => HTMLElement): Record<ComputedKey, HTMLElement> {
+  const out = {} as Record<ComputedKey, HTMLElement>;
+  for (const key of computedKeys) out[key] = make(key);
+  return out;
+}
+
+// A branch's letter as a badge (the words beside it say the same to a screen reader).
+const letter = (text: string) => h('span', { class: 'letter', 'aria-hidden': 'true' }, text);
 
 // An editable table that survives re-renders while its shape stays the same, so typing keeps focus.
 class EditableSlot {
@@ -177,26 +188,8 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     key_upstream: slot('key_upstream'),
     value_upstream: slot('value_upstream'),
   } satisfies Record<EditableKey, EditableSlot>;
-  const outputs = {
-    query: h('div', { class: 'slot' }),
-    key: h('div', { class: 'slot' }),
-    value: h('div', { class: 'slot' }),
-    input_gradient: h('div', { class: 'slot' }),
-    query_weight_gradient: h('div', { class: 'slot' }),
-    key_weight_gradient: h('div', { class: 'slot' }),
-    value_weight_gradient: h('div', { class: 'slot' }),
-  } satisfies Record<ComputedKey, HTMLElement>;
-  const line = (key: ComputedKey) =>
-    h('p', { class: 'provenance', 'data-provenance': key, 'aria-live': 'polite' }, provenancePrompt);
-  const explanations = {
-    query: line('query'),
-    key: line('key'),
-    value: line('value'),
-    input_gradient: line('input_gradient'),
-    query_weight_gradient: line('query_weight_gradient'),
-    key_weight_gradient: line('key_weight_gradient'),
-    value_weight_gradient: line('value_weight_gradient'),
-  } satisfies Record<ComputedKey, HTMLElement>;
+  const outputs = perComputed(() => h('div', { class: 'slot' }));
+  const explanations = perComputed((key) => h('p', { class: 'provenance', 'data-provenance': key, 'aria-live': 'polite' }, provenancePrompt));
   const explained = (label: string, key: ComputedKey) => [scroller(label, outputs[key]), explanations[key]];
   const predictions: Record<string, HTMLElement> = {};
   const predict = (id: string) => (predictions[id] = prediction(id));
@@ -207,7 +200,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     h(
       'li',
       { class: `card branch ${branch.role}`, 'data-branch': branch.role },
-      h('p', { class: 'cue-chip' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, branch.letter), ' ', branch.cue),
+      h('p', { class: 'cue-chip' }, letter(branch.letter), ' ', branch.cue),
       h('h4', {}, branch.title),
       h('p', { class: 'role-question' }, branch.question),
       h('p', {}, mathSpan(branch.formula)),
@@ -240,10 +233,8 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     h(
       'ul',
       { class: 'cue-list', 'aria-label': 'How the branches are told apart: a letter, a colour and a border style' },
-      h('li', { class: 'cue-chip shared' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, 'X'), ' Shared input: thick top border'),
-      h('li', { class: 'cue-chip query' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, 'Q'), ' Query: blue, solid border'),
-      h('li', { class: 'cue-chip key' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, 'K'), ' Key: orange, dashed border'),
-      h('li', { class: 'cue-chip value' }, h('span', { class: 'letter', 'aria-hidden': 'true' }, 'V'), ' Value: green, double border'),
+      h('li', { class: 'cue-chip shared' }, letter('X'), ' Shared input: thick top border'),
+      ...branches.map((branch) => h('li', { class: `cue-chip ${branch.role}` }, letter(branch.letter), ' ', branch.cue)),
       h('li', { class: 'cue-chip editable-cue' }, h('span', { class: 'field-sample', 'aria-hidden': 'true' }, '1.5'), ' you can edit'),
       h('li', { class: 'cue-chip computed-cue' }, h('span', { class: 'computed-sample', 'aria-hidden': 'true' }, '3'), ' computed: focus it to see how'),
     ),
@@ -599,20 +590,21 @@ function clearHighlight(refs: DiagramRefs): void {
   for (const cell of refs.root.querySelectorAll('td.source, td.target')) cell.classList.remove('source', 'target');
 }
 
+function resetLine(line: HTMLElement): void {
+  delete line.dataset.shown;
+  line.textContent = provenancePrompt;
+}
+
 // Highlights the cells `tensor[index]` was computed from and writes the core's computation under its table.
-export function explainCell(refs: DiagramRefs, tensor: ComputedKey, index: number): void {
+function explainCell(refs: DiagramRefs, tensor: ComputedKey, index: number): void {
   if (!refs.explain) return;
   const answer = refs.explain(tensor, index);
   clearHighlight(refs);
-  for (const [key, line] of Object.entries(refs.explanations)) if (key !== tensor && line.dataset.shown) {
-    delete line.dataset.shown;
-    line.textContent = provenancePrompt;
-  }
+  for (const [key, line] of Object.entries(refs.explanations)) if (key !== tensor && line.dataset.shown) resetLine(line);
   const line = refs.explanations[tensor];
   if (!answer.ok) {
     refs.selected = undefined;
-    delete line.dataset.shown;
-    line.textContent = provenancePrompt;
+    resetLine(line);
     return;
   }
   refs.selected = { tensor, index };
@@ -627,23 +619,26 @@ export function explainCell(refs: DiagramRefs, tensor: ComputedKey, index: numbe
 
 // Focus, hover and tap on computed cells; arrow keys between cells of any table.
 export function attachProvenance(refs: DiagramRefs): void {
-  const select = (event: Event) => {
-    const cell = (event.target as Element | null)?.closest?.('table[data-explained] td[data-index]');
-    const table = cell?.closest('table');
-    if (!(cell instanceof HTMLElement) || !table) return;
+  const computedCell = 'table.computed td[data-index]';
+  const selectCell = (cell: HTMLElement) => {
+    const table = cell.closest('table')!;
     const tensor = table.dataset.tensor as ComputedKey;
-    const index = cell.dataset.index === undefined ? -1 : [...table.querySelectorAll('td[data-index]')].indexOf(cell);
-    if (index < 0 || (refs.selected?.tensor === tensor && refs.selected.index === index && cell.classList.contains('target'))) return;
+    const index = [...table.querySelectorAll('td[data-index]')].indexOf(cell);
+    if (refs.selected?.tensor === tensor && refs.selected.index === index && cell.classList.contains('target')) return;
     explainCell(refs, tensor, index);
+  };
+  const select = (event: Event) => {
+    const cell = (event.target as Element | null)?.closest?.(computedCell);
+    if (cell instanceof HTMLElement) selectCell(cell);
   };
   refs.root.addEventListener('focusin', select);
   refs.root.addEventListener('pointerover', select);
   // Leaving a table with the pointer gives the explanation back to the focused cell, if there is one.
   refs.root.addEventListener('pointerout', (event) => {
-    const table = (event.target as Element | null)?.closest?.('table[data-explained]');
+    const table = (event.target as Element | null)?.closest?.('table.computed');
     const focused = (refs.root.getRootNode() as ShadowRoot | Document).activeElement;
-    if (!table || table.contains(event.relatedTarget as Node | null) || !(focused instanceof HTMLElement) || !focused.matches('table[data-explained] td[data-index]')) return;
-    select({ target: focused } as unknown as Event);
+    if (!table || table.contains(event.relatedTarget as Node | null) || !(focused instanceof HTMLElement) || !focused.matches(computedCell)) return;
+    selectCell(focused);
   });
   refs.root.addEventListener('click', select);
   refs.root.addEventListener('keydown', (event) => {

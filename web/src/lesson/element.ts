@@ -17,6 +17,7 @@ import { HostBridge } from './host-bridge';
 import { registerMathFonts } from './fonts';
 import { buildScale } from './scale';
 import { buildSelfBias } from './self-bias';
+import { messageOf } from './worker-runner';
 import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField, type SizeLimitView } from './types';
 
 const sizeLabels: Record<SizeField, string> = {
@@ -68,7 +69,7 @@ export class QkvLessonElement extends HTMLElement {
   // Where the chapter's exercise forms go when the diagram is hidden, and the first one's place in the
   // opening prediction.
   private readonly exerciseList = h('div', { class: 'exercise-list' });
-  private readonly exercisesElsewhere = h('p', { class: 'note', hidden: true }, 'The nine questions sit in the lesson above, each just before the part of the diagram that answers it.');
+  private readonly exercisesElsewhere = h('p', { class: 'note', hidden: true }, 'The questions sit in the lesson above, each just before the part of the diagram that answers it.');
   private readonly workedQuestion = h('div', { class: 'worked-question' });
   private renders = 0;
   // Work this element started and must stop when it leaves the page.
@@ -219,7 +220,7 @@ export class QkvLessonElement extends HTMLElement {
 
   private fail(error: unknown): void {
     this.dataset.state = 'error';
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = messageOf(error);
     this.shadowRoot?.replaceChildren(
       h(
         'div',

@@ -94,7 +94,9 @@ export function buildScale(idPrefix: string): HTMLElement {
     section.removeAttribute('data-busy');
     status.textContent = response.ok ? '' : (response.error?.sentence ?? '');
     results.replaceChildren(...(response.ok ? render(response) : []));
+    // data-shown names the preset whose results are on screen, and none once a refusal has emptied them.
     if (response.ok) results.dataset.shown = response.preset;
+    else delete results.dataset.shown;
   };
   const run = async (preset: string) => {
     section.dataset.busy = preset;

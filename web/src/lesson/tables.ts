@@ -86,7 +86,6 @@ function matrix(
 // focused (one tab stop, arrow keys move: a roving tabindex) to show where each number comes from.
 export function matrixTable(key: string, label: string, tensor: TensorEvidence, attribute = 'data-tensor', explained = false): HTMLTableElement {
   const attributes: Record<string, string> = { [attribute]: key, class: explained ? 'matrix computed' : 'matrix' };
-  if (explained) attributes['data-explained'] = '';
   return matrix(
     attributes,
     tensorCaption(label, tensor.shape_text),
