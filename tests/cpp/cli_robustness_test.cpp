@@ -1,11 +1,10 @@
 // Issue 10, tried as an adversary would: every reproduction must end in exit status 2 with a JSON error
-// (never a signal, never a hang past 2 s, never exit 0 after a failed write), and exact gradients must pass
+// (never a signal, never a hang, never exit 0 after a failed write), and exact gradients must pass
 // the gradcheck at any scale.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -22,32 +21,18 @@ namespace {
 
 using namespace test;
 
-// A bound against hangs, not a speed test (speed is measured, not asserted): the limits in
-// support/budget.hpp are chosen from measurements so that every accepted request finishes in under 2 s on
-// an idle core (README), and refused ones at once. A test run shares the cores with other tests (ctest -j2)
-// and may share the machine, so the bound here is five times that; without the budget these runs took
-// minutes to weeks. The sanitizer build runs at -O0 under AddressSanitizer, some ten times slower still.
+// No test here reads the clock: a shared, busy CI machine can make any bound fail (issue 20). A refusal is
+// checked by the work it counts (the message names the cost and the limit) and by coming back with exit
+// status 2; the speed of accepted work is measured in `npm run bench*`, not asserted. The sanitizer build
+// runs at -O0 under AddressSanitizer, some ten times slower: it skips only the one run that does a whole
+// search at the limit (the same code runs in the native suite).
 #if defined(__SANITIZE_ADDRESS__)
-constexpr double kSecondsAllowed = 60.0;
 constexpr bool kSanitized = true;
 #else
-constexpr double kSecondsAllowed = 10.0;
 constexpr bool kSanitized = false;
 #endif
 
 const std::string kReplacement = "\xef\xbf\xbd";  // U+FFFD, what a byte that is not UTF-8 is written as
-
-struct TimedRun {
-  CliRun run;
-  double seconds = 0;
-};
-
-TimedRun timed(const std::string& args, const std::string& stdin_text = "") {
-  const auto start = std::chrono::steady_clock::now();
-  TimedRun timed{run_cli(args, stdin_text)};
-  timed.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  return timed;
-}
 
 // Exit 2, one line {"error": {"kind", "message"[, "field"]}} on stdout, nothing on stderr.
 json expect_error(const CliRun& run, const std::string& kind, const std::string& message) {
@@ -136,12 +121,10 @@ TEST(CliRobustness, AFileNameWithAByteThatIsNotUtf8) {
 TEST(CliRobustness, ZeroTokensWithAHugeBatchIsRefusedBeforeBackward) {
   json request = request_of({16777216, 0, 3}, 2);
   const std::string path = write_temp("zero.json", request.dump());
-  const TimedRun timed_run = timed("evidence --input " + quoted(path));
+  const CliRun run = run_cli("evidence --input " + quoted(path));
   std::remove(path.c_str());
-  const json document =
-      expect_error(timed_run.run, "tensor", "shape [16777216,3,2] has more than 67108864 elements");
+  const json document = expect_error(run, "tensor", "shape [16777216,3,2] has more than 67108864 elements");
   EXPECT_EQ(document["error"].value("field", ""), "input");
-  EXPECT_LT(timed_run.seconds, kSecondsAllowed);
   // Under the element cap but over the work budget: refused by the budget, naming its limit.
   request = request_of({2000000, 0, 4}, 4);
   expect_error(run_cli("evidence --input -", request.dump()), "budget",
@@ -178,11 +161,10 @@ TEST(CliRobustness, ANearlyMegabyteEvidenceRequestFinishesInTime) {
   // 128^3 with upstreams: 0.9 MB of JSON that took 54 s when the gradcheck repeated the forward ~400 times.
   json request = request_of({1, 128, 128}, 128);
   const std::string path = write_temp("big.json", request.dump());
-  const TimedRun timed_run = timed("evidence --input " + quoted(path));
+  const CliRun run = run_cli("evidence --input " + quoted(path));
   std::remove(path.c_str());
-  EXPECT_EQ(timed_run.run.status, 0) << timed_run.run.out.substr(0, 300);
-  EXPECT_LT(timed_run.seconds, kSecondsAllowed);
-  const json out = json::parse(timed_run.run.out);
+  EXPECT_EQ(run.status, 0) << run.out.substr(0, 300);
+  const json out = json::parse(run.out);
   EXPECT_EQ(out.at("gradcheck").at("passed"), true);
   EXPECT_EQ(out.at("gradcheck").at("checks"), 4);  // one coordinate per tensor fits the gradcheck's share
 }
@@ -190,41 +172,34 @@ TEST(CliRobustness, ANearlyMegabyteEvidenceRequestFinishesInTime) {
 TEST(CliRobustness, LongTokenAxesAreRefusedByTheirCost) {
   // [1, 6e6, 1]: 3.2 GB and minutes before. As JSON its values alone pass the byte limit.
   const json request = request_of({1, 2000000, 1}, 1);
-  const TimedRun timed_run = timed("evidence --input -", request.dump());
-  expect_error(timed_run.run, "budget", "standard input holds more than the limit of 8388608 bytes (8 MiB)");
-  EXPECT_LT(timed_run.seconds, kSecondsAllowed);
+  const CliRun run = run_cli("evidence --input -", request.dump());
+  expect_error(run, "budget", "standard input holds more than the limit of 8388608 bytes (8 MiB)");
   // Without upstreams it fits the bytes but not the work.
   const json forward = request_of({1, 1100000, 1}, 1, false);
   const std::string text = forward.dump();
   ASSERT_LT(text.size(), kMaxRequestBytes);
-  const TimedRun forward_run = timed("evidence --input -", text);
-  expect_error(forward_run.run, "budget",
-               "evidence request costs 2.1e8 operations, more than the limit of 2e8");
-  EXPECT_LT(forward_run.seconds, kSecondsAllowed);
+  const CliRun forward_run = run_cli("evidence --input -", text);
+  expect_error(forward_run, "budget", "evidence request costs 2.1e8 operations, more than the limit of 2e8");
 }
 
 TEST(CliRobustness, AnEndlessInputStopsAtTheByteLimit) {
-  const TimedRun timed_run = timed("evidence --input /dev/zero");
-  expect_error(timed_run.run, "budget", "/dev/zero holds more than the limit of 8388608 bytes (8 MiB)");
-  EXPECT_LT(timed_run.seconds, kSecondsAllowed);
+  const CliRun run = run_cli("evidence --input /dev/zero");
+  expect_error(run, "budget", "/dev/zero holds more than the limit of 8388608 bytes (8 MiB)");
 }
 
 TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
-  const TimedRun timed_run =
-      timed("find-off-diagonal --kind tied --start 0 --tokens 512 --dim 512 --count 1000000");
+  const CliRun run =
+      run_cli("find-off-diagonal --kind tied --start 0 --tokens 512 --dim 512 --count 1000000");
   const std::int64_t seed_cost = search_seed_cost(ScoreKind::Tied, 512, 512);
-  expect_error(timed_run.run, "budget",
+  expect_error(run, "budget",
                "a search of 1000000 seeds at " + std::to_string(seed_cost) +
                    " multiply-adds each exceeds the limit of " + std::to_string(kSearchBudget) +
                    " multiply-adds per search; at these sizes at most " +
                    std::to_string(kSearchBudget / seed_cost) + " seeds fit");
-  EXPECT_LT(timed_run.seconds, kSecondsAllowed);
   // The most seeds of one token (never a counterexample, so every seed is tried) that fit, and one more.
   const std::int64_t fits = kSearchBudget / search_seed_cost(ScoreKind::Tied, 1, 512);
   const std::string search = "find-off-diagonal --kind tied --start 0 --tokens 1 --dim 512 --count ";
-  const TimedRun at_limit = timed(search + std::to_string(fits));
-  EXPECT_EQ(at_limit.run.out, "{\"seed\":null}\n");
-  EXPECT_LT(at_limit.seconds, kSecondsAllowed);
+  if (!kSanitized) EXPECT_EQ(run_cli(search + std::to_string(fits)).out, "{\"seed\":null}\n");
   const CliRun over = run_cli(search + std::to_string(fits + 1));
   EXPECT_EQ(over.status, 2) << over.out;
   EXPECT_NE(over.out.find("\"kind\":\"budget\""), std::string::npos) << over.out;
