@@ -2,7 +2,7 @@
 // kept across reloads) and messages to a parent frame (answer statements). Timers it starts, it cancels.
 import { answerMessageType, type AnswerStatement } from './answers';
 import { answerTarget } from './embed-protocol';
-import { selfScoreFromSearch, stateFromSearch, stateToSearch } from './url-state';
+import { selfScoreFromSearch, stateFromSearch, stateToSearch, withLessonParams } from './url-state';
 import type { LessonState, SelfScoreRequest } from './types';
 
 export interface HostSettings {
@@ -25,13 +25,13 @@ export class HostBridge {
     return this.settings.syncUrl() ? selfScoreFromSearch(location.search, defaults) : null;
   }
 
-  // Writes the link once typing pauses (browsers throttle rapid history updates, and the write need not
+  // Writes the link once typing pauses (the host page's own parameters stay) (browsers throttle rapid history updates, and the write need not
   // delay the diagram); `written` runs once the URL shows this state.
   scheduleUrl(state: LessonState, selfScore: SelfScoreRequest, written: () => void): void {
     if (!this.settings.syncUrl()) return;
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
-      history.replaceState(history.state, '', `?${stateToSearch(state, selfScore)}${location.hash}`);
+      history.replaceState(history.state, '', `?${withLessonParams(location.search, stateToSearch(state, selfScore))}${location.hash}`);
       written();
     }, 150);
   }

@@ -23,6 +23,16 @@ export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest):
   return params.toString();
 }
 
+// The page's own query with the lesson's parameters replaced by `lesson` (stateToSearch's output): a host
+// page's parameters (a course's ?unit=3) stay where they were, the lesson's follow them.
+export function withLessonParams(search: string, lesson: string): string {
+  const own = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams)]);
+  const params = new URLSearchParams(search);
+  for (const name of [...params.keys()]) if (own.has(name)) params.delete(name);
+  for (const [name, value] of new URLSearchParams(lesson)) params.append(name, value);
+  return params.toString();
+}
+
 // Null when the link carries no lesson state. Shapes are left empty: the core takes the cells in
 // row-major order when their count fits the sizes, and says what is wrong otherwise.
 export function stateFromSearch(search: string): LessonState | null {
