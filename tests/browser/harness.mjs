@@ -114,9 +114,15 @@ function checkDisabledFeatures() {
 // A fresh context and page that records problems: console errors and warnings (CSP violations are
 // console errors), uncaught page errors and failed requests. `requests` lists every requested URL.
 // Navigate an open page with the returned `reload` and `goto`, not page.reload/page.goto: leaving a document
-// makes Chromium abort the requests it still has in flight (the favicon and the math fonts load after the
-// `load` event), and an abort caused by our own navigation is no problem of the lesson. Those aborts are
-// listed in `abandoned`; every other failed request, and any other error for those requests, is a problem.
+// makes Chromium abort the requests it still has in flight (the favicon, the math fonts and the self-score
+// worker's script load after the `load` event), and an abort caused by our own navigation is no problem of
+// the lesson. Which document started a request is told by its start time where Chromium reports one, not
+// by the order events arrive in: a worker's requests may be reported after the new document committed
+// (issue 18, item 14). An aborted request that started before the new document replaced the old one (the
+// new document's navigation timing: the old one's unload end, or its response start when no same-origin
+// document unloaded) belongs to the document we left; so does an abort without a start time (Chromium gives
+// none for some worker requests) that arrived while our navigation was under way. Those are listed in
+// `abandoned`; every other failed request, and any other error for those requests, is a problem.
 export async function openPage(browser, { width = 1280, height = 900 } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
   const page = await context.newPage();
@@ -130,34 +136,43 @@ export async function openPage(browser, { width = 1280, height = 900 } = {}) {
   });
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
   const abandoned = [];
-  const inFlight = new Set();
-  const leaving = new Set(); // requests of the document one of our navigations is leaving
-  let navigating = false; // from our navigation's start until the main frame commits the new document
-  page.on('request', (request) => {
-    requests.push(request.url());
-    inFlight.add(request);
-    if (navigating && !request.isNavigationRequest()) leaving.add(request);
-  });
-  page.on('requestfinished', (request) => inFlight.delete(request));
+  // When each of our navigations replaced the old document (ms since the epoch, as request timings are),
+  // and the failures that arrived while a navigation was under way, judged once it is done.
+  const replacedAt = [];
+  let navigating = false;
+  const undecided = [];
+  const leftBehind = (request, duringNavigation) => {
+    const started = request.timing().startTime;
+    if (started > 0) return replacedAt.some((time) => started < time);
+    return duringNavigation;
+  };
+  const judge = (request, error, duringNavigation) => {
+    if (error === 'net::ERR_ABORTED' && leftBehind(request, duringNavigation)) abandoned.push(request.url());
+    else problems.push(`requestfailed: ${request.url()} (${error})${duringNavigation ? ' during a navigation' : ''}`);
+  };
+  page.on('request', (request) => requests.push(request.url()));
   page.on('requestfailed', (request) => {
-    inFlight.delete(request);
     const error = request.failure()?.errorText ?? 'unknown';
-    if (leaving.delete(request) && error === 'net::ERR_ABORTED') abandoned.push(request.url());
-    else problems.push(`requestfailed: ${request.url()} (${error})`);
-  });
-  page.on('framenavigated', (frame) => {
-    if (frame === page.mainFrame()) navigating = false;
+    if (navigating) undecided.push([request, error]);
+    else judge(request, error, false);
   });
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
   const navigate = async (go) => {
-    for (const request of inFlight) leaving.add(request);
     navigating = true;
     try {
-      return await go();
+      const result = await go();
+      replacedAt.push(
+        await page.evaluate(() => {
+          const [timing] = performance.getEntriesByType('navigation');
+          return performance.timeOrigin + (timing.unloadEventEnd || timing.responseStart);
+        }),
+      );
+      return result;
     } finally {
       navigating = false;
+      for (const [request, error] of undecided.splice(0)) judge(request, error, true);
     }
   };
   return {
