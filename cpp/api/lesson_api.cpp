@@ -50,6 +50,8 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
   out.query = tensor_view(e.primary.query);
   out.key = tensor_view(e.primary.key);
   out.value = tensor_view(e.primary.value);
+  out.scores = tensor_view(e.primary.scores);
+  out.token_names = token_names(r.input.shape()[1]);
   out.input_gradient = tensor_view(g.input);
   out.query_weight_gradient = tensor_view(g.query_weight);
   out.key_weight_gradient = tensor_view(g.key_weight);

@@ -69,6 +69,8 @@ struct GradcheckView {
 struct EvidenceView {
   TensorView input, query_weight, key_weight, value_weight, query_upstream, key_upstream, value_upstream;
   TensorView query, key, value;
+  TensorView scores;  // [B, T, T]: scores[b,i,j] = q_{b,i}·k_{b,j}, raw dot products (not scaled, no softmax)
+  std::vector<std::string> token_names;  // [T]: the fixture story's word for each token position
   TensorView input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
   NumberView loss;
   std::vector<std::string> parameter_names;
@@ -109,7 +111,7 @@ LessonResponse evaluate(const LessonState& state);
 // Where one computed cell of the lesson's current numbers comes from (learner/provenance.hpp).
 struct ProvenanceRequest {
   LessonState state;
-  std::string tensor;  // query, key, value, input_gradient, query_weight_gradient, ...
+  std::string tensor;  // query, key, value, scores, input_gradient, query_weight_gradient, ...
   std::size_t index = 0;  // row-major
 };
 struct ProvenanceResponse {
@@ -331,7 +333,7 @@ template <class V> void describe(V& v, const GradcheckView& t) {
 template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
   QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
-  QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value);
+  QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); QKV_FIELD(scores); QKV_FIELD(token_names);
   QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
   QKV_FIELD(value_weight_gradient); QKV_FIELD(loss); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count);
   QKV_FIELD(model_width); QKV_FIELD(head_width); QKV_FIELD(gradcheck);

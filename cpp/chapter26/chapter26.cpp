@@ -91,10 +91,10 @@ bool same_primary_bits(const ChapterEvidence& evidence, const ProjectionEvidence
   const ProjectionGradients& a = *primary.gradients;
   const ProjectionGradients& b = *replay.gradients;
   return same_bits(primary.query, replay.query) && same_bits(primary.key, replay.key) &&
-         same_bits(primary.value, replay.value) && same_bits(a.input, b.input) &&
-         same_bits(a.query_weight, b.query_weight) && same_bits(a.key_weight, b.key_weight) &&
-         same_bits(a.value_weight, b.value_weight) && bits_of(a.loss) == bits_of(b.loss) &&
-         primary.parameter_names == replay.parameter_names &&
+         same_bits(primary.value, replay.value) && same_bits(primary.scores, replay.scores) &&
+         same_bits(a.input, b.input) && same_bits(a.query_weight, b.query_weight) &&
+         same_bits(a.key_weight, b.key_weight) && same_bits(a.value_weight, b.value_weight) &&
+         bits_of(a.loss) == bits_of(b.loss) && primary.parameter_names == replay.parameter_names &&
          primary.parameter_count == replay.parameter_count;
 }
 
@@ -117,6 +117,17 @@ ProjectionRequest chapter_fixture() {
       Upstreams{tensor({1, 2, 2}, {1, 0, -1, 2}), tensor({1, 2, 2}, {0.5, -1, 1, 0}),
                 tensor({1, 2, 2}, {2, 1, 0, -0.5})},
   };
+}
+
+std::string token_name(Extent position) {
+  static const char* const words[] = {"fresh", "bread"};
+  return position < 2 ? words[position] : "token " + std::to_string(position);
+}
+
+std::vector<std::string> token_names(Extent tokens) {
+  std::vector<std::string> out;
+  for (Extent position = 0; position < tokens; ++position) out.push_back(token_name(position));
+  return out;
 }
 
 namespace {
@@ -185,9 +196,12 @@ Result<const SizeEvidence*, LessonError> size_evidence(Extent batch, Extent toke
 Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request) {
   if (!request.upstream)
     return fail(LessonError{ErrorKind::Upstream, "chapter evidence needs the three upstream tensors"});
-  auto primary = compute_projection_evidence(request);
+  EvidenceParts parts;
+  parts.scores = true;
+  auto primary = compute_projection_evidence(request, parts);
   if (!primary) return fail(primary.error());
-  auto replay = compute_projection_evidence(request, false);
+  parts.gradcheck = false;
+  auto replay = compute_projection_evidence(request, parts);
   if (!replay) return fail(replay.error());
 
   ChapterEvidence evidence;

@@ -40,7 +40,7 @@ struct HistoryEvidence {
 
 struct ChapterEvidence {
   ProjectionRequest request;   // with upstreams
-  ProjectionEvidence primary;  // forward, gradients, gradcheck
+  ProjectionEvidence primary;  // forward, the query–key scores, gradients, gradcheck
   Extent model_width = 0, head_width = 0;
   ShapeProbe batch;               // X twice along the batch axis
   ShapeProbe empty_batch;         // [0, T, d]
@@ -60,6 +60,12 @@ struct ChapterEvidence {
 
 // The frozen fixture: X [1,2,3], the three [3,2] weights and the three [1,2,2] upstreams.
 ProjectionRequest chapter_fixture();
+
+// The word the chapter's fixture story gives token position `position` ("fresh bread"): "fresh" for 0,
+// "bread" for 1, "token N" for any further position N. The one place these words live.
+std::string token_name(Extent position);
+// token_name for positions 0 to tokens - 1.
+std::vector<std::string> token_names(Extent tokens);
 
 Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request);
 

@@ -160,15 +160,20 @@ GradcheckSummary check_gradients(const ProjectionRequest& request, const Project
 // gradient's [B, d, h] intermediate is checked against the element cap here, because backward cannot
 // report an error once it runs.
 Result<EvidenceCost, LessonError> evidence_cost_of(const ProjectionRequest& request,
-                                                   const QkvProjections& layer, bool with_gradcheck) {
+                                                   const QkvProjections& layer, EvidenceParts parts) {
   const Shape& shape = request.input.shape();
   if (shape.size() != 3 || shape[2] != layer.model_width()) return EvidenceCost{};
   // An output over the element cap is likewise refused by the layer before it computes anything.
   if (!element_count({shape[0], shape[1], layer.head_width()})) return EvidenceCost{};
   const bool backward = request.upstream.has_value();
-  const EvidenceCost cost = evidence_cost(
-      static_cast<double>(shape[0]), static_cast<double>(shape[1]), static_cast<double>(shape[2]),
-      static_cast<double>(layer.head_width()), backward, with_gradcheck ? kGradcheckSamplesPerTensor : 0);
+  const EvidenceCost cost =
+      evidence_cost(static_cast<double>(shape[0]), static_cast<double>(shape[1]),
+                    static_cast<double>(shape[2]), static_cast<double>(layer.head_width()), backward,
+                    parts.gradcheck ? kGradcheckSamplesPerTensor : 0, parts.scores);
+  if (parts.scores) {
+    auto scores = element_count({shape[0], shape[1], shape[1]});
+    if (!scores) return fail(lesson_error(scores.error(), "input"));
+  }
   if (backward) {
     auto rows = element_count({shape[0], layer.model_width(), layer.head_width()});
     if (!rows) return fail(lesson_error(rows.error(), "input"));
@@ -198,10 +203,10 @@ Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, c
 }
 
 Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
-                                                                    bool with_gradcheck) {
+                                                                    EvidenceParts parts) {
   auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
   if (!layer) return fail(layer.error());
-  auto cost = evidence_cost_of(request, *layer, with_gradcheck);
+  auto cost = evidence_cost_of(request, *layer, parts);
   if (!cost) return fail(cost.error());
   // X is a parameter only when a gradient for it is wanted.
   auto input =
@@ -217,6 +222,14 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
   evidence.query = outputs->query.value();
   evidence.key = outputs->key.value();
   evidence.value = outputs->value.value();
+  if (parts.scores) {
+    // scores[b,i,j] = Σ_k Q[b,i,k]·K[b,j,k]: Q [B, T, h] times Kᵀ [B, h, T], each sum from +0.0 upwards in k.
+    auto keys = transpose_last(evidence.key);
+    if (!keys) return fail(lesson_error(keys.error(), "input"));
+    auto scores = matmul(evidence.query, *keys);
+    if (!scores) return fail(lesson_error(scores.error(), "input"));
+    evidence.scores = std::move(*scores);
+  }
   if (!request.upstream) return evidence;
 
   auto upstream = check_upstreams(*request.upstream, *outputs);
@@ -232,7 +245,7 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
   gradients.query_weight = *layer->query().weight().value().gradient();
   gradients.key_weight = *layer->key().weight().value().gradient();
   gradients.value_weight = *layer->value().weight().value().gradient();
-  if (with_gradcheck) evidence.gradcheck = check_gradients(request, gradients, cost->samples_per_tensor);
+  if (parts.gradcheck) evidence.gradcheck = check_gradients(request, gradients, cost->samples_per_tensor);
   evidence.gradients = std::move(gradients);
   return evidence;
 }

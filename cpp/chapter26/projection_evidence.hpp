@@ -56,6 +56,9 @@ struct ProjectionEvidence {
   Tensor query;
   Tensor key;
   Tensor value;
+  // [B, T, T] when asked for: scores[b,i,j] = q_{b,i}·k_{b,j} over d_head (raw dot products, not scaled
+  // by 1/√d_head, no softmax); otherwise left at its default.
+  Tensor scores;
   std::optional<ProjectionGradients> gradients;
   std::optional<GradcheckSummary> gradcheck;
 };
@@ -72,9 +75,15 @@ Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query
 // L for given outputs and upstreams; each product reduced by repeated sum_axis(0), added (q + k) + v.
 Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, const Upstreams& upstream);
 
-// Forward always; with upstreams also backward and a gradcheck of X, W_Q, W_K and W_V. A request whose
-// cost passes kMaxEvidenceOperations is refused with kind "budget" before any of it runs.
+// What compute_projection_evidence computes beyond the forward pass (and, with upstreams, backward).
+struct EvidenceParts {
+  bool gradcheck = true;  // with upstreams: a gradcheck of X, W_Q, W_K and W_V
+  bool scores = false;    // the query–key scores Q Kᵀ per batch item (the chapter's look-ahead)
+};
+
+// Forward always; with upstreams also backward and (parts.gradcheck) a gradcheck. A request whose cost
+// passes kMaxEvidenceOperations is refused with kind "budget" before any of it runs.
 Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
-                                                                    bool with_gradcheck = true);
+                                                                    EvidenceParts parts = {});
 
 }  // namespace qkv

@@ -128,6 +128,23 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
       return out;
     }
   }
+  if (tensor == "scores") {
+    // S[b,i,j] = Σ_k Q[b,i,k] · K[b,j,k]: the query of token i dotted with the key of token j
+    const Extent cells = r.input.shape()[0] * t_count * t_count;
+    if (index >= cells) return out_of_range(cells);
+    const Extent b = index / (t_count * t_count), i = index / t_count % t_count, j = index % t_count;
+    const Extent query_row = b * t_count + i, key_row = b * t_count + j;
+    Dot sum = dot(
+        "query", evidence.primary.query.values(), [&](Extent k) { return query_row * h + k; }, "key",
+        evidence.primary.key.values(), [&](Extent k) { return key_row * h + k; }, h);
+    CellProvenance out{"S" + indices({b, i, j}), {sum.left, sum.right}, {}, {}};
+    out.expression =
+        out.target + " = " + sum.terms + " = " + format_prose(evidence.primary.scores.values()[index]);
+    out.description = "Query of token " + std::to_string(i) + " (row " + row_name(b, i) +
+                      " of Q) dotted with key of token " + std::to_string(j) + " (row " + row_name(b, j) +
+                      " of K).";
+    return out;
+  }
   if (tensor == "input_gradient") {
     // X̄[b,t,k] = Σ_j U_Q[b,t,j] W_Q[k,j] + Σ_j U_K[b,t,j] W_K[k,j] + Σ_j U_V[b,t,j] W_V[k,j]
     if (index >= rows * d) return out_of_range(rows * d);
@@ -148,10 +165,11 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
                       std::to_string(k) + " of W_Q, W_K and W_V.";
     return out;
   }
-  return fail(LessonError{ErrorKind::Arguments,
-                          "tensor must be query, key, value, input_gradient or a *_weight_gradient, got \"" +
-                              shortened(tensor) + "\"",
-                          "tensor"});
+  return fail(
+      LessonError{ErrorKind::Arguments,
+                  "tensor must be query, key, value, scores, input_gradient or a *_weight_gradient, got \"" +
+                      shortened(tensor) + "\"",
+                  "tensor"});
 }
 
 }  // namespace qkv

@@ -23,9 +23,9 @@ struct CellProvenance {
   std::string description;           // the same in words: "row b0 t0 of X times column 1 of W_Q"
 };
 
-// The computed tensors a cell can be asked about: query, key, value, input_gradient and the three
-// *_weight_gradient. Numbers are written as the page writes them (shortest round trip, U+2212 minus);
-// negative factors are parenthesised. Refuses an unknown tensor or an index outside it.
+// The computed tensors a cell can be asked about: query, key, value, scores (S[b,i,j] = q_{b,i}·k_{b,j}),
+// input_gradient and the three *_weight_gradient. Numbers are written as the page writes them (shortest round
+// trip, U+2212 minus); negative factors are parenthesised. Refuses an unknown tensor or an index outside it.
 Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evidence,
                                                     const std::string& tensor, Extent index);
 

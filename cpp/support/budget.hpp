@@ -51,9 +51,10 @@ inline constexpr double kInitValueOperations = kOutputValueOperations + 10;
 // agree), counted from how the tape runs it: each projection is a matmul of n·d·h multiply-adds
 // (n = B·T); backward does two more per projection, and the weight gradient first builds a [B, d, h]
 // intermediate that is then summed over B; one gradcheck probe (no layer rebuilt, no tape: see objective_at)
-// copies the request and runs the forward and the loss again.
+// copies the request and runs the forward and the loss again. With the query–key scores (the chapter's
+// look-ahead), K is transposed and each batch item's Q Kᵀ costs T·T·h multiply-adds.
 struct EvidenceCost {
-  double forward = 0;    // the three projections, and writing Q, K, V
+  double forward = 0;    // the three projections, and writing Q, K, V (and the scores, when asked for)
   double backward = 0;   // the loss, backward, the rounding bound, and writing the four gradients
   double gradcheck = 0;  // three probes per checked coordinate
   std::size_t samples_per_tensor = 0;  // coordinates the gradcheck checks per tensor, at most
@@ -66,7 +67,7 @@ struct EvidenceCost {
 // that `max_samples` of them would pass kMaxGradcheckOperations (but always one, so a request is either
 // checked or refused, never silently unchecked).
 inline EvidenceCost evidence_cost(double batch, double tokens, double model_width, double head_width,
-                                  bool with_backward, std::size_t max_samples) {
+                                  bool with_backward, std::size_t max_samples, bool with_scores = false) {
   const double n = batch * tokens;
   const double input = n * model_width, weight = model_width * head_width, output = n * head_width;
   const double macs = n * model_width * head_width;  // one projection
@@ -75,6 +76,12 @@ inline EvidenceCost evidence_cost(double batch, double tokens, double model_widt
   cost.forward = 3 * macs + 3 * output + input + 3 * weight + 3 * output * kOutputValueOperations;
   cost.largest_elements = input > output ? input : output;
   if (weight > cost.largest_elements) cost.largest_elements = weight;
+  if (with_scores) {
+    const double scores = batch * tokens * tokens;  // [B, T, T]
+    // Kᵀ copied, B·T·T·h multiply-adds, and every score written out.
+    cost.forward += output + scores * head_width + scores + scores * kOutputValueOperations;
+    if (scores > cost.largest_elements) cost.largest_elements = scores;
+  }
   if (!with_backward) return cost;
 
   if (weight_gradient_rows > cost.largest_elements) cost.largest_elements = weight_gradient_rows;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fixture.hpp"
+#include "support/budget.hpp"
 
 namespace qkv {
 namespace {
@@ -113,6 +114,7 @@ TEST(Chapter26Evidence, ForwardOutputsEqualTheFixtureBitwise) {
   expect_same_bits(primary.query, expected().at("query"), "query");
   expect_same_bits(primary.key, expected().at("key"), "key");
   expect_same_bits(primary.value, expected().at("value"), "value");
+  expect_same_bits(primary.scores, expected().at("scores"), "scores");
   EXPECT_EQ(primary.parameter_names, expected().at("parameter_names").get<std::vector<std::string>>());
   EXPECT_EQ(primary.parameter_count, expected().at("parameter_count").get<Extent>());
   EXPECT_EQ(chapter_evidence().model_width, 3u);
@@ -132,6 +134,52 @@ TEST(Chapter26Evidence, WorkedExampleRowsAreRowsOfTheOutputs) {
       EXPECT_EQ(bits_of(row), bits_of(rows.at(name).get<std::vector<double>>())) << name;
     }
   }
+}
+
+TEST(Chapter26Evidence, ScoresAreRawQueryKeyDotProductsPerBatchItem) {
+  // [B, T, T] at any shape, each score q_{b,i}·k_{b,j} summed from +0.0 in ascending k (not scaled).
+  ProjectionRequest request = chapter_fixture();
+  request.input =
+      Tensor::from_values({2, 3, 3}, {1, 2, -1, 0, 1, 2, 1, 0, 1, 2, 0, 0, 0, 0, 1, 1, 2, 3}).value();
+  for (Tensor* upstream : {&request.upstream->query, &request.upstream->key, &request.upstream->value})
+    *upstream = Tensor::zeros({2, 3, 2}).value();
+  const ChapterEvidence evidence = compute_chapter_evidence(request).value();
+  const ProjectionEvidence& p = evidence.primary;
+  ASSERT_EQ(p.scores.shape(), (Shape{2, 3, 3}));
+  for (Extent b = 0; b < 2; ++b)
+    for (Extent i = 0; i < 3; ++i)
+      for (Extent j = 0; j < 3; ++j) {
+        double sum = 0.0;
+        for (Extent k = 0; k < 2; ++k) sum += p.query[(b * 3 + i) * 2 + k] * p.key[(b * 3 + j) * 2 + k];
+        EXPECT_EQ(bits_of(p.scores[(b * 3 + i) * 3 + j]), bits_of(sum)) << b << "," << i << "," << j;
+      }
+  EXPECT_EQ(p.scores[1 * 9 + 2 * 3 + 0], -2.0);  // q_{1,2} = [4, −1], k_{1,0} = [0, 2], by hand
+  EXPECT_TRUE(evidence.replay_bitwise);
+
+  request.input = Tensor::zeros({2, 0, 3}).value();
+  for (Tensor* upstream : {&request.upstream->query, &request.upstream->key, &request.upstream->value})
+    *upstream = Tensor::zeros({2, 0, 2}).value();
+  EXPECT_EQ(compute_chapter_evidence(request).value().primary.scores.shape(), (Shape{2, 0, 0}));
+}
+
+TEST(Chapter26Evidence, ScoresAreCountedInTheEvidenceCost) {
+  // B·T·T·d_head multiply-adds at least, and the [B, T, T] result among the tensors allocated.
+  const double b = 3, t = 50, d = 4, h = 6;
+  const EvidenceCost without = evidence_cost(b, t, d, h, true, kGradcheckSamplesPerTensor);
+  const EvidenceCost with = evidence_cost(b, t, d, h, true, kGradcheckSamplesPerTensor, true);
+  EXPECT_GE(with.forward - without.forward, b * t * t * h);
+  EXPECT_EQ(with.backward, without.backward);
+  EXPECT_EQ(with.gradcheck, without.gradcheck);
+  EXPECT_EQ(with.largest_elements, b * t * t);
+}
+
+TEST(Chapter26Evidence, TokenNamesTellTheFixtureStory) {
+  EXPECT_EQ(token_name(0), "fresh");
+  EXPECT_EQ(token_name(1), "bread");
+  EXPECT_EQ(token_name(2), "token 2");
+  EXPECT_EQ(token_name(7), "token 7");
+  EXPECT_EQ(token_names(3), (std::vector<std::string>{"fresh", "bread", "token 2"}));
+  EXPECT_TRUE(token_names(0).empty());
 }
 
 TEST(Chapter26Evidence, LossAndGradientsEqualTheFixtureBitwise) {

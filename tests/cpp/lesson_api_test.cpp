@@ -22,6 +22,7 @@ TEST(LessonApi, FixtureBringsItsEvidenceAsEvaluateShowsIt) {
   const LessonResponse evaluated = evaluate(out.state);
   ASSERT_TRUE(evaluated.ok);
   EXPECT_EQ(out.evidence.query.text, evaluated.evidence->query.text);
+  EXPECT_EQ(out.evidence.scores.values, evaluated.evidence->scores.values);
   EXPECT_EQ(out.evidence.input_gradient.text, evaluated.evidence->input_gradient.text);
   EXPECT_EQ(out.evidence.loss.text, evaluated.evidence->loss.text);
   EXPECT_EQ(out.evidence.initialization_state_after, evaluated.evidence->initialization_state_after);
@@ -33,6 +34,9 @@ TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
   EXPECT_EQ(ok.evidence->query.text, (std::vector<std::string>{"0", "3", "2", "-1"}));
   EXPECT_EQ(ok.evidence->query.shape_text, "[1, 2, 2]");
   EXPECT_EQ(ok.evidence->initialization_state_after, "0x1fe68f0af33cb994");
+  EXPECT_EQ(ok.evidence->scores.shape_text, "[1, 2, 2]");
+  EXPECT_EQ(ok.evidence->scores.text, (std::vector<std::string>{"0", "6", "6", "-4"}));
+  EXPECT_EQ(ok.evidence->token_names, (std::vector<std::string>{"fresh", "bread"}));
   LessonState bad = fixture().state;
   bad.batch = "x";
   const LessonResponse refused = evaluate(bad);

@@ -66,6 +66,77 @@ TEST(Provenance, WeightGradientCellSumsOverTheRows) {
   EXPECT_EQ(explain("query_weight_gradient", 4).expression, "W̄_Q[2,0] = (−1)·1 + 2·(−1) = −3");
 }
 
+TEST(Provenance, EachScoreIsAQueryRowDottedWithAKeyRow) {
+  // Q = [[0, 3], [2, −1]], K = [[3, 0], [−1, 2]]: S[0,i,j] = q_i · k_j, raw (not scaled).
+  const struct {
+    Extent index;
+    const char* target;
+    const char* expression;
+    std::vector<Extent> query, key;
+    const char* description;
+  } cells[] = {
+      {0,
+       "S[0,0,0]",
+       "S[0,0,0] = 0·3 + 3·0 = 0",
+       {0, 1},
+       {0, 1},
+       "Query of token 0 (row b0 t0 of Q) dotted with key of token 0 (row b0 t0 of K)."},
+      {1,
+       "S[0,0,1]",
+       "S[0,0,1] = 0·(−1) + 3·2 = 6",
+       {0, 1},
+       {2, 3},
+       "Query of token 0 (row b0 t0 of Q) dotted with key of token 1 (row b0 t1 of K)."},
+      {2,
+       "S[0,1,0]",
+       "S[0,1,0] = 2·3 + (−1)·0 = 6",
+       {2, 3},
+       {0, 1},
+       "Query of token 1 (row b0 t1 of Q) dotted with key of token 0 (row b0 t0 of K)."},
+      {3,
+       "S[0,1,1]",
+       "S[0,1,1] = 2·(−1) + (−1)·2 = −4",
+       {2, 3},
+       {2, 3},
+       "Query of token 1 (row b0 t1 of Q) dotted with key of token 1 (row b0 t1 of K)."},
+  };
+  for (const auto& expected : cells) {
+    const CellProvenance cell = explain("scores", expected.index);
+    EXPECT_EQ(cell.target, expected.target);
+    EXPECT_EQ(cell.expression, expected.expression);
+    EXPECT_EQ(cell.description, expected.description);
+    ASSERT_EQ(cell.sources.size(), 2u) << expected.target;
+    EXPECT_EQ(cell.sources[0].tensor, "query");
+    EXPECT_EQ(cell.sources[0].indices, expected.query) << expected.target;
+    EXPECT_EQ(cell.sources[1].tensor, "key");
+    EXPECT_EQ(cell.sources[1].indices, expected.key) << expected.target;
+  }
+  auto outside = cell_provenance(fixture(), "scores", 4);
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.error().message, "scores has 4 cells, so cell 4 does not exist");
+}
+
+TEST(Provenance, ScoresFollowTheShapeAtTwoBatchItemsOfThreeTokens) {
+  // X [2, 3, 3]: batch 1 holds x₀ = [2, 0, 0] and x₂ = [1, 2, 3], so q_{1,2} = x₂ W_Q = [4, −1] and
+  // k_{1,0} = x₀ W_K = [0, 2]: S[1,2,0] = 4·0 + (−1)·2 = −2 (worked by hand).
+  ProjectionRequest request = chapter_fixture();
+  request.input =
+      Tensor::from_values({2, 3, 3}, {1, 2, -1, 0, 1, 2, 1, 0, 1, 2, 0, 0, 0, 0, 1, 1, 2, 3}).value();
+  for (Tensor* upstream : {&request.upstream->query, &request.upstream->key, &request.upstream->value})
+    *upstream = Tensor::zeros({2, 3, 2}).value();
+  const ChapterEvidence evidence = compute_chapter_evidence(request).value();
+  EXPECT_EQ(evidence.primary.scores.shape(), (Shape{2, 3, 3}));
+  auto cell = cell_provenance(evidence, "scores", 1 * 9 + 2 * 3 + 0);
+  ASSERT_TRUE(cell) << cell.error().message;
+  EXPECT_EQ(cell->target, "S[1,2,0]");
+  EXPECT_EQ(cell->expression, "S[1,2,0] = 4·0 + (−1)·2 = −2");
+  EXPECT_EQ(cell->description,
+            "Query of token 2 (row b1 t2 of Q) dotted with key of token 0 (row b1 t0 of K).");
+  EXPECT_EQ(cell->sources[0].indices, (std::vector<Extent>{10, 11}));
+  EXPECT_EQ(cell->sources[1].indices, (std::vector<Extent>{6, 7}));
+  EXPECT_FALSE(cell_provenance(evidence, "scores", 18));
+}
+
 TEST(Provenance, AnEmptyBatchGivesAnEmptySum) {
   ProjectionRequest request = chapter_fixture();
   request.input = Tensor::zeros({0, 2, 3}).value();

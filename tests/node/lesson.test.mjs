@@ -46,6 +46,24 @@ describe('fixture', () => {
     assert.deepEqual({ query_changed, key_unchanged, value_unchanged }, { query_changed: true, key_unchanged: true, value_unchanged: true });
   });
 
+  test('the query–key scores equal the fixture, with token names and provenance like Q', () => {
+    const { state, evidence } = core.fixture();
+    assertSameBits(evidence.scores, fixture.expected.scores, 'scores');
+    assert.equal(evidence.scores.shape_text, '[1, 2, 2]');
+    assert.deepEqual(evidence.scores.text, ['0', '6', '6', '-4']);
+    assert.deepEqual(evidence.token_names, ['fresh', 'bread']);
+    assertSameBits(core.evaluate(state).evidence.scores, fixture.expected.scores, 'evaluated scores');
+    const cell = core.provenance({ state, tensor: 'scores', index: 1 });
+    assert.equal(cell.ok, true, JSON.stringify(cell.error));
+    assert.equal(cell.target, 'S[0,0,1]');
+    assert.equal(cell.expression, 'S[0,0,1] = 0·(−1) + 3·2 = 6');
+    assert.equal(cell.description, 'Query of token 0 (row b0 t0 of Q) dotted with key of token 1 (row b0 t1 of K).');
+    assert.deepEqual(cell.sources, [{ tensor: 'query', indices: [0, 1] }, { tensor: 'key', indices: [2, 3] }]);
+    const outside = core.provenance({ state, tensor: 'scores', index: 4 });
+    assert.equal(outside.ok, false);
+    assert.equal(outside.error.message, 'scores has 4 cells, so cell 4 does not exist');
+  });
+
   test('report and trace are byte-identical to the golden files', async () => {
     assert.equal(testCore.report().text, await readFile(`${root}fixtures/golden/learn-llm-ch26-expected.txt`, 'utf8'));
     assert.equal(testCore.trace().text, await readFile(`${root}fixtures/golden/learn-llm-ch26-diagram-trace.txt`, 'utf8'));

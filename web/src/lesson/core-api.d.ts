@@ -58,6 +58,8 @@ export interface EvidenceView {
   query: TensorView;
   key: TensorView;
   value: TensorView;
+  scores: TensorView; // [B, T, T]: scores[b,i,j] = q_{b,i}·k_{b,j}, raw dot products (not scaled, no softmax)
+  token_names: string[]; // [T]: "fresh", "bread", then "token 2", "token 3", ...
   input_gradient: TensorView;
   query_weight_gradient: TensorView;
   key_weight_gradient: TensorView;
@@ -208,7 +210,7 @@ export type AnswerResponse =
 // Where one computed cell comes from (cpp/learner/provenance.hpp): its source cells and the sum written out.
 export interface ProvenanceRequest {
   state: LessonState;
-  tensor: string; // query, key, value, input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient
+  tensor: string; // query, key, value, scores, input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient
   index: number; // row-major
 }
 export interface SourceCells {

@@ -32,6 +32,7 @@ export const computedKeys = [
   'query',
   'key',
   'value',
+  'scores',
   'input_gradient',
   'query_weight_gradient',
   'key_weight_gradient',
