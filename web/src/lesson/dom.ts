@@ -1,4 +1,7 @@
-// A tiny element builder: text goes in through textContent, never through innerHTML.
+// A tiny element builder: text goes in through textContent, never through innerHTML (only the build's own
+// typeset formulas do, through the Trusted Types policy in trusted-types.ts).
+import { trustedMath } from './trusted-types';
+
 type Child = Node | string | null | undefined | false;
 type Attributes = Record<string, string | boolean | undefined>;
 
@@ -22,7 +25,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 // Build-time KaTeX output (trusted: produced by vite.config.ts from formulas.ts, never from input).
 export function math(html: string, className = 'math'): HTMLSpanElement {
   const span = h('span', { class: className });
-  span.innerHTML = html;
+  span.innerHTML = trustedMath(html);
   return span;
 }
 

@@ -3,6 +3,8 @@
 // a time, Cancel stops it.
 import type { QkvCore, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
 import { runSelfScoreJob, type SelfScoreJob } from './self-score-jobs';
+import selfScoreWorker from './self-score-worker.ts?worker&url';
+import { trustedWorkerScript } from './trusted-types';
 import { createRunner, type Outcome } from './worker-runner';
 
 export interface SelfScoreRunner {
@@ -13,7 +15,7 @@ export interface SelfScoreRunner {
 
 export function createSelfScoreRunner(core: QkvCore): SelfScoreRunner {
   const runner = createRunner<SelfScoreJob, SelfScoreSummaryResponse | SeedSearchResponse>(
-    () => new Worker(new URL('./self-score-worker.ts', import.meta.url), { type: 'module' }),
+    () => new Worker(trustedWorkerScript(selfScoreWorker), { type: 'module' }),
     (job, onProgress) => Promise.resolve(runSelfScoreJob(core, job, onProgress)),
   );
   return {

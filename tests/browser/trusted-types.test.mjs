@@ -1,0 +1,53 @@
+// A course page under Trusted Types (`require-trusted-types-for 'script'`): innerHTML and `new Worker()`
+// refuse plain strings there. The lesson's only such sinks (the build's KaTeX markup, its workers' scripts)
+// go through its "qkv-lesson" policy: it starts, typesets its formulas and runs its self-score worker with
+// no violation, also when the page lists the allowed policy names.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { serve } from '../../scripts/serve.mjs';
+import { assertNoProblems, csp, dist, launchBrowser, openPage, waitLaidOut, waitReady } from './harness.mjs';
+
+let browser;
+before(async () => {
+  browser = await launchBrowser();
+});
+after(async () => {
+  await browser?.close();
+});
+
+// Every CSP violation the page reports, Trusted Types' included, collected from the document.
+const recordViolations = () => {
+  window.__violations = [];
+  document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(`${event.violatedDirective}: ${event.blockedURI} ${event.sample}`));
+};
+
+async function lessonUnder(policy) {
+  const server = await serve({ root: dist, port: 0, csp: policy });
+  const opened = await openPage(browser);
+  try {
+    await opened.page.addInitScript(recordViolations);
+    await opened.goto(`http://127.0.0.1:${server.address().port}/`);
+    await waitReady(opened.page);
+    await waitLaidOut(opened.page);
+    // The self-score section's first result comes from its worker.
+    await opened.page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ state: 'attached', timeout: 30000 });
+    const formulas = await opened.page.locator('qkv-lesson .katex').count();
+    const violations = await opened.page.evaluate(() => window.__violations);
+    return { ...opened, formulas, violations };
+  } finally {
+    await opened.close();
+    await new Promise((done) => server.close(done));
+  }
+}
+
+for (const [name, policy] of [
+  ['require-trusted-types-for alone', `${csp}; require-trusted-types-for 'script'`],
+  ['with the allowed policy names listed', `${csp}; require-trusted-types-for 'script'; trusted-types qkv-lesson`],
+]) {
+  test(`Trusted Types, ${name}: the lesson is ready, typeset and computing, with no violation`, async () => {
+    const { formulas, violations, problems } = await lessonUnder(policy);
+    assert.ok(formulas > 5, `the build's formulas are typeset (found ${formulas})`);
+    assert.deepEqual(violations, []);
+    assertNoProblems(problems, name);
+  });
+}

@@ -1,0 +1,50 @@
+// Under Trusted Types (a course page's `require-trusted-types-for 'script'`), assigning a string to
+// innerHTML or passing one to `new Worker()` throws. The lesson has exactly two such sinks: the KaTeX markup
+// typeset at build time (dom.ts) and its own workers' scripts. Both go through one policy, "qkv-lesson",
+// which passes only those: the markup is checked against the build's own formulas, the script URL against
+// the lesson's own origin. Without Trusted Types the strings pass as they are.
+import math from 'virtual:math';
+
+interface Policy {
+  createHTML(html: string): string;
+  createScriptURL(url: string): string;
+}
+interface TrustedTypesFactory {
+  createPolicy(name: string, rules: { createHTML: (html: string) => string; createScriptURL: (url: string) => string }): Policy;
+}
+
+const formulas = new Set<string>(Object.values(math));
+
+function onlyBuildMath(html: string): string {
+  if (!formulas.has(html)) throw new TypeError('qkv-lesson: only the build’s own typeset formulas may be inserted as HTML');
+  return html;
+}
+
+function onlyOwnScripts(url: string): string {
+  const resolved = new URL(url, document.baseURI);
+  if (resolved.origin !== new URL(import.meta.url).origin) throw new TypeError(`qkv-lesson: a worker script must come from the lesson's own origin, not ${resolved.origin}`);
+  return url;
+}
+
+let policy: Policy | null | undefined;
+
+// The policy, made once; null when the browser has no Trusted Types. A host whose `trusted-types`
+// directive lists policy names must list "qkv-lesson" (README): otherwise createPolicy throws, and the
+// lesson shows that as its error state.
+function lessonPolicy(): Policy | null {
+  if (policy === undefined) {
+    const factory = (globalThis as { trustedTypes?: TrustedTypesFactory }).trustedTypes;
+    policy = factory ? factory.createPolicy('qkv-lesson', { createHTML: onlyBuildMath, createScriptURL: onlyOwnScripts }) : null;
+  }
+  return policy;
+}
+
+// What innerHTML takes for one of the build's formulas (a TrustedHTML where the browser has them).
+export function trustedMath(html: string): string {
+  return lessonPolicy()?.createHTML(html) ?? onlyBuildMath(html);
+}
+
+// What `new Worker()` takes for one of the lesson's own worker scripts.
+export function trustedWorkerScript(url: string): string {
+  return lessonPolicy()?.createScriptURL(url) ?? url;
+}
