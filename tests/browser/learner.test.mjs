@@ -9,6 +9,9 @@ import { assertNoProblems, cell, openEvidence, openLesson, rendered, tableTexts,
 const run = useServerAndBrowser();
 const inLesson = (page, selector) => page.locator(`qkv-lesson ${selector}`);
 const chapterIds = ['ch26-output-shapes', 'ch26-first-token', 'ch26-change-query-only', 'ch26-parameter-count', 'ch26-empty-axes', 'ch26-rank-two', 'ch26-divisibility', 'ch26-history', 'ch26-still-missing'];
+// The chapter's questions the page has forms for, in document order (the core's registry may hold more
+// than the list above).
+const chapterForms = (page) => page.locator('qkv-lesson').evaluate((host) => [...host.shadowRoot.querySelectorAll('form[data-exercise^="ch26-"]')].filter((form) => !form.closest('[hidden]')).map((form) => form.dataset.exercise));
 
 // How the page writes a number inside a sum: U+2212 minus, negatives in parentheses.
 const prose = (text) => text.replace(/^-/, '−');
@@ -158,7 +161,7 @@ test('3. predict, then see: each question sits before its folded evidence, which
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
     for (const id of chapterIds) assert.equal(await inLesson(page, `form[data-exercise="${id}"]`).count(), 1, `one form for ${id}`);
-    assert.equal(await inLesson(page, 'section.worked form[data-exercise="ch26-first-token"]').count(), 1, 'the opening question is exercise 2 itself');
+    assert.equal(await inLesson(page, 'section.worked form[data-exercise="ch26-first-token"]').count(), 1, 'the opening question is the first-token exercise itself');
     const layout = await page.locator('qkv-lesson').evaluate((host, ids) => {
       const root = host.shadowRoot;
       const folds = [...root.querySelectorAll('details.evidence')];
@@ -167,7 +170,7 @@ test('3. predict, then see: each question sits before its folded evidence, which
         const next = folds.find((fold) => form.compareDocumentPosition(fold) & Node.DOCUMENT_POSITION_FOLLOWING);
         return { id, answers: next?.dataset.evidenceFor.split(' ').includes(id) ?? false, open: next?.open ?? null };
       });
-    }, chapterIds);
+    }, await chapterForms(page));
     for (const { id, answers, open } of layout) {
       assert.ok(answers, `the first fold after ${id} holds its evidence`);
       assert.equal(open, false, `the evidence for ${id} starts folded`);
@@ -178,7 +181,12 @@ test('3. predict, then see: each question sits before its folded evidence, which
     for (const [i, text] of ['[0, 3]', '[3, 0]', '[3, 2]'].entries()) await form.locator('input[type="text"]').nth(i).fill(text);
     await form.getByRole('button', { name: 'Check' }).click();
     assert.match(await form.locator('[data-feedback]').innerText(), /Not quite/, 'a wrong answer');
-    assert.ok(await inLesson(page, 'table[data-tensor="query"]').isVisible(), 'after checking, Q, K and V are shown');
+    // Q, K and V also answer the output-shapes question, which is still open: they stay folded until it is checked.
+    assert.equal(await inLesson(page, 'table[data-tensor="query"]').isVisible(), false, 'Q stays folded while the shapes question waits');
+    const shapes = inLesson(page, 'form[data-exercise="ch26-output-shapes"]');
+    await shapes.locator('input[type="text"]').fill('[4, 7, 2]');
+    await shapes.getByRole('button', { name: 'Check' }).click();
+    assert.ok(await inLesson(page, 'table[data-tensor="query"]').isVisible(), 'after checking both, Q, K and V are shown');
     assert.ok(await inLesson(page, 'table[data-tensor="value"]').isVisible(), 'all three branches open together');
     assert.equal(await inLesson(page, 'details[data-evidence-for="ch26-rank-two"]').getAttribute('open'), null, 'other evidence stays folded');
 
@@ -195,17 +203,22 @@ test('3. predict, then see: each question sits before its folded evidence, which
   }
 });
 
-test('4. sections="exercises" lists all nine chapter questions, once each', async () => {
+test('4. sections="exercises" lists every chapter question once, in the diagram’s order; with the diagram shown, the empty section hides', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
-    await page.locator('qkv-lesson').evaluate((host) => host.setAttribute('sections', 'exercises'));
-    await page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('section.exercises form[data-exercise^="ch26-"]').length === 9, undefined, { timeout: 3000 });
+    const lesson = page.locator('qkv-lesson');
+    await lesson.evaluate((host) => host.setAttribute('sections', 'diagram'));
+    await page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelector('[data-section="prediction"]').hidden, undefined, { timeout: 3000 });
+    const pathOrder = await chapterForms(page);
+    for (const id of chapterIds) assert.ok(pathOrder.includes(id), `the diagram asks ${id}`);
+    await lesson.evaluate((host) => host.setAttribute('sections', 'exercises'));
+    await page.waitForFunction((count) => document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('section.exercises form[data-exercise^="ch26-"]').length === count, pathOrder.length, { timeout: 3000 });
     const listed = await inLesson(page, 'section.exercises form[data-exercise]').evaluateAll((forms) => forms.map((f) => f.dataset.exercise));
-    assert.deepEqual(listed, chapterIds, 'all nine, in the core’s order');
-    for (const id of chapterIds) assert.ok(await inLesson(page, `form[data-exercise="${id}"]`).isVisible(), `${id} is visible`);
-    await page.locator('qkv-lesson').evaluate((host) => host.setAttribute('sections', 'prediction diagram exercises'));
+    assert.deepEqual(listed, pathOrder, 'all of them, in the order the diagram asks them');
+    for (const id of pathOrder) assert.ok(await inLesson(page, `form[data-exercise="${id}"]`).isVisible(), `${id} is visible`);
+    await lesson.evaluate((host) => host.setAttribute('sections', 'prediction diagram exercises'));
     await page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('section.exercises form[data-exercise]').length === 0, undefined, { timeout: 3000 });
-    assert.ok(await inLesson(page, 'section.exercises .note').isVisible(), 'the section says where the questions went');
+    assert.equal(await inLesson(page, 'section.exercises').isVisible(), false, 'with every question in the diagram, the exercises section is hidden, not an empty heading');
     assertNoProblems(problems, 'sections');
   } finally {
     await close();

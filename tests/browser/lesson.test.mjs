@@ -247,7 +247,7 @@ test('5. sizes: an empty batch gives [0,2,2] outputs with the empty-row note; th
       assert.ok((await note.innerText()).includes('No rows'), `${key} empty note: "${await note.innerText()}"`);
       assert.equal(await inLesson(page, `table[data-tensor="${key}"] th[scope="row"]`).count(), 0, `${key} should have no row headers when empty`);
     }
-    const checks = inLesson(page, '.diagram').getByText('Numerical checks');
+    const checks = inLesson(page, '.deeper').getByText('Numerical checks'); // in the optional part after the main path
     assert.equal(await checks.count(), 1, 'the gradcheck section ("Numerical checks") should remain for an empty batch');
     assert.ok(await checks.isVisible(), 'the gradcheck section should be visible for an empty batch');
 
@@ -511,7 +511,7 @@ test('12. the whole lesson is in the page at ready; its first frame lays out wha
         const parts = () => [...root.querySelectorAll('.part')];
         // Skipped: laid out only once near the viewport (content-visibility: auto).
         const skipped = () => parts().map((part) => !part.firstElementChild.checkVisibility({ contentVisibilityAuto: true }));
-        window.__atReady = { loss: root.querySelector('.loss').textContent, checks: root.querySelector('.part:last-child').previousElementSibling.textContent.includes('Numerical checks'), parts: parts().length };
+        window.__atReady = { loss: root.querySelector('.loss').textContent, checks: root.querySelector('.deeper .part .card')?.textContent.includes('Numerical checks') ?? false, parts: parts().length };
         requestAnimationFrame(() => setTimeout(() => (window.__firstFrame = { skipped: skipped(), laidOut: event.target.dataset.laidOut !== undefined }), 0));
       });
     });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { assertNoProblems, openLesson, repo, useServerAndBrowser } from './harness.mjs';
+import { assertNoProblems, openEvidence, openLesson, repo, useServerAndBrowser } from './harness.mjs';
 
 const numpy = JSON.parse(readFileSync(resolve(repo, 'fixtures/numpy/self_bias.json'), 'utf8'));
 const moduleCase = numpy.cases.find((c) => c.seed === 1 && c.tokens === 5 && c.dim === 8);
@@ -42,9 +42,15 @@ test('the module settings show numpy’s scores, maxima and counts', async () =>
         assert.ok(difference <= 1e-12, `${kind} score ${i}: page ${text}, numpy ${expected[i]}`);
       });
     }
-    const summary = await page.locator(`${section} .self-bias-results > p`).first().innerText();
-    const counts = ['none', 'separate', 'tied'].map((kind) => `${moduleCase[kind].diagonal_rows.length} of 5`);
-    for (const count of counts) assert.ok(summary.includes(count), `summary "${summary}" should include ${count}`);
+    // Each kind's scores and counts are folded below the questions that ask for them; opened, each card
+    // says how many rows peak on their own token.
+    for (const kind of ['none', 'separate', 'tied']) assert.equal(await page.locator(`${section} [data-kind="${kind}"]`).isVisible(), false, `${kind}: folded before its questions are checked`);
+    await openEvidence(page);
+    for (const kind of ['none', 'separate', 'tied']) {
+      const facts = await page.locator(`${section} [data-kind="${kind}"] dl.facts`).innerText();
+      const count = `${moduleCase[kind].diagonal_rows.length} of 5`;
+      assert.ok(facts.includes(count), `${kind}: facts "${facts}" should include ${count}`);
+    }
     assertNoProblems(problems, 'self-bias section');
   } finally {
     await close();
@@ -59,6 +65,7 @@ test('theme="dark": zero cells keep the page’s light text, filled cells dark t
   try {
     await page.locator('qkv-lesson').evaluate((element) => element.setAttribute('theme', 'dark'));
     await waitShown(page, 1, 5, 8);
+    await openEvidence(page); // the tables are folded below their questions
     const colours = await page.locator('qkv-lesson').evaluate((element) => {
       const style = (selector) => getComputedStyle(element.shadowRoot.querySelector(selector));
       return {
@@ -209,12 +216,14 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
     assert.ok(longest < MAX_TASK_MS, `the longest main-thread task while computing 512 × 512 was ${longest} ms; expected under ${MAX_TASK_MS}`);
 
     // A summary instead of 262144 cells per kind: the 8 × 8 corner, the counts and the first rows.
+    await openEvidence(page); // each kind's table is folded below the questions it answers
     for (const kind of ['none', 'separate', 'tied']) {
       const cells = await page.locator(`${section} table[data-scores="${kind}"] tbody td`).count();
       assert.equal(cells, 64, `${kind}: the 8 × 8 corner`);
       assert.match(await page.locator(`${section} table[data-scores="${kind}"] caption`).innerText(), /the first 8 of 512 rows and columns/);
     }
-    assert.match(await page.locator(`${section} .self-bias-results > p`).first().innerText(), /Seed 1, 512 tokens of width 512\. .*\d+ of 512.* without projection/);
+    assert.match(await page.locator(`${section} .self-bias-results > p`).first().innerText(), /^Seed 1, 512 tokens of width 512\./);
+    assert.match(await page.locator(`${section} [data-kind="none"] dl.facts`).innerText(), /Rows peaking on their own token\s+\d+ of 512/);
     assert.match(await page.locator(`${section} dd[data-off-diagonal="separate"]`).innerText(), /^row \d+ peaks at token \d+ \(/);
 
     // The exercise about this experiment is graded by the core from the worker's facts, promptly.

@@ -1,6 +1,7 @@
 // The lesson's prose sections around the diagram: the worked prediction, the forward rule with its shape
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
+import { nameTokenRows } from './diagram';
 import { h, math as mathSpan, symbols } from './dom';
 import { matrixTable } from './tables';
 import type { Evidence } from './types';
@@ -19,18 +20,20 @@ export function renderIntro(): HTMLElement {
 }
 
 // The frozen fixture's tables, before the answer: the learner predicts q₀, k₀, v₀ first. `question` is
-// where the element puts exercise 2 (the one form asking it) while this section is shown.
+// where the element puts the first-token question (the one form asking it) while this section is shown.
 export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement): HTMLElement {
   const t = fixture;
+  const input = matrixTable('input', 'X (fixture input)', t.input, 'data-fixture-tensor');
+  nameTokenRows(input, t.input.shape, t.token_names);
   return h(
     'section',
     { class: 'worked', 'aria-labelledby': 'qkv-worked-title' },
     h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'),
-    h('p', {}, 'One batch holds two token states. Three different weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you have checked your answer (or ask to see them).'),
+    h('p', {}, `One batch holds two token states, for the words “${t.token_names.join('” and “')}”. Three different weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you have checked your answers (or ask to see them).`),
     h(
       'div',
       { class: 'worked-tables' },
-      matrixTable('input', 'X (fixture input)', t.input, 'data-fixture-tensor'),
+      input,
       matrixTable('query_weight', 'W_Q (fixture)', t.query_weight, 'data-fixture-tensor'),
       matrixTable('key_weight', 'W_K (fixture)', t.key_weight, 'data-fixture-tensor'),
       matrixTable('value_weight', 'W_V (fixture)', t.value_weight, 'data-fixture-tensor'),
@@ -55,11 +58,7 @@ export function renderForwardRule(): HTMLElement {
     mathSpan(math.inputShape, 'math display'),
     mathSpan(math.weightShape, 'math display'),
     mathSpan(math.outputShape, 'math display'),
-    h(
-      'p',
-      {},
-      'Each branch applies the same last-axis matrix product independently at every batch item and token position. It never compares tokens: no scores, probabilities, mask or value mixture happen here.',
-    ),
+    h('p', {}, 'Each branch applies the same last-axis matrix product independently at every batch item and token position.'),
     symbols([
       [math.symX, 'the hidden-state tensor entering self-attention'],
       [math.symB, 'the batch size'],
@@ -67,13 +66,7 @@ export function renderForwardRule(): HTMLElement {
       [math.symDModel, 'the input feature width'],
       [math.symDHead, 'the output width of this single head'],
       [math.symWeights, 'three independent learned weights, no bias'],
-      [math.symQ, 'the query view: what each position will look for'],
-      [math.symK, 'the key view: how each position can be matched'],
-      [math.symV, 'the value view: the content a later mixture can retrieve'],
-      [math.symU, 'upstream gradients: what later layers send back to Q, K and V'],
-      [math.symBar, 'gradients of the objective with respect to X and to each weight'],
     ]),
-    h('p', {}, 'Nothing here requires d_model to be a multiple of d_head; that relation appears later, when multi-head attention splits the model width into several heads.'),
   );
 }
 

@@ -1,6 +1,7 @@
-// Chapter 26's diagram: the shared input, three branch cards, the history contrast, reverse mode,
-// independence, empty axes, rejected inputs and the numerical checks. Every value shown comes from the
-// evidence object; `renderDiagram` is a function of (evidence, state).
+// Chapter 26's diagram: the shared input, three branch cards, what the views are for (the query–key scores
+// as a look-ahead), the history contrast, independence, sizes and empty axes; and, as an optional part after
+// the main path, reverse mode, the numerical checks, rejected inputs and the implementers' checks. Every
+// value shown comes from the evidence object; `renderDiagram` is a function of (evidence, state).
 import math from 'virtual:math';
 import { h, math as mathSpan, symbols } from './dom';
 import { arrowTarget, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
@@ -18,6 +19,7 @@ export const labels: Record<TensorKey, string> = {
   query: 'Q (query output)',
   key: 'K (key output)',
   value: 'V (value output)',
+  scores: 'S = Q Kᵀ (query–key scores, per batch item)',
   input_gradient: 'X̄ (input gradient)',
   query_weight_gradient: 'W̄_Q (query weight gradient)',
   key_weight_gradient: 'W̄_K (key weight gradient)',
@@ -80,11 +82,13 @@ class EditableSlot {
     readonly errorId: string,
   ) {}
 
-  render(tensor: EditableTensor, shape_text: string): void {
-    const shapeKey = tensor.shape.join('x');
+  render(tensor: EditableTensor, shape_text: string, tokenNames: string[]): void {
+    const shapeKey = `${tensor.shape.join('x')} ${tokenNames.join(' ')}`;
     if (shapeKey !== this.shapeKey) {
       this.shapeKey = shapeKey;
-      this.element.replaceChildren(editableTable(this.key, labels[this.key], tensor, shape_text, this.errorId));
+      const table = editableTable(this.key, labels[this.key], tensor, shape_text, this.errorId);
+      nameTokenRows(table, tensor.shape, tokenNames);
+      this.element.replaceChildren(table);
       return;
     }
     const caption = this.element.querySelector('caption');
@@ -98,12 +102,34 @@ class EditableSlot {
   }
 }
 
-// A read-only table that is rebuilt only when its shape changes; otherwise only its cell texts change.
-function renderOutput(container: HTMLElement, key: TensorKey, tensor: TensorEvidence): void {
+// Each [B, T, …] table's row headers say which token a row is, in the core's words ("b0 t1" and "bread").
+export function nameTokenRows(table: HTMLTableElement, shape: number[], tokenNames: string[]): void {
+  if (shape.length !== 3 || tokenNames.length !== shape[1]) return;
+  const headers = table.querySelectorAll('tbody th[scope="row"]');
+  let row = 0;
+  for (let b = 0; b < shape[0]; b++) {
+    for (const name of tokenNames) headers[row++]?.append(' ', h('span', { class: 'token-name' }, `“${name}”`));
+  }
+}
+
+// The scores' columns are keys: "key 1 “bread”"; its rows are queries.
+function nameScoreColumns(table: HTMLTableElement, tokenNames: string[]): void {
+  const headers = table.querySelectorAll('thead th');
+  if (headers.length !== tokenNames.length + 1) return;
+  headers[0].textContent = 'query ↓ key →';
+  tokenNames.forEach((name, j) => headers[j + 1].replaceChildren(`key ${j} `, h('span', { class: 'token-name' }, `“${name}”`)));
+}
+
+// A read-only table that is rebuilt only when its shape (or its tokens' names) changes; otherwise only its
+// cell texts change.
+function renderOutput(container: HTMLElement, key: TensorKey, tensor: TensorEvidence, tokenNames: string[]): void {
   const table = container.firstElementChild as HTMLTableElement | null;
-  if (table?.dataset.shape !== tensor.shape_text) {
+  const shapeKey = `${tensor.shape_text} ${tokenNames.join(' ')}`;
+  if (table?.dataset.shape !== shapeKey) {
     const fresh = matrixTable(key, labels[key], tensor, 'data-tensor', true);
-    fresh.dataset.shape = tensor.shape_text;
+    fresh.dataset.shape = shapeKey;
+    nameTokenRows(fresh, tensor.shape, tokenNames);
+    if (key === 'scores') nameScoreColumns(fresh, tokenNames);
     container.replaceChildren(fresh);
     return;
   }
@@ -122,14 +148,20 @@ function renderPart(container: HTMLElement, evidence: unknown, build: () => (Nod
 }
 
 export interface DiagramRefs {
+  // The diagram itself, and two parts the element places: what the views are for (after Q, K and V, or
+  // after the opening prediction when the diagram is hidden) and the optional part after the main path.
   root: HTMLElement;
+  lookAhead: HTMLElement;
+  lookAheadHome: HTMLElement;
+  deeper: HTMLElement;
+  // The chapter's question ids in the order the diagram asks them (the lesson's path).
+  pathOrder: string[];
   slots: Record<EditableKey, EditableSlot>;
   outputs: Record<ComputedKey, HTMLElement>;
   // One line under each computed table: the provenance of its selected cell (a polite live region).
   explanations: Record<ComputedKey, HTMLElement>;
   // Where each chapter prediction sits: right before the folded evidence that answers it.
   predictions: Record<string, HTMLElement>;
-  folds: HTMLDetailsElement[];
   counts: HTMLElement;
   divisibility: HTMLElement;
   implementers: HTMLElement;
@@ -157,7 +189,7 @@ function fieldError(id: string): HTMLElement {
 }
 
 // Folded evidence: closed until the learner checks one of `exercises` or asks to see it.
-function fold(exercises: string[], what: string, ...children: (Node | string)[]): HTMLDetailsElement {
+export function fold(exercises: string[], what: string, ...children: (Node | string)[]): HTMLDetailsElement {
   return h(
     'details',
     { class: 'evidence', 'data-evidence-for': exercises.join(' ') },
@@ -220,6 +252,8 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
   const counts = h('div');
   const divisibility = h('div');
   const implementers = h('div');
+  const link = (href: string, text: string) => h('a', { href }, text);
+  const lookAheadHome = h('div', { class: 'look-ahead-home' });
 
   const root = h(
     'figure',
@@ -228,7 +262,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     h(
       'p',
       { id: `${idPrefix}-diagram-description` },
-      'Follow one hidden-state sequence through the query, key and value projections, then compare shapes, gradients, independence, sources and rejected inputs. Every cell of X, of the three weights and of the three upstream tensors can be edited; the core recomputes everything below.',
+      'Follow one hidden-state sequence through the query, key and value projections, see what the three views are for, then compare where attention’s inputs come from and check independence, sizes and empty axes. Every cell of X and of the three weights can be edited; the core recomputes everything below.',
     ),
     h(
       'ul',
@@ -249,56 +283,53 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
         scroller('Shared input X', slots.input.element),
         errorFor('input'),
       ),
+      // Where the first-token question goes when the opening prediction is not shown.
+      predict('ch26-first-token'),
       h('p', { class: 'feed-label' }, 'X feeds all three branches'),
     ),
     part(
+      symbols([
+        [math.symQ, 'the query view: what each position will look for'],
+        [math.symK, 'the key view: how each position can be matched'],
+        [math.symV, 'the value view: the content a position can hand on'],
+      ]),
       scroller('Query, key and value branches', h('ol', { class: 'branches feed' }, ...branchCards)),
       h('p', { class: 'note' }, 'The three branches share coordinates (batch and token positions), not weights or feature values.'),
     ),
+    lookAheadHome,
     part(
-      h('h4', {}, 'Change from two attention sources to one'),
+      h('h4', { id: 'history' }, 'Change from two attention sources to one'),
+      h(
+        'p',
+        {},
+        'Attention is older than the Transformer. In the encoder–decoder translation model of ',
+        link('https://arxiv.org/abs/1409.0473', 'Bahdanau, Cho and Bengio (2014)'),
+        ', an encoder reads the source sentence into a sequence of annotations, one per source word. Before the decoder writes each output word, a small feed-forward network scores its previous hidden state against every annotation (additive scoring: both are projected, added, passed through tanh and reduced to one number). A softmax turns the scores into weights, and the weighted mix of the annotations is the context the decoder reads for that word.',
+      ),
+      h(
+        'p',
+        {},
+        'The Transformer of ',
+        link('https://arxiv.org/abs/1706.03762', 'Vaswani et al. (2017)'),
+        ' scores with dot products instead, and in self-attention it takes all three roles from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. Its decoder also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
+      ),
+      h(
+        'details',
+        { class: 'further-reading' },
+        h('summary', {}, 'Further reading'),
+        h(
+          'ul',
+          {},
+          h('li', {}, link('https://arxiv.org/abs/1409.0473', 'D. Bahdanau, K. Cho, Y. Bengio: Neural Machine Translation by Jointly Learning to Align and Translate (2014)'), ', the additive attention described above.'),
+          h('li', {}, link('https://arxiv.org/abs/1508.04025', 'M.-T. Luong, H. Pham, C. D. Manning: Effective Approaches to Attention-based Neural Machine Translation (2015)'), ', dot-product and other scoring functions.'),
+          h('li', {}, link('https://arxiv.org/abs/1706.03762', 'A. Vaswani et al.: Attention Is All You Need (2017)'), ', self-attention with queries, keys and values (section 3.2).'),
+        ),
+      ),
       predict('ch26-history'),
       fold(['ch26-history'], 'where attention’s inputs came from', history),
     ),
     part(
-      h('h4', {}, 'Reverse mode: one input, three paths back'),
-      h(
-        'p',
-        {},
-        'Fix three upstream tensors U_Q, U_K, U_V (the gradients later layers would send back) and take the scalar objective below. The core runs one backward pass.',
-      ),
-      mathSpan(math.objective, 'math display'),
-      h(
-        'div',
-        { class: 'upstreams merge' },
-        ...(['query_upstream', 'key_upstream', 'value_upstream'] as const).map((key) =>
-          h('div', { class: `card upstream ${key.split('_')[0]}` }, scroller(labels[key], slots[key].element), errorFor(key)),
-        ),
-      ),
-      h('p', { class: 'merge-label' }, 'Three paths come back into X̄'),
-      loss,
-      h('h5', {}, 'Combined input gradient'),
-      h('p', {}, 'X feeds all three branches, so its gradient is the sum of three paths:'),
-      mathSpan(math.inputGradient, 'math display'),
-      h('div', { class: 'card shared-input gradient' }, ...explained('Input gradient', 'input_gradient')),
-    ),
-    part(
-      h('h5', {}, 'Branch-local weight gradients'),
-      h('p', {}, 'Flatten batch and token into one row axis (BT); each weight gets only its own branch’s gradient:'),
-      mathSpan(math.weightGradient, 'math display'),
-      scroller(
-        'Weight gradients of the three branches',
-        h(
-          'ol',
-          { class: 'branches gradients' },
-          h('li', { class: 'card branch query' }, ...explained('Query weight gradient', 'query_weight_gradient')),
-          h('li', { class: 'card branch key' }, ...explained('Key weight gradient', 'key_weight_gradient')),
-          h('li', { class: 'card branch value' }, ...explained('Value weight gradient', 'value_weight_gradient')),
-        ),
-      ),
-    ),
-    part(
-      h('h4', {}, 'Check independence, sizes, empty axes and boundaries'),
+      h('h4', {}, 'Check independence, sizes and empty axes'),
       predict('ch26-change-query-only'),
       fold(['ch26-change-query-only'], 'change only W_Q', independence),
       predict('ch26-parameter-count'),
@@ -307,27 +338,104 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
       fold(['ch26-divisibility'], 'the widths this layer accepted', divisibility),
       predict('ch26-empty-axes'),
       fold(['ch26-empty-axes'], 'empty axes', probes),
-      predict('ch26-rank-two'),
-      fold(['ch26-rank-two'], 'inputs the layer rejects', rejections),
-      checks,
+    ),
+  );
+
+  // What the views are for: the first use of Q and K, a look ahead at the next lesson's scores.
+  const lookAhead = h(
+    'section',
+    { class: 'look-ahead part', 'aria-labelledby': 'views-for' },
+    h('h4', { id: 'views-for' }, 'What the views are for'),
+    h(
+      'p',
+      {},
+      'Attention will compare every query with every key by a dot product, the sum of their coordinates multiplied pairwise. The larger q_i·k_j, the better key j matches the query of token i. The next lesson builds on exactly these numbers.',
+    ),
+    predict('ch26-best-key'),
+    fold(
+      ['ch26-best-key'],
+      'the query–key scores',
+      h('p', {}, 'Each batch item gets its own table: row i is token i’s query, column j is token j’s key, and each cell is their dot product, S = Q Kᵀ. These are raw dot products, not yet scaled and not yet turned into probabilities.'),
+      ...explained('Query–key scores', 'scores'),
+    ),
+    predict('ch26-still-missing'),
+    fold(
+      ['ch26-still-missing'],
+      'what comes after the scores',
+      h(
+        'p',
+        {},
+        'The projections themselves compare nothing: each works on one token position at a time, with no scores, probabilities, mask or value mixture. The scores above are the first step after them. V has not been used yet: it carries the content that will be mixed. Dividing the scores by √d_head, the softmax that turns each row into probabilities, and the probability-weighted mixture of the values are the next lesson, not this one.',
+      ),
+    ),
+  );
+
+  const deeper = h(
+    'section',
+    { class: 'deeper', 'data-part': 'deeper', 'aria-labelledby': 'going-deeper' },
+    h('h3', { id: 'going-deeper' }, 'Going deeper (optional)'),
+    h(
+      'p',
+      {},
+      'The lesson’s main path ends above. This part is for learners who want to see the layer’s backward pass, check its gradients numerically, and see which inputs it refuses. It uses the same numbers as the diagram; edit them there or here.',
     ),
     part(
-      h('h4', {}, 'What this layer does not do yet'),
-      predict('ch26-still-missing'),
-      fold(
-        ['ch26-still-missing'],
-        'what comes after Q, K and V',
-        h(
-          'p',
-          {},
-          'Nothing here compares tokens. Q, K and V become attention only after three more steps: scores that compare every query with every key, probabilities from those scores, and a mixture of the values weighted by the probabilities.',
+      h('h4', {}, 'Reverse mode: one input, three paths back'),
+      h(
+        'p',
+        {},
+        'Inside a whole model, the layers after this one turn Q, K and V into a loss, and backpropagation hands this layer one tensor per output: how much the loss would change per unit change of each number of Q, K and V. Call these upstream gradients U_Q, U_K and U_V. To run this layer’s backward pass on its own, fix U and take the one scalar objective whose gradient with respect to Q is exactly U_Q (with respect to K, U_K; to V, U_V):',
+      ),
+      mathSpan(math.objective, 'math display'),
+      symbols([[math.symU, 'upstream gradients: what the later layers would send back to Q, K and V (edit them below)']]),
+      h('p', {}, 'Its gradients with respect to X and to the three weights are then exactly what this layer would pass back inside the model. The core runs one backward pass.'),
+      h(
+        'div',
+        { class: 'upstreams merge' },
+        ...(['query_upstream', 'key_upstream', 'value_upstream'] as const).map((key) =>
+          h('div', { class: `card upstream ${key.split('_')[0]}` }, scroller(labels[key], slots[key].element), errorFor(key)),
         ),
       ),
+      loss,
+      predict('ch26-upstream-key'),
+      fold(
+        ['ch26-upstream-key'],
+        'the gradients of X and of the weights',
+        symbols([[math.symBar, 'gradients of the objective L with respect to X and to each weight']]),
+        h('p', { class: 'merge-label' }, 'Three paths come back into X̄'),
+        h('h5', {}, 'Combined input gradient'),
+        h('p', {}, 'X feeds all three branches, so its gradient is the sum of three paths:'),
+        mathSpan(math.inputGradient, 'math display'),
+        h('div', { class: 'card shared-input gradient' }, ...explained('Input gradient', 'input_gradient')),
+        h('h5', {}, 'Branch-local weight gradients'),
+        h('p', {}, 'Flatten batch and token into one row axis (BT); each weight gets only its own branch’s gradient:'),
+        mathSpan(math.weightGradient, 'math display'),
+        scroller(
+          'Weight gradients of the three branches',
+          h(
+            'ol',
+            { class: 'branches gradients' },
+            h('li', { class: 'card branch query' }, ...explained('Query weight gradient', 'query_weight_gradient')),
+            h('li', { class: 'card branch key' }, ...explained('Key weight gradient', 'key_weight_gradient')),
+            h('li', { class: 'card branch value' }, ...explained('Value weight gradient', 'value_weight_gradient')),
+          ),
+        ),
+      ),
+    ),
+    part(checks),
+    part(
+      h('h4', {}, 'Inputs the layer rejects'),
+      predict('ch26-rank-two'),
+      fold(['ch26-rank-two'], 'inputs the layer rejects', rejections),
       h('details', { class: 'implementers' }, h('summary', {}, 'For implementers: parameter names, replay and seeded initialisation'), implementers),
     ),
   );
-  const folds = [...root.querySelectorAll<HTMLDetailsElement>('details.evidence')];
+
+  lookAheadHome.append(lookAhead);
+  const pathOrder = [root, deeper].flatMap((container) => [...container.querySelectorAll<HTMLElement>('[data-prediction-for]')].map((home) => home.dataset.predictionFor!));
+
   // The three branch cards fold their outputs together: opening one opens the others.
+  const folds = [root, lookAhead, deeper].flatMap((container) => [...container.querySelectorAll<HTMLDetailsElement>('details.evidence')]);
   for (const details of folds) {
     details.addEventListener('toggle', () => {
       if (!details.open) return;
@@ -336,11 +444,14 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
   }
   return {
     root,
+    lookAhead,
+    lookAheadHome,
+    deeper,
+    pathOrder,
     slots,
     outputs,
     explanations,
     predictions,
-    folds,
     counts,
     divisibility,
     implementers,
@@ -382,7 +493,8 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       ['Bias policy', 'bias = false (no bias in any branch)'],
     ]),
   );
-  for (const key of Object.keys(refs.slots) as EditableKey[]) refs.slots[key].render(state[key], t[key].shape_text);
+  const names = t.token_names;
+  for (const key of Object.keys(refs.slots) as EditableKey[]) refs.slots[key].render(state[key], t[key].shape_text, names);
 
   branches.forEach((branch) => {
     renderPart(refs.branchFacts[branch.role], [t[branch.weight].shape_text, t[branch.output].shape_text], () =>
@@ -391,8 +503,9 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         ['Output shape', h('bdi', { dir: 'ltr' }, t[branch.output].shape_text)],
       ]),
     );
-    renderOutput(refs.outputs[branch.output], branch.output, t[branch.output]);
+    renderOutput(refs.outputs[branch.output], branch.output, t[branch.output], names);
   });
+  renderOutput(refs.outputs.scores, 'scores', t.scores, names);
 
   renderPart(refs.history, 'static', () => [
     scroller(
@@ -440,7 +553,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
 
   renderPart(refs.loss, evidence.loss.text, () => ['Objective for these numbers: L = ', h('bdi', { dir: 'ltr' }, evidence.loss.text)]);
   for (const key of ['input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'] as const) {
-    renderOutput(refs.outputs[key], key, t[key]);
+    renderOutput(refs.outputs[key], key, t[key], names);
   }
 
   renderPart(refs.independence, [evidence.query_changed, evidence.key_unchanged, evidence.value_unchanged], () => [
@@ -574,7 +687,13 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
 
 // ---- provenance: every computed cell explains itself ----
 
-function cellsOf(root: HTMLElement, tensor: string, indices: number[]): HTMLElement[] {
+// Where the diagram's tables are: its parts may sit in different sections of the lesson, all in one
+// shadow root (or document) once placed.
+function lessonRoot(refs: DiagramRefs): ParentNode {
+  return refs.root.getRootNode() as ParentNode;
+}
+
+function cellsOf(root: ParentNode, tensor: string, indices: number[]): HTMLElement[] {
   const table = root.querySelector(`table[data-tensor="${tensor}"]`);
   if (!table) return [];
   const cells: HTMLElement[] = [];
@@ -587,7 +706,7 @@ function cellsOf(root: HTMLElement, tensor: string, indices: number[]): HTMLElem
 }
 
 function clearHighlight(refs: DiagramRefs): void {
-  for (const cell of refs.root.querySelectorAll('td.source, td.target')) cell.classList.remove('source', 'target');
+  for (const cell of lessonRoot(refs).querySelectorAll('td.source, td.target')) cell.classList.remove('source', 'target');
 }
 
 function resetLine(line: HTMLElement): void {
@@ -608,8 +727,9 @@ function explainCell(refs: DiagramRefs, tensor: ComputedKey, index: number): voi
     return;
   }
   refs.selected = { tensor, index };
-  for (const source of answer.sources) for (const cell of cellsOf(refs.root, source.tensor, source.indices)) cell.classList.add('source');
-  for (const cell of cellsOf(refs.root, tensor, [index])) cell.classList.add('target');
+  const root = lessonRoot(refs);
+  for (const source of answer.sources) for (const cell of cellsOf(root, source.tensor, source.indices)) cell.classList.add('source');
+  for (const cell of cellsOf(root, tensor, [index])) cell.classList.add('target');
   const expression = h('bdi', { dir: 'ltr', class: 'expression' }, answer.expression);
   if (line.dataset.shown !== answer.expression) {
     line.dataset.shown = answer.expression;
@@ -631,28 +751,35 @@ export function attachProvenance(refs: DiagramRefs): void {
     const cell = (event.target as Element | null)?.closest?.(computedCell);
     if (cell instanceof HTMLElement) selectCell(cell);
   };
-  refs.root.addEventListener('focusin', select);
-  refs.root.addEventListener('pointerover', select);
-  // Leaving a table with the pointer gives the explanation back to the focused cell, if there is one.
-  refs.root.addEventListener('pointerout', (event) => {
-    const table = (event.target as Element | null)?.closest?.('table.computed');
-    const focused = (refs.root.getRootNode() as ShadowRoot | Document).activeElement;
-    if (!table || table.contains(event.relatedTarget as Node | null) || !(focused instanceof HTMLElement) || !focused.matches(computedCell)) return;
-    selectCell(focused);
-  });
-  refs.root.addEventListener('click', select);
-  refs.root.addEventListener('keydown', (event) => {
-    const from = event.target;
-    if (!(from instanceof HTMLElement) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-    if (!from.closest('table.matrix')) return;
-    const target = arrowTarget(from, event.key);
-    if (!target) return;
-    event.preventDefault();
-    focusCell(target);
-  });
+  for (const container of [refs.root, refs.lookAhead, refs.deeper]) {
+    container.addEventListener('focusin', select);
+    container.addEventListener('pointerover', select);
+    // Leaving a table with the pointer gives the explanation back to the focused cell, if there is one.
+    container.addEventListener('pointerout', (event) => {
+      const table = (event.target as Element | null)?.closest?.('table.computed');
+      const focused = (container.getRootNode() as ShadowRoot | Document).activeElement;
+      if (!table || table.contains(event.relatedTarget as Node | null) || !(focused instanceof HTMLElement) || !focused.matches(computedCell)) return;
+      selectCell(focused);
+    });
+    container.addEventListener('click', select);
+    container.addEventListener('keydown', (event) => {
+      const from = event.target;
+      if (!(from instanceof HTMLElement) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      if (!from.closest('table.matrix')) return;
+      const target = arrowTarget(from, event.key);
+      if (!target) return;
+      event.preventDefault();
+      focusCell(target);
+    });
+  }
 }
 
-// Opens the folded evidence answering exercise `id` (or every fold).
-export function openEvidence(refs: DiagramRefs, id?: string): void {
-  for (const details of refs.folds) if (!id || details.dataset.evidenceFor?.split(' ').includes(id)) details.open = true;
+// Opens every fold whose questions have all been checked (or their answers shown): a fold that answers
+// several questions waits for the last of them, so checking one never unfolds another's answer. `done`
+// undefined opens every fold (a teacher's copy). Folds anywhere in `root`: the diagram's and the
+// self-score section's.
+export function openAnswered(root: ParentNode, done?: ReadonlySet<string>): void {
+  for (const details of root.querySelectorAll<HTMLDetailsElement>('details[data-evidence-for]')) {
+    if (!done || details.dataset.evidenceFor!.split(' ').every((id) => done.has(id))) details.open = true;
+  }
 }

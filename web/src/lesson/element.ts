@@ -9,10 +9,10 @@ import { answerEvent, answerStatement } from './answers';
 import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
-import { attachProvenance, buildDiagram, openEvidence, renderDiagram, type DiagramRefs } from './diagram';
+import { attachProvenance, buildDiagram, openAnswered, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
 import { readParentOrigin } from './embed-protocol';
-import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
+import { numberExercises, renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
 import { HostBridge } from './host-bridge';
 import { registerMathFonts } from './fonts';
 import { buildScale } from './scale';
@@ -66,11 +66,15 @@ export class QkvLessonElement extends HTMLElement {
   private readonly notes = h('ul', { class: 'link-notes', hidden: true });
   private readonly sectionElements = new Map<SectionName, HTMLElement>();
   private readonly exerciseViews = new Map<string, ExerciseHandle>();
+  // Questions checked, or whose answer the learner asked to see: a fold opens once all its questions are.
+  private readonly settled = new Set<string>();
   // Where the chapter's exercise forms go when the diagram is hidden, and the first one's place in the
   // opening prediction.
   private readonly exerciseList = h('div', { class: 'exercise-list' });
-  private readonly exercisesElsewhere = h('p', { class: 'note', hidden: true }, 'The questions sit in the lesson above, each just before the part of the diagram that answers it.');
   private readonly workedQuestion = h('div', { class: 'worked-question' });
+  // A section named by the page URL's #fragment is scrolled to once the whole lesson is laid out.
+  private fragmentShown = false;
+  private pathOrder: string[] = [];
   private renders = 0;
   // Work this element started and must stop when it leaves the page.
   private announceTimer?: ReturnType<typeof setTimeout>;
@@ -80,6 +84,7 @@ export class QkvLessonElement extends HTMLElement {
   // Attribute changes since the last update, applied together in one microtask.
   private readonly pending = new Set<string>();
   private readonly onInput = (event: Event) => this.edited(event);
+  private readonly onClick = (event: Event) => this.followLink(event);
 
   /** Keep the lesson's numbers in the page URL (for the standalone page; off when embedded). */
   get syncUrl(): boolean {
@@ -166,6 +171,7 @@ export class QkvLessonElement extends HTMLElement {
 
   disconnectedCallback(): void {
     this.shadowRoot?.removeEventListener('input', this.onInput);
+    this.shadowRoot?.removeEventListener('click', this.onClick);
     clearTimeout(this.announceTimer);
     this.bridge.cancel();
     if (this.idleHandle !== undefined) (window.cancelIdleCallback ?? clearTimeout)(this.idleHandle);
@@ -181,6 +187,7 @@ export class QkvLessonElement extends HTMLElement {
   private attach(): void {
     if (this.dataset.state !== 'ready') return;
     this.shadowRoot!.addEventListener('input', this.onInput);
+    this.shadowRoot!.addEventListener('click', this.onClick);
     if (this.dataset.warmed === undefined) this.warmUp();
     if (this.dataset.laidOut === undefined) this.layOutTheRestAfterThisFrame();
   }
@@ -195,6 +202,7 @@ export class QkvLessonElement extends HTMLElement {
         this.firstFrame = undefined;
         this.shadowRoot?.querySelector('article.lesson')?.classList.remove('visible-first');
         this.dataset.laidOut = '';
+        this.showFragment();
       }, 0);
     });
     this.firstFrame = pending;
@@ -207,6 +215,38 @@ export class QkvLessonElement extends HTMLElement {
     if (this.dataset.state !== 'ready') return;
     if (changed.has('sections') || changed.has('reveal')) this.applySections();
     if (changed.has('state')) this.show(this.controller!.startFrom(this.state));
+  }
+
+  // A link to a section inside the lesson (<a href="#id">): the document cannot see into the shadow root,
+  // so the element scrolls to the section itself (and moves focus there, as following a link does).
+  private followLink(event: Event): void {
+    const link = (event.target as Element | null)?.closest?.('a[href^="#"]');
+    if (!link) return;
+    const target = this.sectionTarget(link.getAttribute('href')!.slice(1));
+    if (!target) return;
+    event.preventDefault();
+    if (!target.hasAttribute('tabindex')) target.setAttribute('tabindex', '-1');
+    target.focus({ preventScroll: true });
+    target.scrollIntoView({ block: 'start' });
+  }
+
+  // The element with this id in the lesson, if it is shown.
+  private sectionTarget(id: string): HTMLElement | null {
+    let name = id;
+    try {
+      name = decodeURIComponent(id);
+    } catch {
+      // not percent-encoded: use as it is
+    }
+    const target = name ? this.shadowRoot?.getElementById(name) : null;
+    return target && !target.closest('[hidden]') ? target : null;
+  }
+
+  // The page URL's #fragment, when it names a section of the lesson: scrolled to once, at ready.
+  private showFragment(): void {
+    if (this.fragmentShown) return;
+    this.fragmentShown = true;
+    this.sectionTarget(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
   }
 
   // A parent-origin that names no origin is said on the console and shown as data-parent-origin-error.
@@ -246,22 +286,24 @@ export class QkvLessonElement extends HTMLElement {
     this.diagram = diagram;
     diagram.explain = (tensor, index) => controller.provenance(tensor, index);
     attachProvenance(diagram);
-    // One form per exercise; applySections puts it where the learner will meet it.
-    chapterExercises.forEach((view, i) => {
+    // One form per exercise; applySections puts it where the learner will meet it, and numbers it.
+    for (const view of chapterExercises) {
       const handle = renderExercise(view, {
         idPrefix: `${this.idPrefix}-exercise`,
-        number: i + 1,
         check: (exerciseId, responses) => controller.check(exerciseId, responses),
         reveal: () => this.reveal,
         onAnswer: (record, replayed) => {
-          openEvidence(diagram, record.id);
+          this.settle(record.id);
           this.answered(record, replayed);
         },
-        onShown: (id) => openEvidence(diagram, id),
+        onShown: (id) => this.settle(id),
       });
       this.exerciseViews.set(view.id, handle);
-      this.exerciseList.append(handle.form);
-    });
+    }
+    // In the exercises section (when the diagram is hidden), the questions keep the lesson's path order.
+    const pathOrder = diagram.pathOrder.filter((id) => this.exerciseViews.has(id));
+    for (const id of this.exerciseViews.keys()) if (!pathOrder.includes(id)) pathOrder.push(id);
+    this.pathOrder = pathOrder;
 
     const sections: Record<SectionName, HTMLElement> = {
       prediction: renderWorkedPrediction(controller.fixtureEvidence, this.workedQuestion),
@@ -278,7 +320,6 @@ export class QkvLessonElement extends HTMLElement {
         { class: 'exercises', 'aria-labelledby': `${this.idPrefix}-exercises-title` },
         h('h3', { id: `${this.idPrefix}-exercises-title` }, 'Predict, then check'),
         h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture. A wrong answer gets a hint and a second try.'),
-        this.exercisesElsewhere,
         this.exerciseList,
       ),
       'self-bias': buildSelfBias(
@@ -286,7 +327,11 @@ export class QkvLessonElement extends HTMLElement {
         this.idPrefix,
         controller.selfScore,
         () => this.reveal,
-        (record, replayed) => this.answered(record, replayed),
+        (record, replayed) => {
+          this.settle(record.id);
+          this.answered(record, replayed);
+        },
+        (id) => this.settle(id),
         (settings) => {
           controller.selfScore = settings;
           this.writeUrl();
@@ -296,10 +341,12 @@ export class QkvLessonElement extends HTMLElement {
     };
     for (const name of sectionNames) {
       sections[name].dataset.section = name;
+      sections[name].id = name; // a link target: #diagram, #self-bias…
       this.sectionElements.set(name, sections[name]);
     }
-    // .visible-first: the first frame lays out only the parts near the viewport (styles.css).
-    const article = h('article', { class: 'lesson visible-first', lang: 'en', part: 'lesson' }, renderIntro(), ...sectionNames.map((name) => sections[name]));
+    // .visible-first: the first frame lays out only the parts near the viewport (styles.css). The optional
+    // part (reverse mode, the checks, rejected inputs) comes after the main path, with the diagram.
+    const article = h('article', { class: 'lesson visible-first', lang: 'en', part: 'lesson' }, renderIntro(), ...sectionNames.map((name) => sections[name]), diagram.deeper);
     this.shadowRoot!.replaceChildren(article);
     this.applySections();
 
@@ -329,24 +376,39 @@ export class QkvLessonElement extends HTMLElement {
   private applySections(): void {
     const shown = this.sections;
     for (const [name, element] of this.sectionElements) element.hidden = !shown.includes(name);
+    this.diagram!.deeper.hidden = !shown.includes('diagram');
+    this.placeLookAhead(shown);
     this.placeExercises(shown);
-    if (this.reveal === 'always') openEvidence(this.diagram!);
+    numberExercises(this.shadowRoot!);
+    openAnswered(this.shadowRoot!, this.reveal === 'always' ? undefined : this.settled);
+  }
+
+  // What the views are for comes right after Q, K and V: in the diagram after the branches, or, when the
+  // diagram is hidden, right after the opening prediction's question.
+  private placeLookAhead(shown: SectionName[]): void {
+    const { lookAhead, lookAheadHome } = this.diagram!;
+    if (!shown.includes('diagram') && shown.includes('prediction')) this.workedQuestion.after(lookAhead);
+    else lookAheadHome.append(lookAhead);
   }
 
   // Each chapter question sits where the learner meets it: the first-token question in the opening
-  // prediction, the others right before the diagram's evidence that answers them; when those sections are
-  // hidden, in the exercises section's list (in the core's order).
+  // prediction, the others right before the evidence that answers them; when those parts are hidden, in
+  // the exercises section's list (in the lesson's path order). A section with no question left is hidden.
   private placeExercises(shown: SectionName[]): void {
-    for (const [id, view] of this.exerciseViews) {
-      const homes: [SectionName, HTMLElement | undefined][] = [
-        ['prediction', id === 'ch26-first-token' ? this.workedQuestion : undefined],
-        ['diagram', this.diagram!.predictions[id]],
-      ];
-      const home = homes.find(([name, element]) => element && shown.includes(name))?.[1] ?? this.exerciseList;
-      home.append(view.form);
+    const visible = (home: HTMLElement | undefined): home is HTMLElement => home !== undefined && !home.closest('[hidden]');
+    for (const id of this.pathOrder) {
+      const form = this.exerciseViews.get(id)!.form;
+      const homes = [id === 'ch26-first-token' ? this.workedQuestion : undefined, this.diagram!.predictions[id]];
+      (homes.find(visible) ?? this.exerciseList).append(form);
     }
-    this.exercisesElsewhere.hidden = this.exerciseList.childElementCount > 0;
-    this.exerciseList.hidden = this.exerciseList.childElementCount === 0;
+    const listed = this.exerciseList.childElementCount > 0;
+    this.sectionElements.get('exercises')!.hidden = !shown.includes('exercises') || !listed;
+  }
+
+  // A question was checked or its answer shown: open the folds whose questions are now all settled.
+  private settle(id: string): void {
+    this.settled.add(id);
+    openAnswered(this.shadowRoot!, this.reveal === 'always' ? undefined : this.settled);
   }
 
   private restoreProgress(): void {

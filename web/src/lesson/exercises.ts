@@ -28,7 +28,6 @@ export type Reveal = 'after-check' | 'never' | 'always';
 
 export interface ExerciseOptions {
   idPrefix: string;
-  number: number; // shown before the question when > 0
   check: (id: string, responses: string[]) => AnswerResponse;
   reveal: () => Reveal;
   onAnswer: (record: AnswerRecord, replayed: boolean) => void;
@@ -44,16 +43,29 @@ export interface ExerciseHandle {
   update(view: ExerciseView): void;
 }
 
-// The right answer in words: an option's label, or each blank's label and answer.
-function answerText(view: ExerciseView, answer: string[]): string {
+// The right answer in words: an option's label, or each blank's answer (after its label when there are
+// several). Each part is its own <bdi data-answer-part>, so a reader can tell the parts apart.
+function answerParts(view: ExerciseView, answer: string[]): (Node | string)[] {
   const prose = exerciseProse[view.id];
-  if (view.kind === 'choice') return prose?.choices?.[answer[0]] ?? answer[0];
-  if (answer.length === 1) return answer[0];
-  return answer.map((text, i) => `${prose?.blanks?.[i]?.label ?? ''} ${text}`).join('; ');
+  const part = (text: string) => h('bdi', { dir: 'ltr', 'data-answer-part': '' }, text);
+  if (view.kind === 'choice') return [part(prose?.choices?.[answer[0]] ?? answer[0])];
+  if (answer.length === 1) return [part(answer[0])];
+  return answer.flatMap((text, i) => [...(i > 0 ? ['; '] : []), `${prose?.blanks?.[i]?.label ?? ''} `, part(text)]);
 }
 
-function answerBlock(view: ExerciseView, answer: string[], explanation: string): Node[] {
-  return [h('p', {}, h('strong', {}, 'Answer: '), h('bdi', { dir: 'ltr' }, answerText(view, answer))), h('p', {}, explanation)];
+function answerBlock(view: ExerciseView, answer: string[], explanation: string): (Node | string)[] {
+  return [h('p', {}, h('strong', {}, 'Answer: '), ...answerParts(view, answer)), h('p', {}, explanation)];
+}
+
+// Numbers the visible questions 1, 2, 3… in document order, which is the order a learner meets them; a
+// question in a hidden part keeps no number. Run again whenever questions move or parts show or hide.
+export function numberExercises(root: ParentNode): void {
+  let number = 0;
+  for (const form of root.querySelectorAll<HTMLFormElement>('form.exercise')) {
+    const label = form.querySelector('.exercise-number');
+    if (!label) continue;
+    label.textContent = form.closest('[hidden]') ? '' : `${++number}. `;
+  }
 }
 
 // One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
@@ -88,7 +100,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   const form = h(
     'form',
     { class: 'exercise', 'data-exercise': view.id, 'aria-labelledby': `${name}-question` },
-    h('h4', { id: `${name}-question` }, options.number > 0 ? `${options.number}. ${prose.question}` : prose.question),
+    h('h4', { id: `${name}-question` }, h('span', { class: 'exercise-number' }), prose.question),
     ...fields,
     h('p', { class: 'exercise-actions' }, h('button', { type: 'submit' }, 'Check'), ' ', showAnswer),
     feedback,

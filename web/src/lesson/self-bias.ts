@@ -4,15 +4,17 @@
 // progress and Cancel; above 16 tokens the core sends a summary (the 8 × 8 corner, counts, the first rows
 // peaking elsewhere) instead of every score.
 import type { ExperimentFacts, KindSummaryView, SelfScoreRequestWithFacts, SelfScoreSummaryView } from './core-api';
+import { fold } from './diagram';
 import { h } from './dom';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
 import { createSelfScoreRunner } from './self-score-runner';
 import type { CoreError, QkvCore, SelfScoreRequest } from './types';
 
+// Each kind's scores, folded below the questions they answer (`asks`) until those are checked.
 const kinds = [
-  { key: 'none', title: 'No projection: scores = X Xᵀ' },
-  { key: 'separate', title: 'Separate projections: scores = (X W_q)(X W_k)ᵀ' },
-  { key: 'tied', title: 'Tied projections: scores = (X W_q)(X W_q)ᵀ' },
+  { key: 'none', title: 'No projection: scores = X Xᵀ', what: 'the scores without projection', asks: ['qkv04-exercise-1', 'qkv04-quiz-2'] },
+  { key: 'separate', title: 'Separate projections: scores = (X W_q)(X W_k)ᵀ', what: 'the scores with separate projections', asks: ['qkv04-quiz-3'] },
+  { key: 'tied', title: 'Tied projections: scores = (X W_q)(X W_q)ᵀ', what: 'the scores with tied projections', asks: ['qkv04-exercise-3', 'qkv04-quiz-4'] },
 ] as const;
 
 function hiddenText(text: string): HTMLElement {
@@ -129,6 +131,7 @@ export function buildSelfBias(
   initial: SelfScoreRequest,
   reveal: () => Reveal,
   onAnswer: (record: AnswerRecord, replayed: boolean) => void,
+  onShown: (id: string) => void,
   onSettings: (request: SelfScoreRequest) => void,
 ): SelfBiasView {
   const id = (name: string) => `${idPrefix}-sb-${name}`;
@@ -137,7 +140,7 @@ export function buildSelfBias(
     return { input, field: h('p', { class: 'size' }, h('label', { for: id(name) }, label), input) };
   };
   const seed = field('seed', 'Seed (0 to 4294967295)');
-  const tokens = field('tokens', 'Tokens n (1 to 512)');
+  const tokens = field('tokens', 'Tokens T (1 to 512)');
   const dim = field('dim', 'Width d (1 to 512)');
   const inputs: Record<string, HTMLInputElement> = { seed: seed.input, tokens: tokens.input, dim: dim.input };
   const error = h('p', { class: 'field-error', id: id('error'), hidden: true });
@@ -177,31 +180,29 @@ export function buildSelfBias(
     busy.hidden = true;
   };
 
+  // The experiment's results: a line naming the settings, then each kind's table and facts in its fold,
+  // then the lengths and the numpy code. The folds stay open or closed across recomputations.
+  const kindFolds = Object.fromEntries(kinds.map(({ key, what, asks }) => [key, fold([...asks], what)])) as unknown as Record<(typeof kinds)[number]['key'], HTMLDetailsElement>;
+  const kindBodies = Object.fromEntries(kinds.map(({ key }) => [key, h('div', { class: 'self-bias-kind' })])) as unknown as Record<(typeof kinds)[number]['key'], HTMLElement>;
+  for (const { key } of kinds) kindFolds[key].append(kindBodies[key]);
+  const details = h('div', { class: 'self-bias-details' });
   const render = (result: SelfScoreSummaryView) => {
     error.hidden = true;
     for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
     results.dataset.shown = `${result.seed} ${result.tokens} ${result.dim}`;
     const lengths = result.complete ? '' : ` (the first ${result.shown} of ${result.tokens})`;
     results.replaceChildren(
-      h(
-        'p',
-        {},
-        `Seed ${result.seed}, ${result.tokens} tokens of width ${result.dim}. Rows of the score matrix peaking on their own token: `,
-        h('strong', {}, `${result.none.diagonal_count} of ${result.tokens}`),
-        ' without projection, ',
-        h('strong', {}, `${result.separate.diagonal_count} of ${result.tokens}`),
-        ' with separate projections, ',
-        h('strong', {}, `${result.tied.diagonal_count} of ${result.tokens}`),
-        ' with tied projections.',
-      ),
+      h('p', {}, `Seed ${result.seed}, ${result.tokens} tokens of width ${result.dim}. The scores of each kind are folded below the questions they answer.`),
       ...(result.complete
         ? []
         : [h('p', { class: 'note' }, `Above 16 tokens the tables show the first ${result.shown} rows and columns of the ${result.tokens} × ${result.tokens} scores; the counts and rows listed under each are over all of them.`)]),
       scoreLegend(),
-      ...kinds.map(({ key, title }) => {
-        const summary = result[key];
-        return h('section', { class: 'card', 'data-kind': key }, scoreTable(key, title, summary, result), kindFacts(key, summary, result));
-      }),
+    );
+    for (const { key, title } of kinds) {
+      const summary = result[key];
+      kindBodies[key].replaceChildren(h('section', { class: 'card', 'data-kind': key }, scoreTable(key, title, summary, result), kindFacts(key, summary, result)));
+    }
+    details.replaceChildren(
       h(
         'dl',
         { class: 'facts' },
@@ -227,15 +228,16 @@ export function buildSelfBias(
   const handles = new Map<string, ExerciseHandle>();
   const check = (exerciseId: string, responses: string[]) => core.checkAnswer({ id: exerciseId, responses, self_score: settings() });
   const listed = core.exercises(initial);
-  const quizForms = listed.ok
-    ? listed.exercises
-        .filter((view) => view.id.startsWith('qkv04-'))
-        .map((view) => {
-          const handle = renderExercise(view, { idPrefix, number: 0, check, reveal, onAnswer });
-          handles.set(view.id, handle);
-          return handle.form;
-        })
-    : [];
+  const forms = new Map<string, HTMLFormElement>();
+  for (const view of listed.ok ? listed.exercises.filter((candidate) => candidate.id.startsWith('qkv04-')) : []) {
+    const handle = renderExercise(view, { idPrefix, check, reveal, onAnswer, onShown });
+    handles.set(view.id, handle);
+    forms.set(view.id, handle.form);
+  }
+  // Each kind's questions, then its folded scores; the questions no table answers come after them.
+  const asked = new Set<string>(kinds.flatMap(({ asks }) => [...asks]));
+  const askedForms = kinds.flatMap(({ key, asks }) => [...asks.map((exerciseId) => forms.get(exerciseId)), kindFolds[key]]);
+  const otherForms = [...forms].filter(([exerciseId]) => !asked.has(exerciseId)).map(([, form]) => form);
 
   // Every edit asks the worker again; a newer edit (or Cancel) stops the computation before it.
   const compute = async () => {
@@ -315,15 +317,18 @@ export function buildSelfBias(
     ),
     h('fieldset', { class: 'sizes' }, h('legend', {}, 'The experiment (the numpy module used seed 1, 5 tokens, width 8)'), seed.field, tokens.field, dim.field),
     error,
-    h('p', { class: 'searches' }, search, ' ', searchTied),
     busy,
-    searchResult,
     results,
+    h('div', { class: 'self-bias-quiz' }, h('h4', {}, 'Predict, then look'), ...askedForms),
+    details,
+    h('p', {}, 'Look for a seed where the guarantee is not there:'),
+    h('p', { class: 'searches' }, search, ' ', searchTied),
+    searchResult,
     h(
       'div',
       { class: 'self-bias-quiz' },
       h('h4', {}, 'Exercises and quiz'),
-      ...quizForms,
+      ...otherForms,
       h(
         'section',
         { class: 'card' },
