@@ -51,16 +51,23 @@ test('the module settings show numpy’s scores, maxima and counts', async () =>
       const count = `${moduleCase[kind].diagonal_rows.length} of 5`;
       assert.ok(facts.includes(count), `${kind}: facts "${facts}" should include ${count}`);
     }
+    // By keyboard too: one tab stop per table, arrows move, and the focused score's full value is written out.
+    const cells = page.locator(`${section} table[data-scores="none"] tbody td`);
+    await cells.first().focus();
+    await page.keyboard.press('ArrowRight');
+    const second = await cells.nth(1).getAttribute('title');
+    assert.equal(await page.evaluate(() => document.querySelector('qkv-lesson').shadowRoot.activeElement?.title), second, 'ArrowRight moves to the next score');
+    assert.equal(await page.locator(`${section} [data-kind="none"] .full-value`).innerText(), `Full value: ${second}`, 'the focused score’s full value is shown');
     assertNoProblems(problems, 'self-bias section');
   } finally {
     await close();
   }
 });
 
-// Filled heatmap cells are light in either scheme, so their text is dark; a zero cell has no fill, so its
-// text is the page's own. With theme="dark" on a light-preferring page (the author's choice), a zero cell
-// once got the dark text on the dark page.
-test('theme="dark": zero cells keep the page’s light text, filled cells dark text on their light fill', async () => {
+// In dark, a filled heatmap cell is its hue mixed into the dark background, so its text stays the page's
+// light text, as a zero cell's (no fill) does. With theme="dark" on a light-preferring page (the author's
+// choice), a zero cell once got dark text on the dark page.
+test('theme="dark": zero and filled cells keep the page’s light text', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
     await page.locator('qkv-lesson').evaluate((element) => element.setAttribute('theme', 'dark'));
@@ -77,7 +84,7 @@ test('theme="dark": zero cells keep the page’s light text, filled cells dark t
     });
     assert.equal(colours.page, 'rgb(17, 20, 24)', `the dark palette applies: ${JSON.stringify(colours)}`);
     assert.equal(colours.zero, colours.text, `a zero cell keeps the page's text colour: ${JSON.stringify(colours)}`);
-    assert.equal(colours.filled, 'rgb(17, 17, 17)', `a filled cell's text is dark: ${JSON.stringify(colours)}`);
+    assert.equal(colours.filled, colours.zero, `a filled cell keeps the page's light text on its dark fill: ${JSON.stringify(colours)}`);
     assertNoProblems(problems, 'theme="dark" heatmap');
   } finally {
     await close();

@@ -8,6 +8,7 @@ import { fold } from './diagram';
 import { h } from './dom';
 import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
 import { createSelfScoreRunner } from './self-score-runner';
+import { arrowTarget, focusCell } from './tables';
 import type { CoreError, QkvCore, SelfScoreRequest } from './types';
 
 // Each kind's scores, folded below the questions they answer (`asks`) until those are checked.
@@ -44,7 +45,8 @@ function scoreTable(key: string, title: string, summary: KindSummaryView, result
     for (let c = 0; c < result.shown; c++) {
       const isMax = summary.argmax[r] === c;
       const isOwn = r === c;
-      const td = h('td', { class: `${isMax ? 'row-max' : ''} ${isOwn ? 'own' : ''}`.trim(), 'data-heat': `${summary.heat[cell]}` });
+      // One tab stop per table (a roving tabindex); the arrow keys move between scores.
+      const td = h('td', { class: `${isMax ? 'row-max' : ''} ${isOwn ? 'own' : ''}`.trim(), 'data-heat': `${summary.heat[cell]}`, tabindex: cell === 0 ? '0' : '-1' });
       td.title = summary.scores.text[cell];
       td.append(h('bdi', { dir: 'ltr' }, summary.scores.rounded[cell++]));
       if (isMax) td.append(h('span', { 'aria-hidden': 'true' }, ' ▲'), hiddenText(' (row maximum)'));
@@ -56,9 +58,18 @@ function scoreTable(key: string, title: string, summary: KindSummaryView, result
   table.append(body);
   // A tap or a focus shows a score's full value (a title shows only on hover).
   const full = h('p', { class: 'note full-value', 'aria-live': 'polite' });
-  table.addEventListener('click', (event) => {
+  const showFull = (event: Event) => {
     const td = (event.target as HTMLElement).closest('td');
     if (td?.title) full.textContent = `Full value: ${td.title}`;
+  };
+  table.addEventListener('click', showFull);
+  table.addEventListener('focusin', showFull);
+  table.addEventListener('keydown', (event) => {
+    if (!(event.target instanceof HTMLElement) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+    const target = arrowTarget(event.target, event.key);
+    if (!target) return;
+    event.preventDefault();
+    focusCell(target);
   });
   return h(
     'div',
