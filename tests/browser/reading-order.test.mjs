@@ -1,0 +1,232 @@
+// One learning path, in reading order (issue 16): the questions are numbered 1, 2, 3… in the order a learner
+// meets them, for the standalone page and for several `sections` choices (and again after `sections`
+// changes); no visible section is empty; and before a question is checked nothing on screen above it gives its
+// answer away, nor does checking the question before it.
+//   node --test --test-concurrency=1 tests/browser/reading-order.test.mjs
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { test } from 'node:test';
+import { assertNoProblems, openLesson, repo, useServerAndBrowser } from './harness.mjs';
+
+const run = useServerAndBrowser();
+// The questions' words, as the page shows them (the core holds the answers, this file the option labels).
+const prose = JSON.parse(readFileSync(resolve(repo, 'web/src/lesson/exercise-prose.json'), 'utf8'));
+
+// The `sections` choices walked here (embed.html reads `sections` from its query string), and which
+// sections each shows. '' is the standalone page, every section.
+const layouts = [
+  { path: '', shows: ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] },
+  { path: 'embed.html?sections=exercises', shows: ['exercises'] },
+  { path: 'embed.html?sections=diagram%20exercises', shows: ['diagram', 'exercises'] },
+  { path: 'embed.html?sections=prediction%20diagram', shows: ['prediction', 'diagram'] },
+  { path: 'embed.html?sections=prediction%20exercises', shows: ['prediction', 'exercises'] },
+  { path: 'embed.html?sections=self-bias', shows: ['self-bias'] },
+  { path: 'embed.html?sections=rule%20next', shows: ['rule', 'next'] }, // no questions at all
+];
+
+// In the page: the questions in document order (the order a learner reads them), with the number each
+// shows and where it is on the page, and every visible section with what it holds beyond its heading.
+function readPath() {
+  const root = document.querySelector('qkv-lesson').shadowRoot;
+  const forms = [...root.querySelectorAll('form[data-exercise]')];
+  const heading = (form) => form.querySelector('h4').textContent;
+  return {
+    shown: forms.filter((form) => form.checkVisibility()).map((form) => ({ id: form.dataset.exercise, heading: heading(form), top: form.getBoundingClientRect().top + scrollY })),
+    hidden: forms.filter((form) => !form.checkVisibility()).map((form) => ({ id: form.dataset.exercise, heading: heading(form) })),
+    sections: [...root.querySelectorAll('article.lesson > *')]
+      .filter((element) => element.checkVisibility())
+      .map((element) => {
+        const title = element.querySelector('h2, h3')?.innerText ?? '';
+        return {
+          name: element.dataset.section ?? element.dataset.part ?? element.tagName.toLowerCase(),
+          rest: element.innerText.replace(title, '').trim().length,
+          forms: [...element.querySelectorAll('form[data-exercise]')].filter((form) => form.checkVisibility()).length,
+        };
+      }),
+  };
+}
+
+// The numbers read 1, 2, 3… down the page with no gap, hidden questions carry none, no visible section is
+// empty, and the exercises section, when shown, holds questions.
+function assertPath(path, where, asks = true) {
+  const numbers = path.shown.map(({ id, heading }) => {
+    const match = /^(\d+)\. /.exec(heading);
+    assert.ok(match, `${where}: ${id} shows no number ("${heading}")`);
+    return Number(match[1]);
+  });
+  assert.equal(numbers.length > 0, asks, `${where}: ${asks ? 'some question is shown' : 'no question is shown'}`);
+  assert.deepEqual(numbers, numbers.map((_, i) => i + 1), `${where}: the questions in reading order are numbered ${path.shown.map(({ id }, i) => `${numbers[i]} ${id}`).join(', ')}`);
+  path.shown.forEach(({ id, top }, i) => i > 0 && assert.ok(top > path.shown[i - 1].top, `${where}: ${id} sits below the question before it on screen`));
+  for (const { id, heading } of path.hidden) assert.doesNotMatch(heading, /^\d+\. /, `${where}: the hidden ${id} keeps no number`);
+  for (const section of path.sections) {
+    assert.ok(section.rest > 0, `${where}: the ${section.name} section shows nothing but its heading`);
+    if (section.name === 'exercises') assert.ok(section.forms > 0, `${where}: the exercises section is shown with no question in it`);
+  }
+}
+
+test('questions are numbered in reading order, with no gaps, for the standalone page and several sections choices; no visible section is empty', async () => {
+  for (const { path, shows } of layouts) {
+    const { page, problems, close } = await openLesson(run.browser, `${run.server.url}${path}`);
+    try {
+      const where = path || 'the standalone page';
+      const found = await page.evaluate(readPath);
+      assertPath(found, where, ['prediction', 'diagram', 'exercises', 'self-bias'].some((name) => shows.includes(name)));
+      const ids = found.shown.map(({ id }) => id);
+      const all = [...found.shown, ...found.hidden].map(({ id }) => id);
+      // Nothing is lost: where the exercises (or the diagram) show, every chapter question is asked; where
+      // the self-score section shows, every one of its questions.
+      if (shows.includes('exercises') || shows.includes('diagram')) {
+        for (const id of all.filter((name) => name.startsWith('ch26-'))) assert.ok(ids.includes(id), `${where}: ${id} is asked`);
+      }
+      if (shows.includes('self-bias')) for (const id of all.filter((name) => name.startsWith('qkv04-'))) assert.ok(ids.includes(id), `${where}: ${id} is asked`);
+      if (!shows.includes('exercises')) assert.ok(found.sections.every(({ name }) => name !== 'exercises'), `${where}: the exercises section stays hidden`);
+      assertNoProblems(problems, where);
+    } finally {
+      await close();
+    }
+  }
+});
+
+test('changing sections on a page renumbers the questions', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    const lesson = page.locator('qkv-lesson');
+    const before = await page.evaluate(readPath);
+    assertPath(before, 'all sections');
+    for (const sections of ['exercises self-bias', 'diagram', 'prediction exercises', 'prediction rule diagram scale exercises self-bias next']) {
+      await lesson.evaluate((host, value) => host.setAttribute('sections', value), sections);
+      // The attribute applies in a microtask; a second evaluate runs after it.
+      await page.evaluate(() => new Promise((done) => queueMicrotask(done)));
+      const found = await page.evaluate(readPath);
+      assertPath(found, `sections="${sections}"`);
+      if (sections === 'exercises self-bias') assert.equal(found.shown[0].id.startsWith('ch26-'), true, 'the chapter questions come first');
+    }
+    const again = await page.evaluate(readPath);
+    assert.deepEqual(again.shown.map(({ id, heading }) => [id, heading]), before.shown.map(({ id, heading }) => [id, heading]), 'back to all sections: the same numbers as at the start');
+    assertNoProblems(problems, 'renumbering');
+  } finally {
+    await close();
+  }
+});
+
+// ---- give-aways ----
+
+// A fresh instance of the core the page runs, made in the page from the very files the page loaded (its
+// module script and .wasm), so the test reads the registry the page reads, not a hand list.
+async function coreInPage(page, requests) {
+  const pick = (extension) => requests.find((url) => new RegExp(`/qkv(-simd)?-[^/]*\\.${extension}$`).test(url) && !url.includes('qkv-scale'));
+  const [script, wasm] = [pick('js'), pick('wasm')];
+  assert.ok(script && wasm, `the page loaded its core (${script}, ${wasm})`);
+  await page.evaluate(async ([script, wasm]) => {
+    const { default: create } = await import(script);
+    const compiled = await WebAssembly.compileStreaming(fetch(wasm));
+    window.testCore = await create({
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
+        return {};
+      },
+    });
+  }, [script, wasm]);
+}
+
+// A bare yes or no cannot be looked for (every page says "no" somewhere), so for those questions the test
+// looks for the words of the evidence that answers them; a yes/no question missing here fails the test.
+const yesNoGiveAways = {
+  'ch26-change-query-only': [/unchanged, bit for bit/, /cannot change K or V/i],
+  'ch26-divisibility': [/multiple of d_head/, /divisib/i],
+  'qkv04-exercise-1': [/No projection: scores = X Xᵀ/, /Rows peaking on their own token/],
+  'qkv04-exercise-3': [/Tied projections: scores = /],
+};
+
+const literal = (text) => new RegExp(text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+
+// What would give a question's answer away, from the core's registry: a choice's option label; each blank's
+// answer ("[4, 7, 2]"); a count as the page states counts of rows ("5 of 5"), and, from two digits on, the
+// bare number (a one-digit count turns up in any sentence about sizes).
+function needlesFor(view) {
+  if (view.kind === 'choice') {
+    const label = prose[view.id]?.choices?.[view.answer[0]];
+    assert.ok(label, `${view.id}: exercise-prose.json labels the option ${view.answer[0]}`);
+    if (/^(yes|no)$/i.test(label)) {
+      assert.ok(yesNoGiveAways[view.id], `${view.id} is answered yes or no: add the words that would give it away to yesNoGiveAways`);
+      return yesNoGiveAways[view.id];
+    }
+    return [literal(label)];
+  }
+  if (view.kind === 'count') {
+    const n = view.answer[0];
+    return [new RegExp(`(?<![\\d.,])${n} of \\d`), ...(n.length > 1 ? [new RegExp(`(?<![\\d.,])${n}(?![\\d.,])`)] : [])];
+  }
+  return view.answer.map(literal);
+}
+
+// In the page: the text a learner can see (rendered, not in a closed fold or a hidden part), either
+// above a question's form, or anywhere but inside that form.
+function visibleText([id, where]) {
+  const root = document.querySelector('qkv-lesson').shadowRoot;
+  const form = root.querySelector(`form[data-exercise="${id}"]`);
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  let text = '';
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const position = form.compareDocumentPosition(node);
+    if (where === 'above' && !(position & Node.DOCUMENT_POSITION_PRECEDING)) break;
+    if (position & Node.DOCUMENT_POSITION_CONTAINED_BY) continue;
+    if (node.parentElement?.checkVisibility()) text += `${node.data} `;
+  }
+  return text;
+}
+
+const foldsFor = (page, id) =>
+  page.locator('qkv-lesson').evaluate((host, id) => [...host.shadowRoot.querySelectorAll('details[data-evidence-for]')].filter((d) => d.dataset.evidenceFor.split(' ').includes(id)).map((d) => ({ for: d.dataset.evidenceFor, open: d.open })), id);
+
+// Checks a question with its right answer, as the core's registry gives it.
+async function checkRight(page, view) {
+  const form = page.locator(`qkv-lesson form[data-exercise="${view.id}"]`);
+  if (view.kind === 'choice') await form.locator(`input[value="${view.answer[0]}"]`).check();
+  else for (const [i, text] of view.answer.entries()) await form.locator('input[type="text"]').nth(i).fill(text);
+  await form.getByRole('button', { name: 'Check' }).click();
+  assert.match(await form.locator('[data-feedback]').innerText(), /Correct/, `${view.id}: the registry's answer is right`);
+}
+
+for (const path of ['', 'embed.html?sections=diagram%20exercises', 'embed.html?sections=prediction%20exercises']) {
+  const where = path || 'the standalone page';
+  test(`${where}: before a question is checked, nothing above it gives its answer away, and checking the one before does not either`, async () => {
+    const { page, problems, requests, close } = await openLesson(run.browser, `${run.server.url}${path}`);
+    try {
+      await coreInPage(page, requests);
+      const listed = await page.evaluate(() => window.testCore.exercises({ seed: '1', tokens: '5', dim: '8' }));
+      assert.ok(listed.ok, 'the core lists its exercises');
+      const registry = new Map(listed.exercises.map((view) => [view.id, view]));
+      // The self-score questions are graded from the experiment the section's worker computes.
+      if (await page.locator('qkv-lesson section.self-bias').isVisible()) await page.locator('qkv-lesson .self-bias-results[data-shown="1 5 8"]').waitFor({ timeout: 60000 });
+      const order = (await page.evaluate(readPath)).shown.map(({ id }) => id);
+      assert.ok(order.length > 1, `${where}: questions to walk`);
+      // Every give-away found on the walk, reported together.
+      const found = [];
+      for (const [n, id] of order.entries()) {
+        const view = registry.get(id);
+        assert.ok(view, `${where}: the core's registry has ${id}`);
+        const needles = needlesFor(view);
+        const above = await page.evaluate(visibleText, [id, 'above']);
+        for (const needle of needles) if (needle.test(above)) found.push(`before question ${n + 1} (${id}) is checked, its answer (${needle}) is on screen above it`);
+        for (const fold of await foldsFor(page, id)) if (fold.open) found.push(`the evidence for ${fold.for} is open before ${id} is checked`);
+        // Check this one; the next one's answer must not appear anywhere because of it.
+        const next = order[n + 1] && registry.get(order[n + 1]);
+        const nextBefore = next ? await page.evaluate(visibleText, [next.id, 'anywhere']) : '';
+        await checkRight(page, view);
+        if (next) {
+          const nextAfter = await page.evaluate(visibleText, [next.id, 'anywhere']);
+          for (const needle of needlesFor(next)) {
+            if (!needle.test(nextBefore) && needle.test(nextAfter)) found.push(`checking ${id} put the answer of the next question, ${next.id} (${needle}), on screen`);
+          }
+          for (const fold of await foldsFor(page, next.id)) if (fold.open) found.push(`checking ${id} opened the evidence for ${fold.for}`);
+        }
+      }
+      assert.deepEqual(found, [], `${where}: answers given away on the walk through ${order.join(', ')}`);
+      assertNoProblems(problems, where);
+    } finally {
+      await close();
+    }
+  });
+}
