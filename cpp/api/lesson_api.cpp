@@ -88,6 +88,10 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
   out.key_unchanged = e.key_unchanged;
   out.value_unchanged = e.value_unchanged;
   out.replay_bitwise = e.replay_bitwise;
+  out.key_gradient_changed = e.key_gradient_changed;
+  out.query_gradient_unchanged = e.query_gradient_unchanged;
+  out.value_gradient_unchanged = e.value_gradient_unchanged;
+  out.input_gradient_changed = e.input_gradient_changed;
   return out;
 }
 

@@ -84,6 +84,9 @@ struct EvidenceView {
        initialization_transactional = false;
   std::string initialization_state_after;  // "0x1fe68f0af33cb994"
   bool query_changed = false, key_unchanged = false, value_unchanged = false, replay_bitwise = false;
+  // U_K[0] + 1, backward again: which gradients changed bit for bit (false when U_K has no cell)
+  bool key_gradient_changed = false, query_gradient_unchanged = false, value_gradient_unchanged = false,
+       input_gradient_changed = false;
 };
 
 struct SizeLimitView {
@@ -343,6 +346,8 @@ template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(initialization_seed); QKV_FIELD(initialization_reproducible); QKV_FIELD(initialization_independent);
   QKV_FIELD(initialization_transactional); QKV_FIELD(initialization_state_after);
   QKV_FIELD(query_changed); QKV_FIELD(key_unchanged); QKV_FIELD(value_unchanged); QKV_FIELD(replay_bitwise);
+  QKV_FIELD(key_gradient_changed); QKV_FIELD(query_gradient_unchanged); QKV_FIELD(value_gradient_unchanged);
+  QKV_FIELD(input_gradient_changed);
 }
 template <class V> void describe(V& v, const SizeLimitView& t) { QKV_FIELD(field); QKV_FIELD(min); QKV_FIELD(max); }
 template <class V> void describe(V& v, const EditableCells& t) { QKV_FIELD(shape); QKV_FIELD(cells); }

@@ -234,6 +234,21 @@ Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRe
   evidence.query_changed = !same_bits(changed_evidence->query, evidence.primary.query);
   evidence.key_unchanged = same_bits(changed_evidence->key, evidence.primary.key);
   evidence.value_unchanged = same_bits(changed_evidence->value, evidence.primary.value);
+
+  if (!request.upstream->key.values().empty()) {
+    ProjectionRequest upstream_changed = request;
+    upstream_changed.upstream->key.mutable_values()[0] += 1.0;
+    EvidenceParts backward_only;
+    backward_only.gradcheck = false;
+    auto rerun = compute_projection_evidence(upstream_changed, backward_only);
+    if (!rerun) return fail(rerun.error());
+    const ProjectionGradients& before = *evidence.primary.gradients;
+    const ProjectionGradients& after = *rerun->gradients;
+    evidence.key_gradient_changed = !same_bits(after.key_weight, before.key_weight);
+    evidence.query_gradient_unchanged = same_bits(after.query_weight, before.query_weight);
+    evidence.value_gradient_unchanged = same_bits(after.value_weight, before.value_weight);
+    evidence.input_gradient_changed = !same_bits(after.input, before.input);
+  }
   return evidence;
 }
 

@@ -179,7 +179,7 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
     for (const std::string& hint : hints) found += (found.empty() ? "" : "; ") + hint;
     if (!found.empty() && blanks == 1)
       found[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(found[0])));
-    if (!found.empty() && found.back() != '.') found += ".";
+    if (!found.empty() && found.back() != '.' && found.back() != '?') found += ".";
     const bool option_hint = exercise.blanks[0].kind == AnswerKind::Choice && !found.empty();
     if (!exercise.hint.empty() && !option_hint) found += (found.empty() ? "" : " ") + exercise.hint;
     verdict.hint = found;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "learner/provenance.hpp"
 #include "text/format.hpp"
 
 namespace qkv {
@@ -92,6 +93,39 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
        "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
            " times that branch's weight: coordinate j is x₀ dotted with column j. The three weights "
            "differ, so the three views differ."});
+  // Token 0's query against the keys of tokens 0 and 1 (batch item 0): the sums written out, and the
+  // scores the core computed for them.
+  const Extent tokens = r.input.shape()[1];
+  const auto score_sum = [&](Extent j) {
+    return j < tokens ? written_products(q0, first_batch_row(e.primary.key, j)) : std::string("(no token)");
+  };
+  const auto score_of = [&](Extent j) { return j < tokens ? e.primary.scores[j] : 0.0; };
+  const double s00 = score_of(0), s01 = score_of(1);
+  const std::string best = s00 > s01 ? "token-0" : s01 > s00 ? "token-1" : "tie";
+  const std::string both_sums =
+      "q₀·k₀ = " + score_sum(0) + " and q₀·k₁ = " + score_sum(1) + ", with q₀ = " + vector_text(q0);
+  std::vector<std::pair<std::string, std::string>> best_key_hints;
+  for (const char* option : {"token-0", "token-1"})
+    if (best != option)
+      best_key_hints.push_back({option, "Work out both sums: " + both_sums + ". " +
+                                            (best == "tie" ? "Are they really different?"
+                                                           : "The key you chose gives the smaller one.")});
+  if (best != "tie")
+    best_key_hints.push_back({"tie", "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + both_sums + "."});
+  out.push_back(
+      {"ch26-best-key",
+       {"token-0", "token-1", "tie"},
+       {choice(best)},
+       best_key_hints,
+       "",
+       "The score of a query with a key is their dot product: q₀·k₀ = " + score_sum(0) + " = " +
+           format_prose(s00) + ", q₀·k₁ = " + score_sum(1) + " = " + format_prose(s01) + ". " +
+           (best == "tie" ? std::string("The two scores are equal: token 0's query matches both keys alike.")
+                          : "The larger score is with k" + std::string(best == "token-0" ? "₀" : "₁") +
+                                ", so token 0's query (“" + token_name(0) + "”) matches the key of " +
+                                (best == "token-0" ? "its own token" : "token 1 (“" + token_name(1) + "”)") +
+                                " best.") +
+           " These are raw scores: not yet scaled by 1/√d_head, and not yet turned into probabilities."});
   out.push_back(
       {"ch26-change-query-only",
        {"yes", "no"},
@@ -161,6 +195,34 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
        "",
        "These projections compare nothing yet. Next, each query is dotted with every key to give scores, "
        "a softmax turns each row of scores into probabilities, and those weights mix the values."});
+  // U_K[0] + 1 and backward again (ChapterEvidence): the gradients that changed, bit for bit.
+  const bool key_only = e.key_gradient_changed && e.query_gradient_unchanged && e.value_gradient_unchanged;
+  const std::string upstream_answer = key_only                     ? "key-only"
+                                      : e.value_gradient_unchanged ? "key-and-query"
+                                                                   : "all-three";
+  const std::pair<std::string, std::string> upstream_hints[] = {
+      {"key-only", "Read W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V again, and what the core measured."},
+      {"all-three", "W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V: does either of them read U_K?"},
+      {"key-and-query",
+       "W̄_Q = Xᵀ U_Q reads X and U_Q only. Which tensor changed, and which gradient reads it?"}};
+  std::vector<std::pair<std::string, std::string>> upstream_key_hints;
+  for (const auto& hint : upstream_hints)
+    if (hint.first != upstream_answer) upstream_key_hints.push_back(hint);
+  const auto measured = [](bool changed) {
+    return std::string(changed ? "changed" : "stayed the same bit for bit");
+  };
+  out.push_back(
+      {"ch26-upstream-key",
+       {"key-only", "all-three", "key-and-query"},
+       {choice(upstream_answer)},
+       upstream_key_hints,
+       "",
+       "Each weight's gradient reads only its own branch's upstream: W̄_Q = Xᵀ U_Q, W̄_K = Xᵀ U_K, "
+       "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K " +
+           measured(e.key_gradient_changed) + ", W̄_Q " + measured(!e.query_gradient_unchanged) + ", W̄_V " +
+           measured(!e.value_gradient_unchanged) + ", and X̄ " + measured(e.input_gradient_changed) +
+           (e.input_gradient_changed ? ": X feeds all three branches, so its gradient sums all three paths."
+                                     : ".")});
   return out;
 }
 
@@ -271,11 +333,11 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
 
 const std::vector<std::string>& exercise_ids() {
   static const std::vector<std::string> ids = {
-      "ch26-output-shapes", "ch26-first-token", "ch26-change-query-only", "ch26-parameter-count",
-      "ch26-empty-axes",    "ch26-rank-two",    "ch26-divisibility",      "ch26-history",
-      "ch26-still-missing", "qkv04-exercise-1", "qkv04-exercise-2",       "qkv04-exercise-3",
-      "qkv04-quiz-1",       "qkv04-quiz-2",     "qkv04-quiz-3",           "qkv04-quiz-4",
-      "qkv04-quiz-5"};
+      "ch26-output-shapes",   "ch26-first-token",   "ch26-best-key",     "ch26-change-query-only",
+      "ch26-parameter-count", "ch26-empty-axes",    "ch26-rank-two",     "ch26-divisibility",
+      "ch26-history",         "ch26-still-missing", "ch26-upstream-key", "qkv04-exercise-1",
+      "qkv04-exercise-2",     "qkv04-exercise-3",   "qkv04-quiz-1",      "qkv04-quiz-2",
+      "qkv04-quiz-3",         "qkv04-quiz-4",       "qkv04-quiz-5"};
   return ids;
 }
 

@@ -1,4 +1,4 @@
-// Every exercise of the lesson in one registry: chapter 26's nine predictions, checked against the frozen
+// Every exercise of the lesson in one registry: chapter 26's eleven predictions, checked against the frozen
 // fixture's computed evidence, and the self-score exercises and quiz, checked against the experiment the
 // learner is looking at (its seed and sizes) and the numpy module's own settings. Answers, option order,
 // hints and explanations are computed here; the page keeps only the questions' prose, keyed by id.

@@ -3,23 +3,22 @@
 #include "text/format.hpp"
 
 namespace qkv {
-namespace {
 
-// One factor as the page writes it: "2", "(−1)" (a negative factor in parentheses).
-std::string factor(double value) {
+std::string written_factor(double value) {
   const std::string text = format_prose(value);
   return value < 0 || text.rfind("\xE2\x88\x92", 0) == 0 ? "(" + text + ")" : text;
 }
 
-// "a·b + c·d + …" over the pairs (left[i], right[i]); "0" stands for an empty sum.
-std::string products(const std::vector<double>& left, const std::vector<double>& right) {
+std::string written_products(const std::vector<double>& left, const std::vector<double>& right) {
   std::string out;
   for (std::size_t i = 0; i < left.size(); ++i) {
     if (i > 0) out += " + ";
-    out += factor(left[i]) + "\xC2\xB7" + factor(right[i]);
+    out += written_factor(left[i]) + "\xC2\xB7" + written_factor(right[i]);
   }
   return out.empty() ? "(empty sum)" : out;
 }
+
+namespace {
 
 std::string indices(std::initializer_list<Extent> at) {
   std::string out;
@@ -73,7 +72,7 @@ Dot dot(const char* left_key, const std::vector<double>& a, LeftAt a_at, const c
     left.push_back(a[a_at(i)]);
     right.push_back(b[b_at(i)]);
   }
-  out.terms = products(left, right);
+  out.terms = written_products(left, right);
   return out;
 }
 

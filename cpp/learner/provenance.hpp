@@ -26,6 +26,11 @@ struct CellProvenance {
 // The computed tensors a cell can be asked about: query, key, value, scores (S[b,i,j] = q_{b,i}·k_{b,j}),
 // input_gradient and the three *_weight_gradient. Numbers are written as the page writes them (shortest round
 // trip, U+2212 minus); negative factors are parenthesised. Refuses an unknown tensor or an index outside it.
+// The writers every sum on the page goes through. One factor: "2", "(−1)" (negative ones in parentheses).
+std::string written_factor(double value);
+// "a·b + c·d + …" over the pairs (left[i], right[i]); "(empty sum)" for none.
+std::string written_products(const std::vector<double>& left, const std::vector<double>& right);
+
 Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evidence,
                                                     const std::string& tensor, Extent index);
 

@@ -40,7 +40,12 @@ TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
   std::vector<std::string> ids;
   for (const Exercise& exercise : all) ids.push_back(exercise.id);
   EXPECT_EQ(ids, exercise_ids());
-  EXPECT_EQ(ids.size(), 17u);
+  EXPECT_EQ(ids.size(), 19u);
+  // The two added for the look-ahead and reverse mode, each where the lesson asks it.
+  EXPECT_EQ(ids[2], "ch26-best-key");
+  EXPECT_EQ(ids[1], "ch26-first-token");
+  EXPECT_EQ(ids[10], "ch26-upstream-key");
+  EXPECT_EQ(ids[9], "ch26-still-missing");
 }
 
 TEST(Exercises, TheRightOptionIsNotAlwaysTheFirst) {
@@ -145,6 +150,55 @@ TEST(Exercises, HintsAreComputedFromWhatWasTyped) {
       << vectors.hint;
   EXPECT_NE(check(all, "ch26-parameter-count", {"6"}).hint.find("Too few"), std::string::npos);
   EXPECT_EQ(check(all, "qkv04-exercise-2", {"never"}).hint, "Try y = x.");
+  // A hint that asks a question ends with its question mark, not "?.".
+  EXPECT_EQ(check(all, "ch26-change-query-only", {"yes"}).hint,
+            "K is computed from X and W_K only, V from X and W_V only: which of them reads W_Q?");
+}
+
+TEST(Exercises, BestKeyIsTheLargerOfTheComputedScoresOfRowZero) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  const Exercise& best = find(all, "ch26-best-key");
+  EXPECT_EQ(best.choices, (std::vector<std::string>{"token-0", "token-1", "tie"}));
+  // q₀ = [0, 3], k₀ = [3, 0], k₁ = [−1, 2]: q₀·k₀ = 0 and q₀·k₁ = 6 (worked by hand).
+  EXPECT_EQ(best.blanks[0].choice, "token-1");
+  EXPECT_TRUE(check(all, "ch26-best-key", {"token-1"}).correct);
+  const std::string sums = "q₀·k₀ = 0·3 + 3·0 and q₀·k₁ = 0·(" + kMinus + "1) + 3·2, with q₀ = [0, 3]";
+  const Verdict own = check(all, "ch26-best-key", {"token-0"});
+  EXPECT_FALSE(own.correct);
+  EXPECT_EQ(own.hint, "Work out both sums: " + sums + ". The key you chose gives the smaller one.");
+  EXPECT_EQ(check(all, "ch26-best-key", {"tie"}).hint,
+            "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + sums + ".");
+  EXPECT_EQ(
+      own.explanation,
+      "The score of a query with a key is their dot product: q₀·k₀ = 0·3 + 3·0 = 0, q₀·k₁ = 0·(" + kMinus +
+          "1) + 3·2 = 6. The larger score is with k₁, so token 0's query (“fresh”) matches the key of "
+          "token 1 (“bread”) best. These are raw scores: not yet scaled by 1/√d_head, and not yet turned "
+          "into probabilities.");
+}
+
+TEST(Exercises, UpstreamKeyIsAnsweredFromTheMeasuredGradients) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  EXPECT_TRUE(registry.fixture.key_gradient_changed);
+  EXPECT_TRUE(registry.fixture.query_gradient_unchanged);
+  EXPECT_TRUE(registry.fixture.value_gradient_unchanged);
+  EXPECT_TRUE(registry.fixture.input_gradient_changed);
+  const Exercise& upstream = find(all, "ch26-upstream-key");
+  EXPECT_EQ(upstream.choices, (std::vector<std::string>{"key-only", "all-three", "key-and-query"}));
+  EXPECT_EQ(upstream.blanks[0].choice, "key-only");
+  EXPECT_TRUE(check(all, "ch26-upstream-key", {"key-only"}).correct);
+  const Verdict all_three = check(all, "ch26-upstream-key", {"all-three"});
+  EXPECT_FALSE(all_three.correct);
+  EXPECT_EQ(all_three.hint, "W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V: does either of them read U_K?");
+  EXPECT_FALSE(check(all, "ch26-upstream-key", {"key-and-query"}).correct);
+  EXPECT_EQ(all_three.explanation,
+            "Each weight's gradient reads only its own branch's upstream: W̄_Q = Xᵀ U_Q, W̄_K = Xᵀ U_K, "
+            "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K changed, W̄_Q stayed "
+            "the same bit for bit, W̄_V stayed the same bit for bit, and X̄ changed: X feeds all three "
+            "branches, so its gradient sums all three paths.");
 }
 
 TEST(Exercises, SelfScoreAnswersAndExplanationsFollowTheCurrentSeed) {

@@ -72,10 +72,10 @@ TEST(LessonApi, SeedSearchStartsWhereAskedAndWraps) {
 TEST(LessonApi, ExercisesAndAnswersComeFromOneRegistry) {
   const ExercisesResponse listed = exercises({"1", "5", "8"});
   ASSERT_TRUE(listed.ok);
-  EXPECT_EQ(listed.exercises.size(), 17u);
-  EXPECT_EQ(listed.exercises[3].id, "ch26-parameter-count");
-  EXPECT_EQ(listed.exercises[3].kind, "count");
-  EXPECT_EQ(listed.exercises[3].answer, (std::vector<std::string>{"18"}));
+  EXPECT_EQ(listed.exercises.size(), 19u);
+  EXPECT_EQ(listed.exercises[4].id, "ch26-parameter-count");
+  EXPECT_EQ(listed.exercises[4].kind, "count");
+  EXPECT_EQ(listed.exercises[4].answer, (std::vector<std::string>{"18"}));
   const AnswerResponse right = check_answer({"ch26-parameter-count", {"1.8e1"}, {"1", "5", "8"}});
   ASSERT_TRUE(right.ok);
   EXPECT_TRUE(right.correct);

@@ -42,6 +42,11 @@ describe('fixture', () => {
     assert.equal(result.evidence.gradcheck.passed, true);
     assert.equal(result.evidence.gradcheck.checks, 4 * fixture.expected.gradcheck.checks_per_tensor);
     assert.equal(result.evidence.replay_bitwise, true);
+    const { key_gradient_changed, query_gradient_unchanged, value_gradient_unchanged, input_gradient_changed } = result.evidence;
+    assert.deepEqual(
+      { key_gradient_changed, query_gradient_unchanged, value_gradient_unchanged, input_gradient_changed },
+      { key_gradient_changed: true, query_gradient_unchanged: true, value_gradient_unchanged: true, input_gradient_changed: true },
+    );
     const { query_changed, key_unchanged, value_unchanged } = result.evidence;
     assert.deepEqual({ query_changed, key_unchanged, value_unchanged }, { query_changed: true, key_unchanged: true, value_unchanged: true });
   });
@@ -69,14 +74,15 @@ describe('fixture', () => {
     assert.equal(testCore.trace().text, await readFile(`${root}fixtures/golden/learn-llm-ch26-diagram-trace.txt`, 'utf8'));
   });
 
-  test('the nine chapter exercises check against computed answers, in every notation', () => {
+  test('the eleven chapter exercises check against computed answers, in every notation', () => {
     const listed = core.exercises({ seed: '1', tokens: '5', dim: '8' });
     assert.equal(listed.ok, true);
     const ids = listed.exercises.map((view) => view.id).filter((id) => id.startsWith('ch26-'));
-    assert.equal(ids.length, 9);
+    assert.equal(ids.length, 11);
     const right = {
       'ch26-output-shapes': ['[4,7,2]'],
       'ch26-first-token': ['[0, 3]', '3,0', '3 −3'],
+      'ch26-best-key': ['token-1'],
       'ch26-change-query-only': ['no'],
       'ch26-parameter-count': ['1.8e1'],
       'ch26-empty-axes': ['[0,2,2]', '2 × 0 × 2'],
@@ -84,6 +90,7 @@ describe('fixture', () => {
       'ch26-divisibility': ['no'],
       'ch26-history': ['additive-two-self-one'],
       'ch26-still-missing': ['scores-probabilities-mixture'],
+      'ch26-upstream-key': ['key-only'],
     };
     const self_score = { seed: '1', tokens: '5', dim: '8' };
     for (const id of ids) {

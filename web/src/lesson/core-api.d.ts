@@ -87,6 +87,11 @@ export interface EvidenceView {
   key_unchanged: boolean;
   value_unchanged: boolean;
   replay_bitwise: boolean;
+  // U_K[0] + 1, backward run again: which gradients changed bit for bit (all false when U_K has no cell)
+  key_gradient_changed: boolean;
+  query_gradient_unchanged: boolean;
+  value_gradient_unchanged: boolean;
+  input_gradient_changed: boolean;
 }
 
 export interface EditableCells {
