@@ -36,20 +36,28 @@ export interface ScaleCore {
   scale(request: { preset: string }): ScaleResponse;
 }
 
+// The buttons name the sizes in words only: their shapes and counts are the core's, shown once it has run
+// (its module is not loaded before a choice).
 const presets: [string, string][] = [
-  ['lesson', 'The lesson: [1, 2, 3] → 2'],
-  ['small', 'A small model: [1, 128, 64] → 16'],
-  ['gpt2-head', 'GPT-2 small, one head: [1, 1024, 768] → 64'],
-  ['gpt2-heads', 'GPT-2 small, all 12 heads: [1, 1024, 768] → 768'],
+  ['lesson', 'The lesson'],
+  ['small', 'A small model'],
+  ['gpt2-head', 'GPT-2 small, one head'],
+  ['gpt2-heads', 'GPT-2 small, all 12 heads'],
 ];
 
-function table(caption: string, head: string[], rows: string[][]): HTMLTableElement {
+// A table in a named, focusable region that scrolls sideways on a narrow screen (with a fade on the side
+// that has more, styles.css), so that the page itself never does.
+function table(caption: string, head: string[], rows: string[][]): HTMLElement {
   return h(
-    'table',
-    { class: 'scale-table' },
-    h('caption', {}, caption),
-    h('thead', {}, h('tr', {}, ...head.map((text) => h('th', { scope: 'col' }, text)))),
-    h('tbody', {}, ...rows.map(([first, ...rest]) => h('tr', {}, h('th', { scope: 'row' }, first), ...rest.map((text) => h('td', {}, text))))),
+    'div',
+    { class: 'scroller', role: 'region', 'aria-label': caption, tabindex: '0' },
+    h(
+      'table',
+      { class: 'scale-table' },
+      h('caption', {}, caption),
+      h('thead', {}, h('tr', {}, ...head.map((text) => h('th', { scope: 'col' }, text)))),
+      h('tbody', {}, ...rows.map(([first, ...rest]) => h('tr', {}, h('th', { scope: 'row' }, first), ...rest.map((text) => h('td', {}, text))))),
+    ),
   );
 }
 
