@@ -230,3 +230,38 @@ for (const path of ['', 'embed.html?sections=diagram%20exercises', 'embed.html?s
     }
   });
 }
+
+// ---- section links ----
+
+// The element's headings are in its shadow root, where the document's own #fragment handling cannot reach.
+function inView(id) {
+  const top = document.querySelector('qkv-lesson').shadowRoot.getElementById(id).getBoundingClientRect().top;
+  return top >= 0 && top < innerHeight / 2;
+}
+
+test('section links: a link inside the lesson scrolls to its section and focuses it; the page URL’s #fragment is scrolled to at ready', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    const link = page.locator('qkv-lesson a[href="#views-for"]');
+    assert.equal(await page.evaluate(inView, 'views-for'), false, 'test sanity: the section starts out of view');
+    await link.scrollIntoViewIfNeeded();
+    await link.click();
+    await page.waitForFunction(inView, 'views-for', { timeout: 3000 });
+    assert.equal(await page.evaluate(() => document.querySelector('qkv-lesson').shadowRoot.activeElement?.id), 'views-for', 'focus moves to the section followed');
+    assert.equal(new URL(page.url()).hash, '', 'the document did not navigate to a fragment it cannot find');
+    assertNoProblems(problems, 'a link inside the lesson');
+  } finally {
+    await close();
+  }
+  for (const path of ['#going-deeper', 'embed.html?sections=diagram#history']) {
+    const opened = await openLesson(run.browser, `${run.server.url}${path}`);
+    try {
+      const id = path.split('#')[1];
+      await opened.page.waitForFunction(inView, id, { timeout: 3000 });
+      assert.ok(await opened.page.evaluate(() => scrollY > 0), `${path}: the page scrolled down to the section`);
+      assertNoProblems(opened.problems, path);
+    } finally {
+      await opened.close();
+    }
+  }
+});

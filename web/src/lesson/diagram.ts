@@ -311,7 +311,9 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
         {},
         'The Transformer of ',
         link('https://arxiv.org/abs/1706.03762', 'Vaswani et al. (2017)'),
-        ' scores with dot products instead, and in self-attention it takes all three roles from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. Its decoder also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
+        ' scores with dot products instead (the scores you met in ',
+        link('#views-for', 'what the views are for'),
+        '), and in self-attention it takes all three roles from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. Its decoder also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
       ),
       h(
         'details',
@@ -377,7 +379,9 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     h(
       'p',
       {},
-      'The lesson’s main path ends above. This part is for learners who want to see the layer’s backward pass, check its gradients numerically, and see which inputs it refuses. It uses the same numbers as the diagram; edit them there or here.',
+      'The lesson’s main path ends above. This part is for learners who want to see the layer’s backward pass, check its gradients numerically, and see which inputs it refuses. It uses the same numbers as ',
+      link('#diagram', 'the diagram'),
+      '; edit them there or here.',
     ),
     part(
       h('h4', {}, 'Reverse mode: one input, three paths back'),
@@ -641,22 +645,29 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
     h(
       'p',
       {},
-      'The core nudges single numbers of X and of each weight up and down by a small step h, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ, on the scale s:',
+      'The core moves single numbers x of X and of each weight up and down by a small step h, in proportion to x once x is larger than 1 (so that the step stays a fixed share of the number):',
+    ),
+    mathSpan(math.probeStep, 'math display'),
+    h(
+      'p',
+      {},
+      'It watches how the objective L moves (the numeric slope n) and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
     ),
     mathSpan(math.tolerance, 'math display'),
     symbols([
+      [math.symH0, `the step at unit scale, h₀ = ${g.step.text}`],
       [math.symA, 'the gradient of L from the backward pass (analytic)'],
       [math.symN, 'the slope of L measured by moving one number up and down by h (numeric)'],
       [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
-      [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
+      [math.symTau, `the tolerance: how far apart a and n may be on that scale, τ = ${g.tolerance.text}`],
+      [math.symR, 'the rounding allowance: twice a bound on how far rounding can move L, divided by the step and by s'],
     ]),
     h(
       'dl',
       { class: 'facts' },
       ...facts([
         ['Numbers checked', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
-        ['Step and tolerance', h('bdi', { dir: 'ltr' }, `h = ${g.step.text}, τ = ${g.tolerance.text}`)],
-        ['Largest difference found', h('bdi', { dir: 'ltr' }, g.max_error.text)],
+        ['Largest difference found, |a/s − n/s|', h('bdi', { dir: 'ltr' }, g.max_error.text)],
         ['Result', g.passed ? 'the gradients agree' : `they do not agree${g.problem ? `: ${g.problem}` : ''}`],
       ]),
     ),
