@@ -376,8 +376,9 @@ test('1. <qkv-lesson> on a course page of another origin: sections, author state
     );
     const names = sections.map((s) => s.name);
     assert.ok(names.includes('diagram') && names.includes('exercises') && names.length > 2, `the lesson should have the diagram, the exercises and more sections: ${names}`);
+    // With the diagram shown every question sits in it, so the exercises section has nothing left and hides.
     for (const section of sections) {
-      const wanted = section.name === 'diagram' || section.name === 'exercises';
+      const wanted = section.name === 'diagram';
       assert.equal(section.hidden, !wanted, `sections="diagram exercises": [data-section="${section.name}"] should ${wanted ? 'show' : 'be hidden'}`);
       assert.equal(section.shown, wanted, `[data-section="${section.name}"] should ${wanted ? '' : 'not '}be rendered`);
     }
@@ -847,9 +848,9 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     const radio = await tabUntil((f) => f.exercise === 'ch26-change-query-only' && f.type === 'radio', 'the radio group of ch26-change-query-only');
     assert.equal(radio.checked, false, 'nothing is chosen yet');
     const back = await step('Shift+Tab');
-    // The question sits right after the weight gradients it follows in the diagram: Shift+Tab goes back to
-    // the last of them (a computed cell, the roving tab stop of W̄_V).
-    assert.deepEqual([back.kind, back.tensor], ['td', 'value_weight_gradient'], `Shift+Tab from the radios goes back to the W̄_V table, got ${describeFocus(back)}`);
+    // The question sits right after the history part it follows in the diagram: Shift+Tab goes back to that
+    // part's folded evidence (its summary).
+    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: where attention')], ['summary', true], `Shift+Tab from the radios goes back to the history part's fold, got ${describeFocus(back)}`);
     await step('Tab');
     const no = await step('ArrowDown');
     assert.deepEqual([no.type, no.value, no.checked], ['radio', 'no', true], `ArrowDown should choose "No", got ${JSON.stringify(no)}`);
