@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <optional>
+#include <string>
 
 #include "text/format.hpp"
 
@@ -119,14 +120,37 @@ Result<double, ReadError> read_number(const std::string& text) {
 }
 
 Result<Extent, ReadError> read_count(const std::string& text, Extent min, Extent max) {
-  const std::string expected = "a whole number from " + std::to_string(min) + " to " + std::to_string(max);
-  // "2 of 5", the page's own wording for a count out of a total: the count is the first word.
+  const std::string expected = "a whole number from " + format_count(min) + " to " + format_count(max);
+  // A count out of a total, the page's own "2 of 5" and the usual "2 out of 5", "2/5": the count is the
+  // first number, never a quotient. The total must be a whole number at least as large as the count.
   std::vector<std::string> words = items(text, "");
-  if (words.size() == 3 && (words[1] == "of" || words[1] == "OF" || words[1] == "Of")) words.resize(1);
+  const std::size_t slash = text.find('/');
+  if (slash != std::string::npos) {
+    const std::vector<std::string> count = items(text.substr(0, slash), "");
+    const std::vector<std::string> total = items(text.substr(slash + 1), "");
+    if (count.size() != 1 || total.size() != 1) return not_read(text, expected);
+    words = {count[0], "of", total[0]};
+  }
+  const auto is_word = [](const std::string& word, const char* lower) {
+    if (word.size() != std::char_traits<char>::length(lower)) return false;
+    for (std::size_t i = 0; i < word.size(); ++i)
+      if ((word[i] >= 'A' && word[i] <= 'Z' ? word[i] - 'A' + 'a' : word[i]) != lower[i]) return false;
+    return true;
+  };
+  if (words.size() == 4 && is_word(words[1], "out") && is_word(words[2], "of"))
+    words.erase(words.begin() + 1);
+  std::optional<double> total;
+  if (words.size() == 3 && is_word(words[1], "of")) {
+    const auto read = read_number(words[2]);
+    if (!read || words[2].find('/') != std::string::npos || std::trunc(*read) != *read || *read < 0)
+      return not_read(text, expected);
+    total = *read;
+    words.resize(1);
+  }
   if (words.size() != 1) return not_read(text, expected);
   const auto number = read_number(words[0]);
-  if (!number || std::trunc(*number) != *number || *number < static_cast<double>(min) ||
-      *number > static_cast<double>(max))
+  if (!number || words[0].find('/') != std::string::npos || std::trunc(*number) != *number ||
+      *number < static_cast<double>(min) || *number > static_cast<double>(max) || (total && *number > *total))
     return not_read(text, expected);
   return static_cast<Extent>(*number);
 }

@@ -1,6 +1,7 @@
 // The one reader of what a learner types: a number in a cell or an answer, a count, a shape, a vector.
 // It reads back every form the page itself writes (the Unicode minus "−1", "3 × 2", "2 of 5") and the
-// usual ways people write them ("-1", "1.5", "3/2", "1.8e1", "[4,7,2]", "(4, 7, 2)", "4x7x2", "4*7*2").
+// usual ways people write them ("-1", "1.5", "3/2", "1.8e1", "[4,7,2]", "(4, 7, 2)", "4x7x2", "4*7*2"); a
+// count never reads a slash as division ("5/5" is 5 of 5).
 // Anything else is refused with a message that says what was typed and what was expected.
 #pragma once
 
@@ -24,7 +25,8 @@ struct ReadError {
 // fraction of two such numbers ("3/2"). Spaces around it are ignored. "nan", "inf" and hex are refused.
 Result<double, ReadError> read_number(const std::string& text);
 
-// A whole number from `min` to `max`: "5", "05", "5.0", "1.8e1", or "2 of 5" (the count before "of").
+// A whole number from `min` to `max`: "5", "05", "5.0", "1.8e1", or a count out of a total, "2 of 5",
+// "2 out of 5", "2/5" (the first number, never the quotient; a total smaller than the count is refused).
 Result<Extent, ReadError> read_count(const std::string& text, Extent min, Extent max);
 
 // A list of whole numbers: "[4,7,2]", "(4, 7, 2)", "4 x 7 x 2", "4×7×2", "4*7*2", "[4.0,7,2]".

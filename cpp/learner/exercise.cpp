@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "learner/answer_reader.hpp"
+#include "learner/provenance.hpp"
 #include "text/format.hpp"
 
 namespace qkv {
@@ -45,17 +46,38 @@ std::string shape_hint(const Shape& read, const Shape& expected) {
          " right; the " + joined(wrong, " and ") + (wrong.size() == 1 ? " is not" : " are not");
 }
 
-std::string vector_hint(const std::vector<double>& read, const std::vector<double>& expected) {
+// "q₀[1] = x₀ · column 1 of W_Q = 1·W_Q[0,1] + 2·W_Q[1,1] + (−1)·W_Q[2,1]": what to add up for coordinate
+// j, with the row's numbers in and the weight's entries named for the learner to look up.
+std::string coordinate_sum(const Blank& blank, std::size_t j) {
+  const std::string column = std::to_string(j);
+  std::string out = blank.label + "[" + column + "] = " + blank.row_name + " · column " + column + " of " +
+                    blank.weight_name + " = ";
+  for (std::size_t k = 0; k < blank.row.size(); ++k)
+    out += (k > 0 ? " + " : "") + written_factor(blank.row[k]) + "\xC2\xB7" + blank.weight_name + "[" +
+           std::to_string(k) + "," + column + "]";
+  return out;
+}
+
+std::string vector_hint(const std::vector<double>& read, const Blank& blank) {
+  const std::vector<double>& expected = blank.vector;
   if (read.size() != expected.size())
     return "you gave " + count_words(read.size(), "coordinate", "coordinates") + "; this vector has " +
            std::to_string(expected.size()) + " (one per column of the weight)";
   std::vector<std::string> right;
-  for (std::size_t i = 0; i < read.size(); ++i)
-    if (read[i] == expected[i]) right.push_back(ordinal(i));
-  if (right.empty()) return "no coordinate is right yet";
+  std::size_t first_wrong = read.size();
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    if (read[i] == expected[i])
+      right.push_back(ordinal(i));
+    else if (first_wrong == read.size())
+      first_wrong = i;
+  }
   if (right.size() == read.size()) return "right";
-  return "your " + joined(right, " and ") + (right.size() == 1 ? " coordinate is" : " coordinates are") +
-         " right";
+  std::string out = right.empty()
+                        ? "no coordinate is right yet"
+                        : "your " + joined(right, " and ") +
+                              (right.size() == 1 ? " coordinate is" : " coordinates are") + " right";
+  if (!blank.row.empty()) out += "; work out " + coordinate_sum(blank, first_wrong);
+  return out;
 }
 
 std::string with_label(const Blank& blank, const std::string& text, std::size_t blanks) {
@@ -147,7 +169,14 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
         if (!count) return not_read(count.error());
         verdict.read.push_back(std::to_string(*count));
         right = *count == blank.count;
-        if (!right) hint = *count > blank.count ? "too many" : "too few";
+        if (!right) {
+          hint = *count > blank.count ? "too many" : "too few";
+          for (const auto& [slip, counted] : blank.count_slips) {
+            if (slip != *count) continue;
+            hint += ": " + counted;
+            break;
+          }
+        }
         break;
       }
       case AnswerKind::Shape: {
@@ -163,7 +192,7 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
         if (!vector) return not_read(vector.error());
         verdict.read.push_back(vector_text(*vector));
         right = *vector == blank.vector;
-        if (!right) hint = vector_hint(*vector, blank.vector);
+        if (!right) hint = vector_hint(*vector, blank);
         break;
       }
     }

@@ -28,6 +28,13 @@ struct Blank {
   Extent count_max = 0;        // ... and the largest the blank reads
   Shape shape;                 // Shape
   std::vector<double> vector;  // Vector
+  // Count: typed numbers that are a known slip, and what each one counted instead (never the answer).
+  std::vector<std::pair<Extent, std::string>> count_slips;
+  // Vector, when it is a row times a weight: a wrong coordinate j gets its sum written out with the row's
+  // numbers and the weight's entries by name, "q₀[1] = x₀ · column 1 of W_Q = 1·W_Q[0,1] + 2·W_Q[1,1] + …".
+  std::string row_name;  // "x₀"
+  std::vector<double> row;
+  std::string weight_name;  // "W_Q"
 };
 
 struct Exercise {

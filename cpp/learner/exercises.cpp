@@ -41,9 +41,27 @@ Blank count(Extent right, Extent max) { return Blank{AnswerKind::Count, "", "", 
 Blank shape(std::string label, Shape right) {
   return Blank{AnswerKind::Shape, std::move(label), "", 0, 0, std::move(right)};
 }
-Blank vector(std::string label, std::vector<double> right) {
-  return Blank{AnswerKind::Vector, std::move(label), "", 0, 0, {}, std::move(right)};
+// A vector blank that is `row` (named `row_name`) times the weight named `weight_name`.
+Blank row_times(std::string label, std::vector<double> right, std::string row_name, std::vector<double> row,
+                std::string weight_name) {
+  Blank out{AnswerKind::Vector, std::move(label), "", 0, 0, {}, std::move(right)};
+  out.row_name = std::move(row_name);
+  out.row = std::move(row);
+  out.weight_name = std::move(weight_name);
+  return out;
 }
+// A count blank with the slips that have their own hint (a slip equal to the answer is left out).
+Blank count(Extent right, Extent max, std::vector<std::pair<Extent, std::string>> slips) {
+  Blank out = count(right, max);
+  for (auto& slip : slips)
+    if (slip.first != right) out.count_slips.push_back(std::move(slip));
+  return out;
+}
+
+// What a row peaking on its own token looks like in the self-score tables.
+const char* kOwnPeak =
+    "A row peaks on its own token when its largest score sits on the diagonal (row i, column i): the ▲ "
+    "that marks the row's maximum is on the ◆ of its own token.";
 
 // Where the diagonal stands in one score matrix, in words.
 std::string diagonal_story(const ScoreSummary& summary, std::size_t tokens) {
@@ -87,7 +105,8 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   out.push_back(
       {"ch26-first-token",
        {},
-       {vector("q₀", q0), vector("k₀", k0), vector("v₀", v0)},
+       {row_times("q₀", q0, "x₀", x0, "W_Q"), row_times("k₀", k0, "x₀", x0, "W_K"),
+        row_times("v₀", v0, "x₀", x0, "W_V")},
        {},
        "",
        "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
@@ -135,14 +154,21 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
        std::string("K and V are computed from X, W_K and W_V only. The core added 1 to W_Q[0,0]: Q ") +
            (e.query_changed ? "changed" : "did not change") + ", while K and V stayed " +
            (e.key_unchanged && e.value_unchanged ? "the same bit for bit." : "not the same.")});
-  out.push_back({"ch26-parameter-count",
-                 {},
-                 {count(e.primary.parameter_count, 1000000000)},
-                 {},
-                 "Count the entries of one d_model × d_head weight, then the weights; there is no bias.",
-                 "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
-                     " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
-                     " trainable scalars, as the layer itself reports."});
+  const std::string per_weight_text = std::to_string(per_weight);
+  out.push_back(
+      {"ch26-parameter-count",
+       {},
+       {count(e.primary.parameter_count, 1000000000,
+              {{per_weight, per_weight_text + " is one weight's entries; the layer has W_Q, W_K and W_V"},
+               {2 * per_weight, "that is two weights' entries; the layer has three, W_Q, W_K and W_V"},
+               {e.primary.parameter_count + 3 * e.head_width,
+                "that counts a bias of " + h + " per weight; this layer has none"}})},
+       {},
+       "Count the entries of one d_model × d_head weight (" + d + " rows, " + h +
+           " columns), then multiply by the number of weights; there is no bias.",
+       "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
+           " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
+           " trainable scalars, as the layer itself reports."});
   out.push_back({"ch26-empty-axes",
                  {},
                  {shape("for " + shape_text(e.empty_batch.input), e.empty_batch.query),
@@ -290,9 +316,13 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
   out.push_back(
       {"qkv04-quiz-2",
        {},
-       {count(module.none.diagonal_rows.size(), n)},
+       {count(module.none.diagonal_rows.size(), n,
+              {{module.separate.diagonal_rows.size(),
+                "that is the count in the separate table; this asks about the first table, X Xᵀ"},
+               {n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
        {},
-       "Count the rows whose ▲ sits on the ◆ cell, for seed 1, 5 tokens, width 8.",
+       std::string(kOwnPeak) + " Count those rows in the first table (no projection, X Xᵀ) for seed 1, 5 "
+                               "tokens, width 8.",
        of_total(module.none.diagonal_rows.size(), n) + ": " + rows_text(module.none.diagonal_rows) +
            ". Only " + rows_text(module.none.guaranteed_rows) +
            " is guaranteed (at least as long as every other row); the others peak on themselves by the "
@@ -300,9 +330,13 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
   out.push_back(
       {"qkv04-quiz-3",
        {},
-       {count(module.separate.diagonal_rows.size(), n)},
+       {count(module.separate.diagonal_rows.size(), n,
+              {{module.none.diagonal_rows.size(),
+                "that is the count in the first table (no projection); this asks about the separate table"},
+               {n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
        {},
-       "Count the rows whose ▲ sits on the ◆ cell in the separate table, for seed 1, 5 tokens, width 8.",
+       std::string(kOwnPeak) + " Count those rows in the separate table, (X W_q)(X W_k)ᵀ, for seed 1, 5 "
+                               "tokens, width 8.",
        of_total(module.separate.diagonal_rows.size(), n) + ": " + rows_text(module.separate.diagonal_rows) +
            " of the separate scores peak on their own token." + separate_story});
   out.push_back(

@@ -60,20 +60,31 @@ TEST(AnswerReader, EchoesLongEntriesShortened) {
 }
 
 TEST(AnswerReader, ReadsCountsInEveryForm) {
-  const std::pair<std::string, Extent> cases[] = {{"5", 5},      {"5.0", 5},    {"05", 5},    {"1.8e1", 18},
-                                                  {"2 of 5", 2}, {"2 OF 5", 2}, {"36/2", 18}, {"0", 0}};
+  const std::pair<std::string, Extent> cases[] = {
+      {"5", 5},      {"5.0", 5},        {"05", 5},       {"1.8e1", 18},   {"2 of 5", 2},
+      {"2 OF 5", 2}, {"0", 0},          {"5/5", 5},      {"2/5", 2},      {"5 out of 5", 5},
+      {"2 / 5", 2},  {"2 Out Of 5", 2}, {" 0 of 0 ", 0}, {"5 of 5.0", 5}, {"3 of 1e1", 3}};
   for (const auto& [text, count] : cases) {
     auto value = read_count(text, 0, 100);
     ASSERT_TRUE(value) << text << ": " << value.error().message();
     EXPECT_EQ(*value, count) << text;
   }
-  for (const std::string text :
-       std::vector<std::string>{"3/2", "-1", "101", "two", "2 of", "2 of 5 rows", "1.5"}) {
+  // A slash is never a division in a count ("36/2" is not 18, "3/2" not 1.5), and a total smaller than
+  // the count, or not a whole number, is refused rather than guessed at.
+  for (const std::string text : std::vector<std::string>{
+           "3/2", "36/2", "-1", "101", "two", "2 of", "2 of 5 rows", "1.5", "5/", "/5", "/", "5//5", "2/5/5",
+           "2 of 5/5", "2 out 5", "2 out of", "2 of 2.5", "2 of -3", "5 out of 4"}) {
     auto value = read_count(text, 0, 100);
     ASSERT_FALSE(value) << text;
     EXPECT_EQ(value.error().expected, "a whole number from 0 to 100");
   }
+  EXPECT_EQ(read_count("5/", 0, 100).error().message(),
+            "\"5/\" is not read: expected a whole number from 0 to 100");
+  EXPECT_EQ(read_count("/5", 0, 100).error().message(),
+            "\"/5\" is not read: expected a whole number from 0 to 100");
   EXPECT_FALSE(read_count("0", 1, 8));
+  // Large limits are written for people.
+  EXPECT_EQ(read_count("x", 0, 1000000000).error().expected, "a whole number from 0 to 1,000,000,000");
 }
 
 TEST(AnswerReader, ReadsShapesInEveryForm) {

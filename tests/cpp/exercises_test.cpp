@@ -83,7 +83,8 @@ TEST(Exercises, EveryAnswerFormIsReadTheSameWayInEveryExercise) {
       {"ch26-parameter-count", {"18.0"}, true},
       {"ch26-parameter-count", {"1.8e1"}, true},
       {"ch26-parameter-count", {"018"}, true},
-      {"ch26-parameter-count", {"36/2"}, true},
+      {"ch26-parameter-count", {"18/18"}, true},
+      {"ch26-parameter-count", {"18 out of 18"}, true},
       {"ch26-parameter-count", {"12"}, false},
       {"ch26-empty-axes", {"[0,2,2]", "2" + kTimes + "0" + kTimes + "2"}, true},
       {"ch26-empty-axes", {"0x2x2", "[2, 0, 2]"}, true},
@@ -93,6 +94,9 @@ TEST(Exercises, EveryAnswerFormIsReadTheSameWayInEveryExercise) {
       {"qkv04-quiz-2", {"5 of 5"}, true},
       {"qkv04-quiz-3", {"2 of 5"}, true},
       {"qkv04-quiz-3", {"2"}, true},
+      {"qkv04-quiz-3", {"2/5"}, true},
+      {"qkv04-quiz-3", {"2 out of 5"}, true},
+      {"qkv04-quiz-2", {"5/5"}, true},
       {"qkv04-quiz-3", {"1"}, false},
       {"ch26-rank-two", {"explicit-axes"}, true},
       {"qkv04-exercise-2", {"orthogonal"}, true},
@@ -145,10 +149,21 @@ TEST(Exercises, HintsAreComputedFromWhatWasTyped) {
             "d_head.");
   const Verdict vectors = check(all, "ch26-first-token", {"[0,4]", "[3,0]", "[9,9,9]"});
   EXPECT_EQ(vectors.hint.substr(0, vectors.hint.find(';')), "q₀: your first coordinate is right");
+  EXPECT_NE(vectors.hint.find("; work out q₀[1] = x₀ · column 1 of W_Q"), std::string::npos) << vectors.hint;
   EXPECT_NE(vectors.hint.find("k₀: right"), std::string::npos) << vectors.hint;
   EXPECT_NE(vectors.hint.find("v₀: you gave 3 coordinates; this vector has 2"), std::string::npos)
       << vectors.hint;
-  EXPECT_NE(check(all, "ch26-parameter-count", {"6"}).hint.find("Too few"), std::string::npos);
+  EXPECT_EQ(
+      check(all, "ch26-parameter-count", {"6"}).hint,
+      "Too few: 6 is one weight's entries; the layer has W_Q, W_K and W_V. Count the entries of one "
+      "d_model × d_head weight (3 rows, 2 columns), then multiply by the number of weights; there is no "
+      "bias.");
+  EXPECT_EQ(
+      check(all, "ch26-parameter-count", {"24"}).hint,
+      "Too many: that counts a bias of 2 per weight; this layer has none. Count the entries of one "
+      "d_model × d_head weight (3 rows, 2 columns), then multiply by the number of weights; there is no "
+      "bias.");
+  EXPECT_EQ(check(all, "ch26-parameter-count", {"17"}).hint.substr(0, 10), "Too few. C");
   EXPECT_EQ(check(all, "qkv04-exercise-2", {"never"}).hint, "Try y = x.");
   // A hint that asks a question ends with its question mark, not "?.".
   EXPECT_EQ(check(all, "ch26-change-query-only", {"yes"}).hint,
@@ -199,6 +214,47 @@ TEST(Exercises, UpstreamKeyIsAnsweredFromTheMeasuredGradients) {
             "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K changed, W̄_Q stayed "
             "the same bit for bit, W̄_V stayed the same bit for bit, and X̄ changed: X feeds all three "
             "branches, so its gradient sums all three paths.");
+}
+
+TEST(Exercises, AWrongCoordinateGetsItsSumWrittenOutWithoutTheResult) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  // x₀ = [1, 2, −1]; q₀ = [0, 3], k₀ = [3, 0], v₀ = [3, −3].
+  const Verdict one = check(all, "ch26-first-token", {"[0,4]", "[3,0]", "[3,-3]"});
+  EXPECT_EQ(one.hint,
+            "q₀: your first coordinate is right; work out q₀[1] = x₀ · column 1 of W_Q = 1·W_Q[0,1] + "
+            "2·W_Q[1,1] + (" +
+                kMinus + "1)·W_Q[2,1]; k₀: right; v₀: right.");
+  const Verdict none = check(all, "ch26-first-token", {"[0,3]", "[3,0]", "[1,1]"});
+  EXPECT_NE(
+      none.hint.find("v₀: no coordinate is right yet; work out v₀[0] = x₀ · column 0 of W_V = 1·W_V[0,0] + "
+                     "2·W_V[1,0] + (" +
+                     kMinus + "1)·W_V[2,0]."),
+      std::string::npos)
+      << none.hint;
+  EXPECT_EQ(none.hint.find("= 3"), std::string::npos) << "the hint must not give the result: " << none.hint;
+}
+
+TEST(Exercises, SelfScoreCountHintsSayWhatToCount) {
+  Registry registry;
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  const std::string own_peak =
+      "A row peaks on its own token when its largest score sits on the diagonal (row i, column i): the ▲ "
+      "that "
+      "marks the row's maximum is on the ◆ of its own token.";
+  // Seed 1: every row of X Xᵀ peaks on itself (5 of 5), rows 0 and 3 of the separate scores (2 of 5).
+  EXPECT_EQ(check(all, "qkv04-quiz-3", {"5"}).hint,
+            "Too many: that is the count in the first table (no projection); this asks about the separate "
+            "table. " +
+                own_peak +
+                " Count those rows in the separate table, (X W_q)(X W_k)ᵀ, for seed 1, 5 tokens, width 8.");
+  EXPECT_EQ(check(all, "qkv04-quiz-2", {"2"}).hint,
+            "Too few: that is the count in the separate table; this asks about the first table, X Xᵀ. " +
+                own_peak +
+                " Count those rows in the first table (no projection, X Xᵀ) for seed 1, 5 tokens, width 8.");
+  EXPECT_EQ(check(all, "qkv04-quiz-3", {"1"}).hint.substr(0, 9), "Too few. ");
 }
 
 TEST(Exercises, SelfScoreAnswersAndExplanationsFollowTheCurrentSeed) {

@@ -51,6 +51,16 @@ TEST(Format, SignificantDigitsWriteTheExponentAsACLiteral) {
   EXPECT_EQ(format_significant(-3.14159e12, 2), "-3.1e12");
 }
 
+TEST(Format, CountsGroupThousandsWithCommas) {
+  EXPECT_EQ(format_count(0), "0");
+  EXPECT_EQ(format_count(960), "960");
+  EXPECT_EQ(format_count(1000), "1,000");
+  EXPECT_EQ(format_count(24000), "24,000");
+  EXPECT_EQ(format_count(960000000), "960,000,000");
+  EXPECT_EQ(format_count(4294967295u), "4,294,967,295");
+  EXPECT_EQ(format_count(18446744073709551615u), "18,446,744,073,709,551,615");
+}
+
 TEST(Format, ShapeTextSeparatesExtentsWithASpace) {
   EXPECT_EQ(shape_text({1, 2, 3}), "[1, 2, 3]");
   EXPECT_EQ(shape_text({}), "[]");

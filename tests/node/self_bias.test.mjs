@@ -201,7 +201,7 @@ describe('the worker’s calls', () => {
 });
 
 describe('errors come back as values', () => {
-  const seedRange = 'expected a whole number from 0 to 4294967295';
+  const seedRange = 'expected a whole number from 0 to 4,294,967,295';
 
   test('with the field and what each setting accepts', () => {
     const cases = [
@@ -219,7 +219,7 @@ describe('errors come back as values', () => {
       assert.deepEqual([got.error.kind, got.error.field, got.error.message], ['self_score', field, message]);
     }
     assert.equal(testCore.selfScore(settings('1.0', '05', '8.0')).ok, true, 'the one reader reads 1.0, 05 and 8.0 as whole numbers');
-    assert.equal(testCore.numpyRandn({ seed: '1', count: '0' }).error.message, 'Draws: "0" is not read: expected a whole number from 1 to 100000');
+    assert.equal(testCore.numpyRandn({ seed: '1', count: '0' }).error.message, 'Draws: "0" is not read: expected a whole number from 1 to 100,000');
     assert.equal(testCore.findSeed({ kind: 'none', after: '', count: '0', tokens: '5', dim: '8' }).error.field, 'count');
     assert.deepEqual(testCore.findSeed({ kind: 'separate', after: '', count: '10', tokens: '5', dim: '8' }).error.message, 'kind must be "none" or "tied", got "separate"');
   });
