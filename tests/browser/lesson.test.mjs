@@ -511,7 +511,7 @@ test('12. the whole lesson is in the page at ready; its first frame lays out wha
         const parts = () => [...root.querySelectorAll('.part')];
         // Skipped: laid out only once near the viewport (content-visibility: auto).
         const skipped = () => parts().map((part) => !part.firstElementChild.checkVisibility({ contentVisibilityAuto: true }));
-        window.__atReady = { loss: root.querySelector('.loss').textContent, checks: root.querySelector('.deeper .part .card')?.textContent.includes('Numerical checks') ?? false, parts: parts().length };
+        window.__atReady = { loss: root.querySelector('.loss').textContent, checks: root.querySelector('.deeper')?.textContent.includes('Numerical checks') ?? false, parts: parts().length };
         requestAnimationFrame(() => setTimeout(() => (window.__firstFrame = { skipped: skipped(), laidOut: event.target.dataset.laidOut !== undefined }), 0));
       });
     });

@@ -193,9 +193,7 @@ export function buildSelfBias(
 
   // The experiment's results: a line naming the settings, then each kind's table and facts in its fold,
   // then the lengths and the numpy code. The folds stay open or closed across recomputations.
-  const kindFolds = Object.fromEntries(kinds.map(({ key, what, asks }) => [key, fold([...asks], what)])) as unknown as Record<(typeof kinds)[number]['key'], HTMLDetailsElement>;
-  const kindBodies = Object.fromEntries(kinds.map(({ key }) => [key, h('div', { class: 'self-bias-kind' })])) as unknown as Record<(typeof kinds)[number]['key'], HTMLElement>;
-  for (const { key } of kinds) kindFolds[key].append(kindBodies[key]);
+  const kindBodies = new Map(kinds.map(({ key }) => [key, h('div', { class: 'self-bias-kind' })]));
   const details = h('div', { class: 'self-bias-details' });
   const render = (result: SelfScoreSummaryView) => {
     error.hidden = true;
@@ -211,7 +209,7 @@ export function buildSelfBias(
     );
     for (const { key, title } of kinds) {
       const summary = result[key];
-      kindBodies[key].replaceChildren(h('section', { class: 'card', 'data-kind': key }, scoreTable(key, title, summary, result), kindFacts(key, summary, result)));
+      kindBodies.get(key)!.replaceChildren(h('section', { class: 'card', 'data-kind': key }, scoreTable(key, title, summary, result), kindFacts(key, summary, result)));
     }
     details.replaceChildren(
       h(
@@ -246,9 +244,9 @@ export function buildSelfBias(
     forms.set(view.id, handle.form);
   }
   // Each kind's questions, then its folded scores; the questions no table answers come after them.
-  const asked = new Set<string>(kinds.flatMap(({ asks }) => [...asks]));
-  const askedForms = kinds.flatMap(({ key, asks }) => [...asks.map((exerciseId) => forms.get(exerciseId)), kindFolds[key]]);
-  const otherForms = [...forms].filter(([exerciseId]) => !asked.has(exerciseId)).map(([, form]) => form);
+  const foldedIds = new Set<string>(kinds.flatMap(({ asks }) => [...asks]));
+  const askedForms = kinds.flatMap(({ key, what, asks }) => [...asks.map((exerciseId) => forms.get(exerciseId)), fold([...asks], what, kindBodies.get(key)!)]);
+  const otherForms = [...forms].filter(([exerciseId]) => !foldedIds.has(exerciseId)).map(([, form]) => form);
 
   // Every edit asks the worker again; a newer edit (or Cancel) stops the computation before it.
   const compute = async () => {
