@@ -4,7 +4,8 @@
 // sit two by two beside the q₀ question on a phone; axe-core finds no serious or critical violation at 390
 // and 1366 px in light and dark; the sticky sizes bar takes at most a tenth of a 1366 × 768 screen; input
 // placeholders reach 4.5:1; the three branch cards line up part for part; the self-score heatmap is faintest
-// near zero in both schemes and its ◆ outline shows on coloured cells.
+// near zero in both schemes, its ◆ outline shows on coloured cells, and a score's full value is reached from
+// the keyboard.
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
@@ -325,6 +326,39 @@ for (const theme of ['light', 'dark']) {
     }
   });
 }
+
+test('keyboard: a score’s full value is reached from the keyboard, and the focused score shows the focus ring', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url, { width: 390, height: 844 });
+  try {
+    await page.locator('qkv-lesson').evaluate((element) => element.setAttribute('theme', 'dark'));
+    await page.locator('qkv-lesson .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+    await openEvidence(page);
+    const block = page.locator('qkv-lesson .score-block').first();
+    await block.locator('.scroller').focus();
+    const focused = () =>
+      page.evaluate(() => {
+        const cell = document.querySelector('qkv-lesson').shadowRoot.activeElement;
+        const style = getComputedStyle(cell);
+        return { tag: cell.tagName, title: cell.title, own: cell.classList.contains('own'), outline: `${style.outlineStyle} ${style.outlineWidth}`, offset: style.outlineOffset };
+      });
+    const full = () => block.locator('.full-value').innerText();
+    await page.keyboard.press('Tab');
+    const first = await focused();
+    assert.equal(first.tag, 'TD', 'Tab goes from the scrolling box into the scores');
+    assert.equal(await full(), `Full value: ${first.title}`);
+    assert.ok(first.own, 'the first score is the own-token one (row 0, key 0)');
+    assert.equal(first.outline, 'solid 3px', 'the focus ring, not the dotted outline, shows on a focused own-token cell');
+    assert.equal(first.offset, '-3px', 'drawn inside the cell, inside the scrolling box');
+    await page.keyboard.press('ArrowRight');
+    const second = await focused();
+    assert.notEqual(second.title, first.title);
+    assert.equal(await full(), `Full value: ${second.title}`, 'an arrow key moves to the next score and shows its full value');
+    assert.match(second.title, /^-?\d+\.\d{3,}/, `the full value has more digits than the two shown: ${second.title}`);
+    assertNoProblems(problems, 'keyboard scores');
+  } finally {
+    await close();
+  }
+});
 
 for (const width of [1366, 1920]) {
   test(`${width} px: the query, key and value cards line up part for part, folded and open`, async () => {
