@@ -140,6 +140,29 @@ for (const width of [320, 390]) {
 const fadeAtEnd = /^linear-gradient\((to left|270deg), rgba\(0, 0, 0, 0\.2\), rgb\(0, 0, 0\) [\d.]+(rem|px)\)$/;
 const fadeAtStart = /^linear-gradient\((to right|90deg), rgba\(0, 0, 0, 0\.2\), rgb\(0, 0, 0\) [\d.]+(rem|px)\)$/;
 
+test('320 px: a 300-character answer to every text exercise is echoed in its feedback without widening the page', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url, { width: 320, height: 800 });
+  try {
+    const forms = page.locator('qkv-lesson form[data-exercise]');
+    let answered = 0;
+    for (let i = 0; i < (await forms.count()); i++) {
+      const form = forms.nth(i);
+      const inputs = form.locator('input[type="text"]');
+      if ((await inputs.count()) === 0) continue;
+      await inputs.first().fill('w'.repeat(300));
+      await form.locator('button[type="submit"]').click();
+      await form.locator('.feedback p').first().waitFor();
+      assert.match(await form.locator('.feedback').innerText(), /w{20}/, 'the feedback echoes the entry');
+      answered++;
+    }
+    assert.ok(answered >= 3, `text exercises answered: ${answered}`);
+    await assertNoSidewaysScroll(page, '320 px, 300-character answers');
+    assertNoProblems(problems, 'long answers at 320 px');
+  } finally {
+    await close();
+  }
+});
+
 test('320 px: every box that scrolls sideways can be focused and fades on the side that has more', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url, { width: 320, height: 800 });
   try {
