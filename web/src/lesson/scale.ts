@@ -64,7 +64,7 @@ function table(caption: string, head: string[], rows: string[][]): HTMLElement {
 function render(response: ScaleResponse): Node[] {
   const runs = [response.run, response.smaller];
   return [
-    h('p', {}, `${response.label}: X is ${response.input_shape}, each of W_Q, W_K and W_V is ${response.weight_shape} (${response.parameters} parameters in all), and Q, K and V are ${response.output_shape}.`),
+    h('p', {}, `For ${response.label}: X is ${response.input_shape}, each of W_Q, W_K and W_V is ${response.weight_shape} (${response.parameters} parameters in all), and Q, K and V are ${response.output_shape}.`),
     table(
       'Forward and backward on this machine',
       ['shape [B, T, D] → H', 'multiply-adds', 'time', 'GFLOP/s', 'runs averaged'],
