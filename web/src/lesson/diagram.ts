@@ -173,6 +173,7 @@ export interface DiagramRefs {
   loss: HTMLElement;
   history: HTMLElement;
   independence: HTMLElement;
+  upstreamChange: HTMLElement;
   probes: HTMLElement;
   rejections: HTMLElement;
   checks: HTMLElement;
@@ -245,6 +246,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
   const loss = h('p', { class: 'loss' });
   const history = h('div');
   const independence = h('div');
+  const upstreamChange = h('div');
   const probes = h('div');
   const rejections = h('div');
   // The last of its part (see part()), so a card itself rather than a box around one.
@@ -406,6 +408,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
         ['ch26-upstream-key'],
         'the gradients of X and of the weights',
         symbols([[math.symBar, 'gradients of the objective L with respect to X and to each weight']]),
+        upstreamChange,
         h('p', { class: 'merge-label' }, 'Three paths come back into X̄'),
         h('h5', {}, 'Combined input gradient'),
         h('p', {}, 'X feeds all three branches, so its gradient is the sum of three paths:'),
@@ -464,6 +467,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     loss,
     history,
     independence,
+    upstreamChange,
     probes,
     rejections,
     checks,
@@ -573,6 +577,31 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         h('li', { class: `verdict ${evidence.key_unchanged ? 'same' : 'changed'}` }, `Key output: ${evidence.key_unchanged ? 'unchanged, bit for bit' : 'changed'}`),
         h('li', { class: `verdict ${evidence.value_unchanged ? 'same' : 'changed'}` }, `Value output: ${evidence.value_unchanged ? 'unchanged, bit for bit' : 'changed'}`),
       ),
+    ),
+  ]);
+
+  const changed = (yes: boolean) => (yes ? 'changed' : 'unchanged, bit for bit');
+  renderPart(refs.upstreamChange, [evidence.key_gradient_changed, evidence.query_gradient_unchanged, evidence.value_gradient_unchanged, evidence.input_gradient_changed], () => [
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Change only the key upstream'),
+      // The core reports all four false when U_K has no cell (an empty batch or token axis).
+      evidence.key_gradient_changed || evidence.query_gradient_unchanged || evidence.value_gradient_unchanged || evidence.input_gradient_changed
+        ? h(
+            'div',
+            {},
+            h('p', {}, 'The core adds 1 to U_K[0,0,0], keeps everything else, runs the backward pass again and compares the gradients bit for bit with the ones below.'),
+            h(
+              'ul',
+              { class: 'verdicts' },
+              h('li', { class: `verdict ${evidence.key_gradient_changed ? 'changed' : 'same'}` }, `W̄_K: ${changed(evidence.key_gradient_changed)}`),
+              h('li', { class: `verdict ${evidence.query_gradient_unchanged ? 'same' : 'changed'}` }, `W̄_Q: ${changed(!evidence.query_gradient_unchanged)}`),
+              h('li', { class: `verdict ${evidence.value_gradient_unchanged ? 'same' : 'changed'}` }, `W̄_V: ${changed(!evidence.value_gradient_unchanged)}`),
+              h('li', { class: `verdict ${evidence.input_gradient_changed ? 'changed' : 'same'}` }, `X̄: ${changed(evidence.input_gradient_changed)}`),
+            ),
+          )
+        : h('p', {}, 'At these sizes U_K has no cell to change (an axis is empty), so there is nothing to compare.'),
     ),
   ]);
 

@@ -150,7 +150,7 @@ export function buildSelfBias(
     const input = h('input', { id: id(name), type: 'text', inputmode: 'numeric', autocomplete: 'off', value: initial[name], 'aria-describedby': id('error') });
     return { input, field: h('p', { class: 'size' }, h('label', { for: id(name) }, label), input) };
   };
-  const seed = field('seed', 'Seed (0 to 4294967295)');
+  const seed = field('seed', 'Seed (0 to 4,294,967,295)');
   const tokens = field('tokens', 'Tokens T (1 to 512)');
   const dim = field('dim', 'Width d (1 to 512)');
   const inputs: Record<string, HTMLInputElement> = { seed: seed.input, tokens: tokens.input, dim: dim.input };
