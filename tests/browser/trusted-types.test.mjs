@@ -1,6 +1,6 @@
 // A course page under Trusted Types (`require-trusted-types-for 'script'`): innerHTML and `new Worker()`
 // refuse plain strings there. The lesson's only such sinks (the build's KaTeX markup, its workers' scripts)
-// go through its "qkv-lesson" policy: it starts, typesets its formulas and runs its self-score worker with
+// go through its "qkv-lesson" policy: it starts, typesets its formulas and runs both of its workers with
 // no violation, also when the page lists the allowed policy names.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -29,8 +29,10 @@ async function lessonUnder(policy) {
     await opened.goto(`http://127.0.0.1:${server.address().port}/`);
     await waitReady(opened.page);
     await waitLaidOut(opened.page);
-    // The self-score section's first result comes from its worker.
+    // The self-score section's first result comes from its worker, a scale preset's from the other worker.
     await opened.page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ state: 'attached', timeout: 30000 });
+    await opened.page.locator('qkv-lesson section[data-section="scale"] button[data-preset="lesson"]').click();
+    await opened.page.locator('qkv-lesson section[data-section="scale"]:not([data-busy]) .scale-results[data-shown="lesson"]').waitFor({ timeout: 60000 });
     const formulas = await opened.page.locator('qkv-lesson .katex').count();
     const violations = await opened.page.evaluate(() => window.__violations);
     return { ...opened, formulas, violations };

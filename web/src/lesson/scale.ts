@@ -9,6 +9,8 @@
 import { h } from './dom';
 import type { ErrorView } from './core-api';
 import { loadScaleCore } from './scale-core';
+import scaleWorker from './scale-worker.ts?worker&url';
+import { trustedWorkerScript } from './trusted-types';
 import { createRunner } from './worker-runner';
 
 export interface ScaleRunView {
@@ -95,7 +97,7 @@ export function buildScale(idPrefix: string): HTMLElement {
   );
 
   const runner = createRunner<string, ScaleResponse>(
-    () => new Worker(new URL('./scale-worker.ts', import.meta.url), { type: 'module' }),
+    () => new Worker(trustedWorkerScript(scaleWorker), { type: 'module' }),
     (preset) => loadScaleCore().then((core) => core.scale({ preset })),
   );
   const show = (response: ScaleResponse) => {
