@@ -384,10 +384,10 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   // What the views are for comes right after Q, K and V: in the diagram after the branches, or, when the
-  // diagram is hidden, right after the opening prediction's question.
+  // diagram is hidden, at the end of the opening prediction (right after its question and its comment).
   private placeLookAhead(shown: SectionName[]): void {
     const { lookAhead, lookAheadHome } = this.diagram!;
-    if (!shown.includes('diagram') && shown.includes('prediction')) this.workedQuestion.after(lookAhead);
+    if (!shown.includes('diagram') && shown.includes('prediction')) this.sectionElements.get('prediction')!.append(lookAhead);
     else lookAheadHome.append(lookAhead);
   }
 
