@@ -350,27 +350,24 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     'section',
     { class: 'look-ahead part', 'aria-labelledby': 'views-for' },
     h('h4', { id: 'views-for' }, 'What the views are for'),
-    h(
-      'p',
-      {},
-      'Attention will compare every query with every key by a dot product, the sum of their coordinates multiplied pairwise. The larger q_i·k_j, the better key j matches the query of token i. The next lesson builds on exactly these numbers.',
+    h('p', {}, 'Q, K and V are three views of the same tokens. Before seeing what attention does with them, say where this layer stops.'),
+    predict('ch26-still-missing'),
+    fold(
+      ['ch26-still-missing'],
+      'what attention does with Q, K and V',
+      h(
+        'p',
+        {},
+        'The projections themselves compare nothing: each works on one token position at a time, with no scores, probabilities, mask or value mixture. Attention needs three more steps: scores that compare every query with every key, probabilities from each row of scores, and a mixture of the values weighted by those probabilities. V is not used until then: it carries the content that will be mixed. Dividing the scores by √d_head, the softmax that turns them into probabilities, and the mixture of the values are the next lesson, not this one. The first step, the scores, can already be computed from Q and K.',
+      ),
     ),
+    h('p', {}, 'A query and a key are compared by their dot product, the sum of their coordinates multiplied pairwise: the larger q_i·k_j, the better key j matches the query of token i.'),
     predict('ch26-best-key'),
     fold(
       ['ch26-best-key'],
       'the query–key scores',
-      h('p', {}, 'Each batch item gets its own table: row i is token i’s query, column j is token j’s key, and each cell is their dot product, S = Q Kᵀ. These are raw dot products, not yet scaled and not yet turned into probabilities.'),
+      h('p', {}, 'Each batch item gets its own table: row i is token i’s query, column j is token j’s key, and each cell is their dot product, S = Q Kᵀ. These are the raw dot products, before any scaling or softmax.'),
       ...explained('Query–key scores', 'scores'),
-    ),
-    predict('ch26-still-missing'),
-    fold(
-      ['ch26-still-missing'],
-      'what comes after the scores',
-      h(
-        'p',
-        {},
-        'The projections themselves compare nothing: each works on one token position at a time, with no scores, probabilities, mask or value mixture. The scores above are the first step after them. V has not been used yet: it carries the content that will be mixed. Dividing the scores by √d_head, the softmax that turns each row into probabilities, and the probability-weighted mixture of the values are the next lesson, not this one.',
-      ),
     ),
   );
 
