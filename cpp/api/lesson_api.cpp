@@ -35,6 +35,34 @@ ShapeProbeView probe_view(const ShapeProbe& probe) {
 
 RejectionView rejection_view(const RejectionProbe& probe) { return {probe.message, probe.expected_variant}; }
 
+// The gradcheck as the page states it. The rules are the ones autograd/gradcheck.cpp applies, with the
+// options check_gradients() passes it (GradcheckOptions{} and the loss's rounding bound).
+GradcheckView gradcheck_view(const GradcheckSummary& check) {
+  const GradcheckOptions options;
+  GradcheckView out{check.passed,
+                    check.checks,
+                    check.input_checks,
+                    check.query_checks,
+                    check.key_checks,
+                    check.value_checks,
+                    {check.max_error, format_significant(check.max_error, 3)},
+                    {check.tolerance, format_significant(check.tolerance, 3)},  // "2e-6", exact
+                    {options.step, format_significant(options.step, 3)},        // "1e-6", exact
+                    check.problem,
+                    {},
+                    {}};
+  const std::string& step = out.step.text;
+  const std::string bound = format_significant(check.loss_rounding_bound, 3);
+  out.step_rule = "Each checked number x is moved down and up by h = " + step + " · max(1, |x|) (" + step +
+                  " when |x| ≤ 1).";
+  out.pass_rule =
+      "A number passes when |a/s − n/s| ≤ " + out.tolerance.text +
+      " + r, with s = max(1, |a|, |n|) and the rounding allowance r = 2 · ε / (h′ · s), where ε = " + bound +
+      " bounds how far rounding can move L at these numbers and h′ is the smaller of the two steps "
+      "x − (x − h) and (x + h) − x as floating point gives them.";
+  return out;
+}
+
 EvidenceView evidence_view(const ChapterEvidence& e) {
   const ProjectionRequest& r = e.request;
   const ProjectionGradients& g = *e.primary.gradients;
@@ -61,16 +89,7 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
   out.parameter_count = e.primary.parameter_count;
   out.model_width = e.model_width;
   out.head_width = e.head_width;
-  out.gradcheck = {check.passed,
-                   check.checks,
-                   check.input_checks,
-                   check.query_checks,
-                   check.key_checks,
-                   check.value_checks,
-                   number_view(check.max_error),
-                   number_view(check.tolerance),
-                   number_view(GradcheckOptions{}.step),
-                   check.problem};
+  out.gradcheck = gradcheck_view(check);
   out.batch_probe = probe_view(e.batch);
   out.empty_batch_probe = probe_view(e.empty_batch);
   out.empty_token_probe = probe_view(e.empty_token);
@@ -184,8 +203,8 @@ std::optional<LessonError> check_facts(const ExperimentFacts& f, const SelfBiasR
   };
   if (f.seed != request.seed || f.tokens != static_cast<std::size_t>(request.tokens) ||
       f.dim != static_cast<std::size_t>(request.dim))
-    return refuse("describes seed " + std::to_string(f.seed) + ", " + std::to_string(f.tokens) +
-                  " tokens, width " + std::to_string(f.dim) + ", not the settings asked for");
+    return refuse("describes seed " + std::to_string(f.seed) + ", " + format_count(f.tokens) +
+                  " tokens, width " + format_count(f.dim) + ", not the settings asked for");
   for (const auto* rows : {&f.none_argmax, &f.tied_argmax}) {
     if (rows->size() != f.tokens) return refuse("needs one argmax per token");
     for (std::size_t column : *rows)

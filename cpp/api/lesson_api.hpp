@@ -63,8 +63,11 @@ struct RejectionView {
 struct GradcheckView {
   bool passed = false;
   std::size_t checks = 0, input_checks = 0, query_checks = 0, key_checks = 0, value_checks = 0;
-  NumberView max_error, tolerance, step;
+  NumberView max_error, tolerance, step;  // max_error.text: 3 significant digits (value stays exact)
   std::string problem;
+  // The rules as applied, in words and numbers the page shows verbatim: how far each number is moved, and
+  // when a coordinate passes (the tolerance on the scaled error plus the rounding allowance).
+  std::string step_rule, pass_rule;
 };
 struct EvidenceView {
   TensorView input, query_weight, key_weight, value_weight, query_upstream, key_upstream, value_upstream;
@@ -332,6 +335,7 @@ template <class V> void describe(V& v, const RejectionView& t) { QKV_FIELD(messa
 template <class V> void describe(V& v, const GradcheckView& t) {
   QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(input_checks); QKV_FIELD(query_checks); QKV_FIELD(key_checks);
   QKV_FIELD(value_checks); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(step); QKV_FIELD(problem);
+  QKV_FIELD(step_rule); QKV_FIELD(pass_rule);
 }
 template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);

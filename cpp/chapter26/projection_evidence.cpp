@@ -132,6 +132,7 @@ GradcheckSummary check_gradients(const ProjectionRequest& request, const Project
   };
   GradcheckOptions options;
   options.objective_error = loss_rounding_bound(request);
+  summary.loss_rounding_bound = options.objective_error;
   for (const auto& probe : probes) {
     ProjectionRequest trial = request;
     const Objective objective = [&trial, &probe](const Tensor& point) {

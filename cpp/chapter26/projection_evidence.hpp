@@ -39,6 +39,7 @@ struct GradcheckSummary {
   std::size_t input_checks = 0, query_checks = 0, key_checks = 0, value_checks = 0;
   double max_error = 0.0;
   double tolerance = 0.0;
+  double loss_rounding_bound = 0.0;  // the bound on L's rounding error behind the pass rule's allowance
   std::string problem;  // why it could not run, when it could not (then passed is false)
 };
 

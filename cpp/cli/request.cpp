@@ -31,7 +31,7 @@ Result<std::string, CliError> read_limited(std::istream& in, const std::string& 
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
     if (text.size() > kMaxRequestBytes) {
       return fail(CliError{"budget", name + " holds more than the limit of " +
-                                         std::to_string(kMaxRequestBytes) + " bytes (8 MiB)"});
+                                         format_count(kMaxRequestBytes) + " bytes (8 MiB)"});
     }
   }
   if (in.bad()) return fail(CliError{"io", "cannot read " + name});

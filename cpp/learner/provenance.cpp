@@ -122,8 +122,9 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
       CellProvenance out{names.gradient_name + indices({k, j}), {sum.left, sum.right}, {}, {}};
       out.expression = out.target + " = " + sum.terms + " = " +
                        format_prose(gradient_of(*evidence.primary.gradients, branch).values()[index]);
-      out.description = "Column " + std::to_string(k) + " of X times column " + std::to_string(j) + " of " +
-                        names.upstream_name + ", summed over every batch item and token.";
+      // Not a forward product (no weight column in it): X's column k against the upstream's column j.
+      out.description = "Column " + std::to_string(k) + " of X dotted with column " + std::to_string(j) +
+                        " of " + names.upstream_name + ": one product per batch item and token, summed.";
       return out;
     }
   }

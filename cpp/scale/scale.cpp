@@ -135,9 +135,10 @@ ScaleResponse scale(const ScaleRequest& request) {
   out.smaller = run_view({B, half, D}, H, *smaller);
   const double work_ratio = static_cast<double>(T) / static_cast<double>(half);
   out.linear =
-      "Every multiply-add pairs one entry of X (B·T·D of them) with one of the H columns of a weight, "
-      "so the work is B·T·D·H times a constant (9 multiply-adds for the three forward products and "
-      "the six of backward): doubling any one of B, T, D or H doubles it. Here T = " +
+      "Each forward product pairs every entry of X (B·T·D of them) with each of the H columns of its "
+      "weight: B·T·D·H multiply-adds. Backward does two products of the same size per branch (U Wᵀ for X̄, "
+      "Xᵀ U for the weight's gradient), so the work is 9·B·T·D·H in all: doubling any one of B, T, D or H "
+      "doubles it. Here T = " +
       std::to_string(T) + " has " + three_digits(work_ratio) +
       "× the multiply-adds of T = " + std::to_string(half) + ", and took " +
       three_digits(run->seconds / smaller->seconds) +

@@ -3,12 +3,15 @@
 
 #include <cmath>
 
+#include "tensor/tensor.hpp"
+
 namespace qkv {
 
 std::string RandomError::message() const {
   switch (kind) {
     case RandomErrorKind::SeedOutOfRange:
-      return "seed must be between 0 and " + std::to_string(NumpyLegacyRandom::kMaxSeed) + ", got " +
+      // The limit as people read it ("4,294,967,295"); the seed refused as it was given.
+      return "seed must be between 0 and " + format_count(NumpyLegacyRandom::kMaxSeed) + ", got " +
              std::to_string(actual);
   }
   return "unknown random error";

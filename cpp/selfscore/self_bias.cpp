@@ -158,22 +158,24 @@ const ScoreSummary& SelfBiasResult::summary(ScoreKind kind) const {
 }
 
 std::string SelfBiasError::message() const {
+  // Limits and costs as people read them ("4,294,967,295"); the value refused as it was given.
+  const auto count = [](std::int64_t value) { return format_count(static_cast<std::uint64_t>(value)); };
   const std::string got = ", got " + std::to_string(actual);
-  const std::string size_range = " must be between 1 and " + std::to_string(kSelfBiasMaxSize);
+  const std::string size_range = " must be between 1 and " + count(kSelfBiasMaxSize);
   switch (kind) {
     case SelfBiasErrorKind::SeedOutOfRange:
-      return "seed must be between 0 and " + std::to_string(NumpyLegacyRandom::kMaxSeed) + got;
+      return "seed must be between 0 and " + count(NumpyLegacyRandom::kMaxSeed) + got;
     case SelfBiasErrorKind::TokensOutOfRange:
       return "tokens" + size_range + got;
     case SelfBiasErrorKind::DimOutOfRange:
       return "dim" + size_range + got;
     case SelfBiasErrorKind::SeedCountOutOfRange:
-      return "seed count must be between 1 and " + std::to_string(kMaxSearchSeeds) + got;
+      return "seed count must be between 1 and " + count(kMaxSearchSeeds) + got;
     case SelfBiasErrorKind::SearchOverBudget:
-      return "a search of " + std::to_string(actual) + " seeds at " + std::to_string(seed_cost) +
-             " multiply-adds each exceeds the limit of " + std::to_string(kSearchBudget) +
-             " multiply-adds per search; at these sizes at most " +
-             std::to_string(kSearchBudget / seed_cost) + " seeds fit";
+      return "a search of " + count(actual) + " seeds at " + count(seed_cost) +
+             " multiply-adds each exceeds the limit of " + count(kSearchBudget) +
+             " multiply-adds per search; at these sizes at most " + count(kSearchBudget / seed_cost) +
+             " seeds fit";
   }
   return "unknown self-bias error";
 }

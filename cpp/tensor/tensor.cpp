@@ -82,13 +82,23 @@ std::string format_shape(const Shape& shape) {
   return text + "]";
 }
 
+std::string format_count(std::uint64_t value) {
+  const std::string digits = std::to_string(value);
+  std::string out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 std::string TensorError::message() const {
   switch (kind) {
     case TensorErrorKind::DataLength:
-      return "shape needs " + std::to_string(expected_count) + " values, but data has " +
-             std::to_string(actual_count);
+      return "shape needs " + format_count(expected_count) + " values, but data has " +
+             format_count(actual_count);
     case TensorErrorKind::TooLarge:
-      return "shape " + format_shape(actual) + " has more than " + std::to_string(kMaxElements) + " elements";
+      return "shape " + format_shape(actual) + " has more than " + format_count(kMaxElements) + " elements";
     case TensorErrorKind::NonFinite:
       return operation + " must be finite, got " + format_number(value) + " at index " +
              std::to_string(index);
@@ -96,8 +106,8 @@ std::string TensorError::message() const {
       return operation + " needs rank at least " + std::to_string(expected_count) + ", got rank " +
              std::to_string(actual_count);
     case TensorErrorKind::InnerMismatch:
-      return "matmul inner widths must match, got " + std::to_string(expected_count) + " and " +
-             std::to_string(actual_count);
+      return "matmul inner widths must match, got " + format_count(expected_count) + " and " +
+             format_count(actual_count);
     case TensorErrorKind::Broadcast:
       return operation + " cannot broadcast shapes " + format_shape(expected) + " and " +
              format_shape(actual);
@@ -105,8 +115,8 @@ std::string TensorError::message() const {
       return "sum_axis axis " + std::to_string(index) + " is out of range for rank " +
              std::to_string(actual_count);
     case TensorErrorKind::ReshapeCount:
-      return "reshape cannot turn " + std::to_string(actual_count) + " values into shape " +
-             format_shape(expected) + " of " + std::to_string(expected_count) + " values";
+      return "reshape cannot turn " + format_count(actual_count) + " values into shape " +
+             format_shape(expected) + " of " + format_count(expected_count) + " values";
     case TensorErrorKind::BackwardOutput:
       return actual_count != 0 ? "backward needs a rank-0 output, got rank " + std::to_string(actual_count)
                                : "backward needs an output that depends on a parameter";

@@ -48,6 +48,9 @@ struct TensorError {
 };
 
 std::string format_shape(const Shape& shape);
+// A whole number as messages write it for people, thousands grouped with commas: "960", "24,000",
+// "67,108,864" (text/format.hpp holds the other formats; this one is here so the core's messages can use it).
+std::string format_count(std::uint64_t value);
 
 // Number of elements, or an error if it exceeds kMaxElements (checked without overflow).
 Result<Extent, TensorError> element_count(const Shape& shape);

@@ -103,14 +103,4 @@ std::string shortened(const std::string& text, std::size_t limit) {
   return out;
 }
 
-std::string format_count(std::uint64_t value) {
-  const std::string digits = std::to_string(value);
-  std::string out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
 }  // namespace qkv

@@ -27,8 +27,7 @@ std::string format_shortest(double value);
 std::string format_prose(double value);
 // %.<digits>g as a C literal without "+" or leading exponent zeros: "0.0123", "4.5e8", "1.2e-5".
 std::string format_significant(double value, int digits);
-// A whole number as people read it, thousands grouped with commas: "960", "24,000", "1,000,000,000".
-std::string format_count(std::uint64_t value);
+// A whole number as people read it, "24,000": format_count in tensor/tensor.hpp (the core's messages use it).
 // A shape as prose writes it: "[1, 2, 3]" (format_shape, "[1,2,3]", is the course's golden-file form).
 std::string shape_text(const Shape& shape);
 // At most `limit` characters (UTF-8 code points) of `text`, then "…" when it was longer: an echoed entry

@@ -198,7 +198,7 @@ std::vector<std::string> bias_args(const std::string& seed, const std::string& t
 }
 
 TEST(CliNumpyErrors, RandnRejectsBadSeedsAndSizes) {
-  const std::string seed_range = "seed must be between 0 and 4294967295, got ";
+  const std::string seed_range = "seed must be between 0 and 4,294,967,295, got ";
   expect_rejected(randn_args("-1", "2", "3"), "random", seed_range + "-1");
   expect_rejected(randn_args("4294967296", "2", "3"), "random", seed_range + "4294967296");
   expect_rejected(randn_args("abc", "2", "3"), "arguments", "--seed must be an integer, got abc");
@@ -219,7 +219,7 @@ TEST(CliNumpyErrors, RandnRejectsBadSeedsAndSizes) {
 }
 
 TEST(CliNumpyErrors, SelfBiasRejectsBadSeedsAndSizesWithTheLibrarysMessages) {
-  const std::string seed_range = "seed must be between 0 and 4294967295, got ";
+  const std::string seed_range = "seed must be between 0 and 4,294,967,295, got ";
   expect_rejected(bias_args("-1", "5", "8"), "self_bias", seed_range + "-1");
   expect_rejected(bias_args("4294967296", "5", "8"), "self_bias", seed_range + "4294967296");
   expect_rejected(bias_args("abc", "5", "8"), "arguments", "--seed must be an integer, got abc");
@@ -238,9 +238,9 @@ TEST(CliNumpyErrors, FindOffDiagonalRejectsBadKindsAndCounts) {
   expect_rejected({"find-off-diagonal", "--kind", "separate", "--start", "0"}, "arguments",
                   "--kind must be none or tied, got separate");
   expect_rejected({"find-off-diagonal", "--kind", "none", "--start", "-1"}, "self_bias",
-                  "seed must be between 0 and 4294967295, got -1");
+                  "seed must be between 0 and 4,294,967,295, got -1");
   expect_rejected({"find-off-diagonal", "--kind", "none", "--start", "0", "--count", "0"}, "self_bias",
-                  "seed count must be between 1 and 1000000, got 0");
+                  "seed count must be between 1 and 1,000,000, got 0");
   expect_rejected({"find-off-diagonal", "--kind", "tied", "--start", "0", "--tokens", "0"}, "self_bias",
                   "tokens must be between 1 and 512, got 0");
 }

@@ -123,7 +123,7 @@ TEST(CliRobustness, ZeroTokensWithAHugeBatchIsRefusedBeforeBackward) {
   const std::string path = write_temp("zero.json", request.dump());
   const CliRun run = run_cli("evidence --input " + quoted(path));
   std::remove(path.c_str());
-  const json document = expect_error(run, "tensor", "shape [16777216,3,2] has more than 67108864 elements");
+  const json document = expect_error(run, "tensor", "shape [16777216,3,2] has more than 67,108,864 elements");
   EXPECT_EQ(document["error"].value("field", ""), "input");
   // Under the element cap but over the work budget: refused by the budget, naming its limit.
   request = request_of({2000000, 0, 4}, 4);
@@ -173,7 +173,7 @@ TEST(CliRobustness, LongTokenAxesAreRefusedByTheirCost) {
   // [1, 6e6, 1]: 3.2 GB and minutes before. As JSON its values alone pass the byte limit.
   const json request = request_of({1, 2000000, 1}, 1);
   const CliRun run = run_cli("evidence --input -", request.dump());
-  expect_error(run, "budget", "standard input holds more than the limit of 8388608 bytes (8 MiB)");
+  expect_error(run, "budget", "standard input holds more than the limit of 8,388,608 bytes (8 MiB)");
   // Without upstreams it fits the bytes but not the work.
   const json forward = request_of({1, 1100000, 1}, 1, false);
   const std::string text = forward.dump();
@@ -184,18 +184,19 @@ TEST(CliRobustness, LongTokenAxesAreRefusedByTheirCost) {
 
 TEST(CliRobustness, AnEndlessInputStopsAtTheByteLimit) {
   const CliRun run = run_cli("evidence --input /dev/zero");
-  expect_error(run, "budget", "/dev/zero holds more than the limit of 8388608 bytes (8 MiB)");
+  expect_error(run, "budget", "/dev/zero holds more than the limit of 8,388,608 bytes (8 MiB)");
 }
 
 TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
   const CliRun run =
       run_cli("find-off-diagonal --kind tied --start 0 --tokens 512 --dim 512 --count 1000000");
   const std::int64_t seed_cost = search_seed_cost(ScoreKind::Tied, 512, 512);
-  expect_error(run, "budget",
-               "a search of 1000000 seeds at " + std::to_string(seed_cost) +
-                   " multiply-adds each exceeds the limit of " + std::to_string(kSearchBudget) +
-                   " multiply-adds per search; at these sizes at most " +
-                   std::to_string(kSearchBudget / seed_cost) + " seeds fit");
+  expect_error(
+      run, "budget",
+      "a search of 1,000,000 seeds at " + format_count(seed_cost) +
+          " multiply-adds each exceeds the limit of 5,000,000,000 multiply-adds per search; at these "
+          "sizes at most " +
+          format_count(kSearchBudget / seed_cost) + " seeds fit");
   // The most seeds of one token (never a counterexample, so every seed is tried) that fit, and one more.
   const std::int64_t fits = kSearchBudget / search_seed_cost(ScoreKind::Tied, 1, 512);
   const std::string search = "find-off-diagonal --kind tied --start 0 --tokens 1 --dim 512 --count ";

@@ -159,7 +159,7 @@ TEST(CliInit, BadArgumentsExitTwoWithTheExactMessage) {
       "query projection: parameter name byte 0 must be lowercase ASCII, a digit, underscore, or dot; "
       "got 0x42");
   expect_rejected(run_cli("init --seed 26 --model-width 99999999 --head-width 2"), "qkv",
-                  "query projection: shape [99999999,2] has more than 67108864 elements");
+                  "query projection: shape [99999999,2] has more than 67,108,864 elements");
   expect_rejected(run_cli("init --seed 26 --model-width 3"), "arguments", "--head-width is required");
 }
 
@@ -358,13 +358,13 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
   // A weight whose shape alone is too large (its values are never looked at).
   json request = fixture_request();
   request["query_weight"] = {{"shape", {1, 100000000}}, {"values", {1.0}}};
-  expect_rejected(run_evidence(request), "tensor", "shape [1,100000000] has more than 67108864 elements");
+  expect_rejected(run_evidence(request), "tensor", "shape [1,100000000] has more than 67,108,864 elements");
 
   // A shape whose element count overflows 64 bits.
   request = fixture_request();
   request["input"] = {{"shape", {4294967296ULL, 4294967296ULL, 1}}, {"values", {1.0}}};
   expect_rejected(run_evidence(request), "tensor",
-                  "shape [4294967296,4294967296,1] has more than 67108864 elements");
+                  "shape [4294967296,4294967296,1] has more than 67,108,864 elements");
 
   // Small inputs whose output is too large: [8192,1,1] · [1,16384] -> [8192,1,16384] = 2^27 values.
   request = {{"input", values_tensor({8192, 1, 1}, 0.5)},
@@ -372,7 +372,7 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
              {"key_weight", values_tensor({1, 16384}, 0.25)},
              {"value_weight", values_tensor({1, 16384}, 0.25)}};
   expect_rejected(run_evidence(request), "qkv",
-                  "query projection: shape [8192,1,16384] has more than 67108864 elements", "input");
+                  "query projection: shape [8192,1,16384] has more than 67,108,864 elements", "input");
 }
 
 TEST(CliArguments, UnknownOrIncompleteCommandLines) {

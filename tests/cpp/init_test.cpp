@@ -167,9 +167,9 @@ TEST(Xavier, RejectsInOrderAndLeavesTheGeneratorUntouched) {
       {"w", 3, 0, InitializationErrorKind::ZeroFanOut, "fan-out must be greater than zero"},
       // Too large to allocate: a tensor error, found before any draw.
       {"w", 100000, 100000, InitializationErrorKind::Tensor,
-       "shape [100000,100000] has more than 67108864 elements"},
+       "shape [100000,100000] has more than 67,108,864 elements"},
       {"w", Extent{1} << 32, Extent{1} << 32, InitializationErrorKind::Tensor,
-       "shape [4294967296,4294967296] has more than 67108864 elements"},
+       "shape [4294967296,4294967296] has more than 67,108,864 elements"},
   };
   for (const Case& c : cases) {
     SplitMix64 rng(26);

@@ -4,8 +4,18 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <cstdlib>
+
+#include "text/format.hpp"
+
 namespace qkv::api {
 namespace {
+
+// The rounding bound the fixture's gradcheck allows for (computed by the evidence, not by this test).
+double fixture_evidence_bound() {
+  return compute_chapter_evidence(chapter_fixture()).value().primary.gradcheck->loss_rounding_bound;
+}
 
 TEST(LessonApi, FixtureHasTheSizeLimitsTheLegendStates) {
   const FixtureResponse out = fixture();
@@ -26,6 +36,30 @@ TEST(LessonApi, FixtureBringsItsEvidenceAsEvaluateShowsIt) {
   EXPECT_EQ(out.evidence.input_gradient.text, evaluated.evidence->input_gradient.text);
   EXPECT_EQ(out.evidence.loss.text, evaluated.evidence->loss.text);
   EXPECT_EQ(out.evidence.initialization_state_after, evaluated.evidence->initialization_state_after);
+}
+
+TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {
+  const GradcheckView& g = fixture().evidence.gradcheck;
+  // The largest difference with 3 significant digits; the exact value stays in `value`.
+  EXPECT_EQ(g.max_error.text, format_significant(g.max_error.value, 3));
+  EXPECT_LE(g.max_error.text.size(), 8u) << g.max_error.text;
+  EXPECT_LT(std::fabs(std::strtod(g.max_error.text.c_str(), nullptr) / g.max_error.value - 1), 5e-3);
+  // The step and the tolerance are written exactly: the text reads back to the same double.
+  EXPECT_EQ(g.step.text, "1e-6");
+  EXPECT_EQ(g.tolerance.text, "2e-6");
+  EXPECT_EQ(std::strtod(g.step.text.c_str(), nullptr), GradcheckOptions{}.step);
+  EXPECT_EQ(std::strtod(g.tolerance.text.c_str(), nullptr), GradcheckOptions{}.tolerance);
+  // gradcheck.cpp: h = step · max(1, |x|); pass when |a/s − n/s| <= tolerance + 2·ε / (h′·s).
+  EXPECT_EQ(g.step_rule,
+            "Each checked number x is moved down and up by h = 1e-6 · max(1, |x|) (1e-6 when |x| ≤ 1).");
+  const std::string bound = format_significant(fixture_evidence_bound(), 3);
+  EXPECT_EQ(
+      g.pass_rule,
+      "A number passes when |a/s − n/s| ≤ 2e-6 + r, with s = max(1, |a|, |n|) and the rounding allowance "
+      "r = 2 · ε / (h′ · s), where ε = " +
+          bound +
+          " bounds how far rounding can move L at these numbers and h′ is the smaller of the two steps "
+          "x − (x − h) and (x + h) − x as floating point gives them.");
 }
 
 TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
@@ -218,7 +252,7 @@ TEST(LessonApi, SearchOverTheBudgetIsRefusedWithKindBudget) {
   EXPECT_EQ(refused.error->kind, "budget");
   EXPECT_EQ(refused.error->field, "count");
   EXPECT_EQ(refused.error->message,
-            "a search of 1000 seeds at 294912000 multiply-adds each exceeds the limit of 5000000000 "
+            "a search of 1,000 seeds at 294,912,000 multiply-adds each exceeds the limit of 5,000,000,000 "
             "multiply-adds per search; at these sizes at most 16 seeds fit");
   std::vector<std::int64_t> reports;
   const SeedSearchResponse searched =

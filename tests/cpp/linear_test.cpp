@@ -242,7 +242,7 @@ TEST(LinearCreate, FailuresAreTypedAndLeaveTheGeneratorUntouched) {
        "parameter name has an empty dot-separated segment at byte 2"},
       // Too large to allocate, found before any draw.
       {"p", 100000, 100000, LinearErrorKind::Initialization,
-       "shape [100000,100000] has more than 67108864 elements"},
+       "shape [100000,100000] has more than 67,108,864 elements"},
   };
   for (const Case& c : cases) {
     for (bool bias : {false, true}) {

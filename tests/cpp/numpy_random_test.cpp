@@ -119,7 +119,7 @@ TEST(NumpyLegacyRandom, RejectedReseedLeavesTheGeneratorUntouched) {
   NumpyLegacyRandom copy = rng;
   const auto result = rng.reseed(-1);
   ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.error().message(), "seed must be between 0 and 4294967295, got -1");
+  EXPECT_EQ(result.error().message(), "seed must be between 0 and 4,294,967,295, got -1");
   const std::vector<double> got = rng.randn(5);
   const std::vector<double> want = copy.randn(5);
   for (std::size_t i = 0; i < 5; ++i) EXPECT_EQ(bits_of(got[i]), bits_of(want[i])) << i;
@@ -156,12 +156,12 @@ TEST(NumpyLegacyRandom, SeedRange) {
   const auto negative = NumpyLegacyRandom::seeded(-1);
   ASSERT_FALSE(negative.ok());
   EXPECT_EQ(negative.error().kind, RandomErrorKind::SeedOutOfRange);
-  EXPECT_EQ(negative.error().message(), "seed must be between 0 and 4294967295, got -1");
+  EXPECT_EQ(negative.error().message(), "seed must be between 0 and 4,294,967,295, got -1");
 
   const auto too_big = NumpyLegacyRandom::seeded(4294967296);
   ASSERT_FALSE(too_big.ok());
   EXPECT_EQ(too_big.error().actual, 4294967296);
-  EXPECT_EQ(too_big.error().message(), "seed must be between 0 and 4294967295, got 4294967296");
+  EXPECT_EQ(too_big.error().message(), "seed must be between 0 and 4,294,967,295, got 4294967296");
 }
 
 }  // namespace

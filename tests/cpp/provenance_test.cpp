@@ -58,6 +58,8 @@ TEST(Provenance, WeightGradientCellSumsOverTheRows) {
   const CellProvenance key = explain("key_weight_gradient", 5);
   EXPECT_EQ(key.target, "W̄_K[2,1]");
   EXPECT_EQ(key.expression, "W̄_K[2,1] = (−1)·(−1) + 2·0 = 1");
+  EXPECT_EQ(key.description,
+            "Column 2 of X dotted with column 1 of U_K: one product per batch item and token, summed.");
   EXPECT_EQ(key.sources[0].tensor, "input");
   EXPECT_EQ(key.sources[0].indices, (std::vector<Extent>{2, 5}));
   EXPECT_EQ(key.sources[1].tensor, "key_upstream");
@@ -135,6 +137,17 @@ TEST(Provenance, ScoresFollowTheShapeAtTwoBatchItemsOfThreeTokens) {
   EXPECT_EQ(cell->sources[0].indices, (std::vector<Extent>{10, 11}));
   EXPECT_EQ(cell->sources[1].indices, (std::vector<Extent>{6, 7}));
   EXPECT_FALSE(cell_provenance(evidence, "scores", 18));
+}
+
+TEST(Provenance, OnlyTheForwardProductsPairXWithAWeightColumn) {
+  // Q, K and V take a row of X times a column of the weight; no gradient's description says so.
+  EXPECT_NE(explain("key", 2).description.find("of X times column 0 of W_K"), std::string::npos);
+  for (const char* tensor : {"input_gradient", "query_weight_gradient", "key_weight_gradient",
+                             "value_weight_gradient", "scores"}) {
+    const std::string description = explain(tensor, 0).description;
+    EXPECT_EQ(description.find("X times column"), std::string::npos) << tensor << ": " << description;
+    EXPECT_EQ(description.find("column 0 of W_"), std::string::npos) << tensor << ": " << description;
+  }
 }
 
 TEST(Provenance, AnEmptyBatchGivesAnEmptySum) {

@@ -233,7 +233,7 @@ TEST(QkvCreate, ErrorsAndPrecedenceLeaveTheGeneratorUntouched) {
       {"", 3, 2, "query projection: parameter name has an empty dot-separated segment at byte 0"},
       {"p.", 3, 2, "query projection: parameter name has an empty dot-separated segment at byte 2"},
       // Too large for the limit, rejected before any draw.
-      {"p", 100000, 100000, "query projection: shape [100000,100000] has more than 67108864 elements"},
+      {"p", 100000, 100000, "query projection: shape [100000,100000] has more than 67,108,864 elements"},
   };
   for (const Case& c : cases) {
     SplitMix64 rng(26);

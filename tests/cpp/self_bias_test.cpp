@@ -189,8 +189,8 @@ TEST(SelfBias, RejectsOutOfRangeRequests) {
   EXPECT_EQ(error_of({1, 5, 0}), "dim must be between 1 and 512, got 0");
   EXPECT_EQ(error_of({1, 100000, 8}), "tokens must be between 1 and 512, got 100000");
   EXPECT_EQ(error_of({1, 5, 513}), "dim must be between 1 and 512, got 513");
-  EXPECT_EQ(error_of({-1, 5, 8}), "seed must be between 0 and 4294967295, got -1");
-  EXPECT_EQ(error_of({4294967296, 5, 8}), "seed must be between 0 and 4294967295, got 4294967296");
+  EXPECT_EQ(error_of({-1, 5, 8}), "seed must be between 0 and 4,294,967,295, got -1");
+  EXPECT_EQ(error_of({4294967296, 5, 8}), "seed must be between 0 and 4,294,967,295, got 4294967296");
   EXPECT_EQ(run_self_bias({1, 0, 8}).error().kind, SelfBiasErrorKind::TokensOutOfRange);
   EXPECT_EQ(error_of({4294967295, 1, 1}), "ok");
   EXPECT_EQ(error_of({0, 512, 1}), "ok");
@@ -198,7 +198,7 @@ TEST(SelfBias, RejectsOutOfRangeRequests) {
 
 // Validation order: seed, tokens, dim.
 TEST(SelfBias, ValidationOrder) {
-  EXPECT_EQ(error_of({-1, 0, 0}), "seed must be between 0 and 4294967295, got -1");
+  EXPECT_EQ(error_of({-1, 0, 0}), "seed must be between 0 and 4,294,967,295, got -1");
   EXPECT_EQ(error_of({1, 0, 0}), "tokens must be between 1 and 512, got 0");
 }
 
@@ -213,9 +213,9 @@ std::string search_error_of(std::int64_t start_seed, std::int64_t max_seeds, std
 
 // Validation order: start_seed, max_seeds, tokens, dim.
 TEST(SelfBias, SearchRejectsOutOfRangeInputsInOrder) {
-  EXPECT_EQ(search_error_of(-1, 0, 0), "seed must be between 0 and 4294967295, got -1");
-  EXPECT_EQ(search_error_of(0, 0, 0), "seed count must be between 1 and 1000000, got 0");
-  EXPECT_EQ(search_error_of(0, 1000001, 5), "seed count must be between 1 and 1000000, got 1000001");
+  EXPECT_EQ(search_error_of(-1, 0, 0), "seed must be between 0 and 4,294,967,295, got -1");
+  EXPECT_EQ(search_error_of(0, 0, 0), "seed count must be between 1 and 1,000,000, got 0");
+  EXPECT_EQ(search_error_of(0, 1000001, 5), "seed count must be between 1 and 1,000,000, got 1000001");
   EXPECT_EQ(search_error_of(0, 10, 0), "tokens must be between 1 and 512, got 0");
 }
 
@@ -245,15 +245,15 @@ TEST(SelfBias, SearchOverTheBudgetIsRefusedUpFrontNamingTheLimit) {
   ASSERT_FALSE(over.ok());
   EXPECT_EQ(over.error().kind, SelfBiasErrorKind::SearchOverBudget);
   EXPECT_EQ(over.error().message(),
-            "a search of 9093 seeds at 549888 multiply-adds each exceeds the limit of 5000000000 "
-            "multiply-adds per search; at these sizes at most 9092 seeds fit");
+            "a search of 9,093 seeds at 549,888 multiply-adds each exceeds the limit of 5,000,000,000 "
+            "multiply-adds per search; at these sizes at most 9,092 seeds fit");
   // The page's search at the largest sizes.
   search.kind = ScoreKind::Tied;
   search.tokens = 512;
   search.dim = 512;
   search.max_seeds = 1000;
   EXPECT_EQ(find_off_diagonal_seed(search).error().message(),
-            "a search of 1000 seeds at 294912000 multiply-adds each exceeds the limit of 5000000000 "
+            "a search of 1,000 seeds at 294,912,000 multiply-adds each exceeds the limit of 5,000,000,000 "
             "multiply-adds per search; at these sizes at most 16 seeds fit");
   // The budget is checked last: a bad size wins.
   search.dim = 513;

@@ -109,7 +109,7 @@ TEST(TensorTooLarge, IsRejectedBeforeAllocating) {
   const TensorError from_values = error_of(Tensor::from_values({100000, 100000}, {}));
   EXPECT_EQ(from_values.kind, TensorErrorKind::TooLarge);
   EXPECT_EQ(from_values.actual, (Shape{100000, 100000}));
-  EXPECT_EQ(from_values.message(), "shape [100000,100000] has more than 67108864 elements");
+  EXPECT_EQ(from_values.message(), "shape [100000,100000] has more than 67,108,864 elements");
   EXPECT_EQ(error_of(Tensor::zeros({100000, 100000})).kind, TensorErrorKind::TooLarge);
   // 2^32 · 2^32 wraps a 64-bit product to 0; the check must not be fooled by the overflow.
   EXPECT_EQ(error_of(Tensor::zeros({Extent{1} << 32, Extent{1} << 32})).kind, TensorErrorKind::TooLarge);
@@ -299,7 +299,7 @@ TEST(TensorElementwise, RejectsABroadcastTooLargeBeforeAllocating) {
   auto column = Tensor::zeros({100000, 1});
   auto row = Tensor::zeros({100000});
   EXPECT_EQ(error_of(add(*column, *row)).kind, TensorErrorKind::TooLarge);
-  EXPECT_EQ(error_of(add(*column, *row)).message(), "shape [100000,100000] has more than 67108864 elements");
+  EXPECT_EQ(error_of(add(*column, *row)).message(), "shape [100000,100000] has more than 67,108,864 elements");
   // The shape rule alone allocates nothing, so it does not judge size (a batch shape may be huge when the
   // result is empty).
   auto huge = broadcast_shapes("add", {100000, 1}, {100000});

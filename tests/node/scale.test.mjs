@@ -19,6 +19,9 @@ for (const { name, suffix } of variants) {
       assert.deepEqual([lesson.run.shape, lesson.run.multiply_adds, lesson.smaller.shape, lesson.smaller.multiply_adds], ['[1, 2, 3] → 2', '108', '[1, 1, 3] → 2', '54']);
       assert.deepEqual(lesson.summaries.map((s) => [s.name, s.shape]), [['Q', '[1, 2, 2]'], ['K', '[1, 2, 2]'], ['V', '[1, 2, 2]'], ['dL/dX', '[1, 2, 3]'], ['dL/dW_Q', '[3, 2]'], ['dL/dW_K', '[3, 2]'], ['dL/dW_V', '[3, 2]']]);
       assert.match(lesson.linear, /T = 2 has 2× the multiply-adds of T = 1/);
+      // Only the forward products pair X with a weight's columns; backward's are U Wᵀ and Xᵀ U.
+      assert.match(lesson.linear, /^Each forward product pairs every entry of X \(B·T·D of them\) with each of the H columns of its weight/);
+      assert.doesNotMatch(lesson.linear, /Every multiply-add pairs/);
       // dL/dW_Q = Xᵀ·U_Q and Q = X·W_Q: seeded, so the summaries are the same text on every run.
       assert.deepEqual(core.scale({ preset: 'lesson' }).summaries, lesson.summaries);
       const small = core.scale({ preset: 'small' });

@@ -195,7 +195,7 @@ describe('the worker’s calls', () => {
     assert.deepEqual(reports, [48900, 97800]);
     const refused = core.findSeedWithProgress({ kind: 'tied', after: '1', count: '1000', tokens: '512', dim: '512' }, () => assert.fail('no work, no progress'));
     assert.deepEqual([refused.ok, refused.error.kind, refused.error.field], [false, 'budget', 'count']);
-    assert.match(refused.error.message, /exceeds the limit of 5000000000 multiply-adds per search; at these sizes at most 16 seeds fit$/);
+    assert.match(refused.error.message, /exceeds the limit of 5,000,000,000 multiply-adds per search; at these sizes at most 16 seeds fit$/);
     assert.equal(core.findSeedWithProgress({ kind: 'none', after: '', count: '1', tokens: '5', dim: '8' }, 'not a function').error.field, 'progress');
   });
 });

@@ -42,10 +42,12 @@ export interface GradcheckView {
   query_checks: number;
   key_checks: number;
   value_checks: number;
-  max_error: NumberView;
+  max_error: NumberView; // text: 3 significant digits ("4.37e-10"); value exact
   tolerance: NumberView;
   step: NumberView;
   problem: string;
+  step_rule: string; // the step rule as applied, to show verbatim
+  pass_rule: string; // the pass rule as applied (tolerance on the scaled error plus the rounding allowance)
 }
 export interface EvidenceView {
   input: TensorView;
