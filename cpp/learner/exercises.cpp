@@ -118,7 +118,7 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   const auto score_sum = [&](Extent j) {
     return j < tokens ? written_products(q0, first_batch_row(e.primary.key, j)) : std::string("(no token)");
   };
-  const auto score_of = [&](Extent j) { return j < tokens ? e.primary.scores[j] : 0.0; };
+  const auto score_of = [&](Extent j) { return j < e.primary.scores.size() ? e.primary.scores[j] : 0.0; };
   const double s00 = score_of(0), s01 = score_of(1);
   const std::string best = s00 > s01 ? "token-0" : s01 > s00 ? "token-1" : "tie";
   const std::string both_sums =
@@ -127,7 +127,7 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   for (const char* option : {"token-0", "token-1"})
     if (best != option)
       best_key_hints.push_back({option, "Work out both sums: " + both_sums + ". " +
-                                            (best == "tie" ? "Are they really different?"
+                                            (best == "tie" ? "Compare the two results."
                                                            : "The key you chose gives the smaller one.")});
   if (best != "tie")
     best_key_hints.push_back({"tie", "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + both_sums + "."});
