@@ -671,27 +671,23 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
     h(
       'p',
       {},
-      'The core moves single numbers x of X and of each weight up and down by a small step h, in proportion to x once x is larger than 1 (so that the step stays a fixed share of the number):',
-    ),
-    mathSpan(math.probeStep, 'math display'),
-    h(
-      'p',
-      {},
-      'It watches how the objective L moves (the numeric slope n) and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
+      'The core moves single numbers of X and of each weight down and up by a small step, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
     ),
     mathSpan(math.tolerance, 'math display'),
     symbols([
-      [math.symH0, `the step at unit scale, h₀ = ${g.step.text}`],
       [math.symA, 'the gradient of L from the backward pass (analytic)'],
-      [math.symN, 'the slope of L measured by moving one number up and down by h (numeric)'],
+      [math.symN, 'the slope of L measured by moving one number down and up (numeric)'],
       [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
-      [math.symTau, `the tolerance: how far apart a and n may be on that scale, τ = ${g.tolerance.text}`],
-      [math.symR, 'the rounding allowance: twice a bound on how far rounding can move L, divided by the step and by s'],
+      [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
+      [math.symR, 'the rounding allowance (see the pass rule below)'],
     ]),
     h(
       'dl',
       { class: 'facts' },
       ...facts([
+        // The rules as the core applies them, in its words.
+        ['Step', g.step_rule],
+        ['Pass rule', g.pass_rule],
         ['Numbers checked', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
         ['Largest difference found, |a/s − n/s|', h('bdi', { dir: 'ltr' }, g.max_error.text)],
         ['Result', g.passed ? 'the gradients agree' : `they do not agree${g.problem ? `: ${g.problem}` : ''}`],

@@ -39,9 +39,7 @@ export const formulas = {
   symN: { tex: 'n', display: false },
   symS: { tex: 's', display: false },
   symTau: { tex: '\\tau', display: false },
-  probeStep: { tex: 'h = h_0 \\cdot \\max(1, |x|)', display: true },
   tolerance: { tex: '\\left|\\frac{a}{s} - \\frac{n}{s}\\right| \\le \\tau + r,\\quad s = \\max(1, |a|, |n|)', display: true },
-  symH0: { tex: 'h_0', display: false },
   symR: { tex: 'r', display: false },
 } satisfies Record<string, Formula>;
 
