@@ -245,7 +245,7 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
     await page.locator(`${section} p[role="status"]`, { hasText: 'Not searched' }).waitFor();
     assert.equal(
       await page.locator(`${section} p[role="status"]`).innerText(),
-      'Not searched: a search of 1000 seeds at 294912000 multiply-adds each exceeds the limit of 5000000000 multiply-adds per search; at these sizes at most 16 seeds fit.',
+      'Not searched: a search of 1,000 seeds at 294,912,000 multiply-adds each exceeds the limit of 5,000,000,000 multiply-adds per search; at these sizes at most 16 seeds fit.',
     );
     const afterAll = await longestTask(page);
     assert.ok(afterAll < MAX_TASK_MS, `the longest main-thread task through the checks and the refused search was ${afterAll} ms`);
