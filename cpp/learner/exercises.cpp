@@ -63,14 +63,14 @@ const char* kOwnPeak =
     "A row peaks on its own token when its largest score sits on the diagonal (row i, column i): the ▲ "
     "that marks the row's maximum is on the ◆ of its own token.";
 
-// Where the diagonal stands in one score matrix, in words.
-std::string diagonal_story(const ScoreSummary& summary, std::size_t tokens) {
-  std::string story = of_total(summary.diagonal_rows.size(), tokens) + " rows peak on their own token";
-  if (!summary.diagonal_rows.empty() && summary.diagonal_rows.size() < tokens)
-    story += " (" + rows_text(summary.diagonal_rows) + ")";
+// Where the diagonal stands in one score matrix (named `scores`), in words, without a count (a later
+// question asks for it): "every row of X Xᵀ peaks on its own token", or the first row that does not.
+std::string diagonal_story(const ScoreSummary& summary, std::size_t tokens, const std::string& scores) {
+  if (summary.diagonal_rows.size() == tokens) return "every row of " + scores + " peaks on its own token";
+  std::string story = "not every row of " + scores + " peaks on its own token";
   for (std::size_t row = 0; row < summary.argmax.size(); ++row) {
     if (summary.argmax[row] != row) {
-      story += "; row " + std::to_string(row) + " peaks at token " + std::to_string(summary.argmax[row]) +
+      story += ": row " + std::to_string(row) + " peaks at token " + std::to_string(summary.argmax[row]) +
                " instead";
       break;
     }
@@ -283,9 +283,10 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
                  {"yes", "no"},
                  {choice(all_none ? "yes" : "no")},
                  {},
-                 "Read the line under the first table: how many rows peak on their own token?",
-                 setting + ", " + diagonal_story(now.none, now.tokens) +
-                     " in X Xᵀ. Cauchy–Schwarz guarantees it for " + rows_text(now.none.guaranteed_rows) +
+                 "Open No projection (scores = X Xᵀ): does every row's ▲ (its largest score) sit on the ◆ of "
+                 "its own token?",
+                 setting + ", " + diagonal_story(now.none, now.tokens, "X Xᵀ") +
+                     ". Cauchy–Schwarz guarantees it for " + rows_text(now.none.guaranteed_rows) +
                      " (at least as long as every other row, and equal to none)."});
   out.push_back(
       {"qkv04-exercise-2",
@@ -301,9 +302,9 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
        {"yes", "no"},
        {choice(all_tied ? "yes" : "no")},
        {},
-       "Read the line under the tied table: how many rows peak on their own token?",
-       setting + ", " + diagonal_story(now.tied, now.tokens) +
-           " in the tied scores. Tying brings back the conditional guarantee, now for the projected "
+       "Open Tied projections: does every row's ▲ (its largest score) sit on the ◆ of its own token?",
+       setting + ", " + diagonal_story(now.tied, now.tokens, "the tied scores") +
+           ". Tying brings back the conditional guarantee, now for the projected "
            "vectors x W_q: it covers " +
            rows_text(now.tied.guaranteed_rows) + "."});
   out.push_back(
@@ -318,10 +319,10 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
        {},
        {count(module.none.diagonal_rows.size(), n,
               {{module.separate.diagonal_rows.size(),
-                "that is the count in the separate table; this asks about the first table, X Xᵀ"},
+                "that is the count for Separate projections; this asks about No projection, X Xᵀ"},
                {n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
        {},
-       std::string(kOwnPeak) + " Count those rows in the first table (no projection, X Xᵀ) for seed 1, 5 "
+       std::string(kOwnPeak) + " Count those rows in No projection (scores = X Xᵀ) for seed 1, 5 "
                                "tokens, width 8.",
        of_total(module.none.diagonal_rows.size(), n) + ": " + rows_text(module.none.diagonal_rows) +
            ". Only " + rows_text(module.none.guaranteed_rows) +
@@ -332,10 +333,10 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
        {},
        {count(module.separate.diagonal_rows.size(), n,
               {{module.none.diagonal_rows.size(),
-                "that is the count in the first table (no projection); this asks about the separate table"},
+                "that is the count for No projection (X Xᵀ); this asks about Separate projections"},
                {n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
        {},
-       std::string(kOwnPeak) + " Count those rows in the separate table, (X W_q)(X W_k)ᵀ, for seed 1, 5 "
+       std::string(kOwnPeak) + " Count those rows in Separate projections, (X W_q)(X W_k)ᵀ, for seed 1, 5 "
                                "tokens, width 8.",
        of_total(module.separate.diagonal_rows.size(), n) + ": " + rows_text(module.separate.diagonal_rows) +
            " of the separate scores peak on their own token." + separate_story});
@@ -344,7 +345,7 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
        {"every-row", "conditional", "avoids"},
        {choice("conditional")},
        {{"every-row",
-         "Look at the tied table at other seeds: the search button finds rows that peak elsewhere."},
+         "Look at Tied projections at other seeds: the search button finds rows that peak elsewhere."},
         {"avoids", "Tied scores are a Gram matrix again, as with no projection."}},
        "",
        "At seed 1 the tied scores peak on their own token in " +

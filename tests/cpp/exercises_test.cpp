@@ -246,14 +246,13 @@ TEST(Exercises, SelfScoreCountHintsSayWhatToCount) {
       "marks the row's maximum is on the ◆ of its own token.";
   // Seed 1: every row of X Xᵀ peaks on itself (5 of 5), rows 0 and 3 of the separate scores (2 of 5).
   EXPECT_EQ(check(all, "qkv04-quiz-3", {"5"}).hint,
-            "Too many: that is the count in the first table (no projection); this asks about the separate "
-            "table. " +
+            "Too many: that is the count for No projection (X Xᵀ); this asks about Separate projections. " +
                 own_peak +
-                " Count those rows in the separate table, (X W_q)(X W_k)ᵀ, for seed 1, 5 tokens, width 8.");
+                " Count those rows in Separate projections, (X W_q)(X W_k)ᵀ, for seed 1, 5 tokens, width 8.");
   EXPECT_EQ(check(all, "qkv04-quiz-2", {"2"}).hint,
-            "Too few: that is the count in the separate table; this asks about the first table, X Xᵀ. " +
+            "Too few: that is the count for Separate projections; this asks about No projection, X Xᵀ. " +
                 own_peak +
-                " Count those rows in the first table (no projection, X Xᵀ) for seed 1, 5 tokens, width 8.");
+                " Count those rows in No projection (scores = X Xᵀ) for seed 1, 5 tokens, width 8.");
   EXPECT_EQ(check(all, "qkv04-quiz-3", {"1"}).hint.substr(0, 9), "Too few. ");
 }
 
@@ -269,6 +268,34 @@ TEST(Exercises, SelfScoreAnswersAndExplanationsFollowTheCurrentSeed) {
   EXPECT_NE(find(seed1, "qkv04-exercise-3").explanation.find("At seed 1 "), std::string::npos);
   // The quiz asks about the module's own setting, whatever the current seed.
   EXPECT_EQ(find(seed42, "qkv04-quiz-3").blanks[0].count, find(seed1, "qkv04-quiz-3").blanks[0].count);
+}
+
+TEST(Exercises, TheYesNoQuestionsDoNotGiveAwayTheCountsAskedNext) {
+  // qkv04-exercise-1 is checked before qkv04-quiz-2 asks how many rows of X Xᵀ peak on their own token.
+  Registry registry;
+  SelfBiasResult at1;
+  const auto seed1 = registry.at(1, at1);
+  const std::string first = find(seed1, "qkv04-exercise-1").explanation;
+  EXPECT_EQ(first.find(" of 5"), std::string::npos) << first;
+  EXPECT_NE(first.find("every row of X Xᵀ peaks on its own token. Cauchy–Schwarz"), std::string::npos)
+      << first;
+  EXPECT_EQ(find(seed1, "qkv04-exercise-3").explanation.find(" of 5"), std::string::npos);
+  for (const char* id : {"qkv04-exercise-1", "qkv04-exercise-3"}) {
+    const std::string hint =
+        check(seed1, id, {find(seed1, id).blanks[0].choice == "yes" ? "no" : "yes"}).hint;
+    EXPECT_EQ(hint.find("table"), std::string::npos) << id << ": tables are named, not placed: " << hint;
+  }
+  // A seed where some row of X Xᵀ peaks elsewhere names that row instead of counting.
+  for (std::int64_t seed = 2; seed < 200; ++seed) {
+    SelfBiasResult current;
+    const auto all = registry.at(seed, current);
+    if (current.none.diagonal_rows.size() == 5) continue;
+    const std::string story = find(all, "qkv04-exercise-1").explanation;
+    EXPECT_NE(story.find("not every row of X Xᵀ peaks on its own token: row "), std::string::npos) << story;
+    EXPECT_EQ(story.find(" of 5"), std::string::npos) << story;
+    return;
+  }
+  ADD_FAILURE() << "no seed below 200 where a row of X Xᵀ peaks elsewhere";
 }
 
 TEST(Exercises, TheModuleStatementsAreTheComputedOnes) {
