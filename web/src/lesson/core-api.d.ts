@@ -42,7 +42,7 @@ export interface GradcheckView {
   query_checks: number;
   key_checks: number;
   value_checks: number;
-  max_error: NumberView; // text: 3 significant digits ("4.37e-10"); value exact
+  max_error: NumberView; // text: 3 significant digits (fixture: "4.36e-10"); value exact
   tolerance: NumberView;
   step: NumberView;
   problem: string;
