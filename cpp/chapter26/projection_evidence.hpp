@@ -40,7 +40,7 @@ struct GradcheckSummary {
   double max_error = 0.0;
   double tolerance = 0.0;
   double loss_rounding_bound = 0.0;  // the bound on L's rounding error behind the pass rule's allowance
-  std::string problem;  // why it could not run, when it could not (then passed is false)
+  std::string problem;               // why it could not run, when it could not (then passed is false)
 };
 
 struct ProjectionGradients {
@@ -63,7 +63,6 @@ struct ProjectionEvidence {
   std::optional<ProjectionGradients> gradients;
   std::optional<GradcheckSummary> gradcheck;
 };
-
 
 LessonError lesson_error(const TensorError& error, std::string field = "");
 LessonError lesson_error(const InitializationError& error, std::string field = "");

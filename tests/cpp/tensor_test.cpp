@@ -299,7 +299,8 @@ TEST(TensorElementwise, RejectsABroadcastTooLargeBeforeAllocating) {
   auto column = Tensor::zeros({100000, 1});
   auto row = Tensor::zeros({100000});
   EXPECT_EQ(error_of(add(*column, *row)).kind, TensorErrorKind::TooLarge);
-  EXPECT_EQ(error_of(add(*column, *row)).message(), "shape [100000,100000] has more than 67,108,864 elements");
+  EXPECT_EQ(error_of(add(*column, *row)).message(),
+            "shape [100000,100000] has more than 67,108,864 elements");
   // The shape rule alone allocates nothing, so it does not judge size (a batch shape may be huge when the
   // result is empty).
   auto huge = broadcast_shapes("add", {100000, 1}, {100000});
