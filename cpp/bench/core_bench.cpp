@@ -113,6 +113,17 @@ Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config) {
   return result;
 }
 
+std::string proportion_remark(double work_ratio, double time_ratio) {
+  if (!(work_ratio > 0.0) || !(time_ratio > 0.0)) return "";
+  const double share = time_ratio / work_ratio;
+  if (share < 0.75)
+    return ": less than in proportion, so at this size fixed costs per call take a large share";
+  if (share > 4.0 / 3.0)
+    return ": more than in proportion, so the larger run was slowed by something else (memory, caches or "
+           "other work on this machine)";
+  return ": about in proportion to the work";
+}
+
 namespace api {
 
 BenchResponse bench(const BenchRequest& request) {

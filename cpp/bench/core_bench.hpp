@@ -60,6 +60,13 @@ Result<QkvOutputs, TensorError> forward_backward(const BenchData& data);
 // sum_of_products: the chapter's bits, without materialising the products).
 Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config);
 
+// What two timed runs of `work_ratio` times the work each say about the time, as a sentence's tail for
+// the scale section: when the larger took under three quarters of the proportional time, the fixed costs
+// per call show ("; less than in proportion: at this size, fixed costs per call take a large share"); when
+// it took over a third more, the machine slowed down for the larger run (caches, other work); otherwise the
+// time grew about in proportion. Only what the measurement shows is said.
+std::string proportion_remark(double work_ratio, double time_ratio);
+
 namespace api {
 
 // The benchmark as a call, for the tests' WebAssembly module: {batch, tokens, model_width, head_width[,

@@ -134,15 +134,15 @@ ScaleResponse scale(const ScaleRequest& request) {
   out.run = run_view({B, T, D}, H, *run);
   out.smaller = run_view({B, half, D}, H, *smaller);
   const double work_ratio = static_cast<double>(T) / static_cast<double>(half);
+  const double time_ratio = smaller->seconds > 0 ? run->seconds / smaller->seconds : 0.0;
   out.linear =
       "Each forward product pairs every entry of X (B·T·D of them) with each of the H columns of its "
       "weight: B·T·D·H multiply-adds. Backward does two products of the same size per branch (U Wᵀ for X̄, "
       "Xᵀ U for the weight's gradient), so the work is 9·B·T·D·H in all: doubling any one of B, T, D or H "
       "doubles it. Here T = " +
       std::to_string(T) + " has " + three_digits(work_ratio) +
-      "× the multiply-adds of T = " + std::to_string(half) + ", and took " +
-      three_digits(run->seconds / smaller->seconds) +
-      "× the time on this machine (small sizes are dominated by fixed costs per call).";
+      "× the multiply-adds of T = " + std::to_string(half) + ", and took " + three_digits(time_ratio) +
+      "× the time on this machine" + proportion_remark(work_ratio, time_ratio) + ".";
   out.summaries = {summary("Q", run->outputs->query.value()), summary("K", run->outputs->key.value()),
                    summary("V", run->outputs->value.value()), summary("dL/dX", *run->data->input.gradient())};
   const char* names[3] = {"dL/dW_Q", "dL/dW_K", "dL/dW_V"};

@@ -22,6 +22,22 @@ TEST(CoreBench, PeakMemoryWithinOneAndAHalfTimesTheMinimum) {
   }
 }
 
+// The scale section says only what its two timings show (issue 16: the fixed-costs sentence was added to
+// every result, also where doubling T took 2.26× the time).
+TEST(CoreBench, ProportionRemarkSaysOnlyWhatTheTimingsShow) {
+  EXPECT_EQ(proportion_remark(2.0, 1.1),
+            ": less than in proportion, so at this size fixed costs per call take a large share");
+  EXPECT_EQ(proportion_remark(2.0, 1.49), proportion_remark(2.0, 1.1));  // just under 3/4 of 2
+  EXPECT_EQ(proportion_remark(2.0, 1.5), ": about in proportion to the work");
+  EXPECT_EQ(proportion_remark(2.0, 2.26), ": about in proportion to the work");
+  EXPECT_EQ(proportion_remark(2.0, 2.66), ": about in proportion to the work");
+  EXPECT_EQ(proportion_remark(2.0, 2.7),
+            ": more than in proportion, so the larger run was slowed by something else (memory, caches or "
+            "other work on this machine)");
+  EXPECT_EQ(proportion_remark(2.0, 0.0), "") << "a run too short to time says nothing";
+  EXPECT_EQ(proportion_remark(0.0, 1.0), "");
+}
+
 TEST(CoreBench, RefusesZeroRepeats) {
   auto result = run_qkv_bench(BenchConfig{1, 8, 3, 2, 0});
   ASSERT_FALSE(result);
