@@ -15,8 +15,8 @@ import { readParentOrigin } from './embed-protocol';
 import { numberExercises, renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
 import { HostBridge } from './host-bridge';
 import { registerMathFonts } from './fonts';
-import { buildScale } from './scale';
-import { buildSelfBias } from './self-bias';
+import { buildScale, type ScaleView } from './scale';
+import { buildSelfBias, type SelfBiasView } from './self-bias';
 import { messageOf } from './worker-runner';
 import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField, type SizeLimitView } from './types';
 
@@ -60,6 +60,8 @@ export class QkvLessonElement extends HTMLElement {
     parentOrigin: () => this.getAttribute('parent-origin'),
   });
   private diagram?: DiagramRefs;
+  private selfBias?: SelfBiasView;
+  private scale?: ScaleView;
   private readonly status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
   private readonly sizeInputs = {} as Record<SizeField, HTMLInputElement>;
   private readonly sizesError = h('p', { class: 'field-error', id: `${this.idPrefix}-error-sizes`, hidden: true });
@@ -172,6 +174,8 @@ export class QkvLessonElement extends HTMLElement {
   disconnectedCallback(): void {
     this.shadowRoot?.removeEventListener('input', this.onInput);
     this.shadowRoot?.removeEventListener('click', this.onClick);
+    this.selfBias?.release();
+    this.scale?.release();
     clearTimeout(this.announceTimer);
     this.bridge.cancel();
     if (this.idleHandle !== undefined) (window.cancelIdleCallback ?? clearTimeout)(this.idleHandle);
@@ -188,6 +192,7 @@ export class QkvLessonElement extends HTMLElement {
     if (this.dataset.state !== 'ready') return;
     this.shadowRoot!.addEventListener('input', this.onInput);
     this.shadowRoot!.addEventListener('click', this.onClick);
+    this.selfBias?.connect();
     if (this.dataset.warmed === undefined) this.warmUp();
     if (this.dataset.laidOut === undefined) this.layOutTheRestAfterThisFrame();
   }
@@ -305,6 +310,23 @@ export class QkvLessonElement extends HTMLElement {
     for (const id of this.exerciseViews.keys()) if (!pathOrder.includes(id)) pathOrder.push(id);
     this.pathOrder = pathOrder;
 
+    this.scale = buildScale(this.idPrefix);
+    this.selfBias = buildSelfBias(
+      core,
+      this.idPrefix,
+      controller.selfScore,
+      () => this.reveal,
+      (record, replayed) => {
+        this.settle(record.id);
+        this.answered(record, replayed);
+      },
+      (id) => this.settle(id),
+      (settings) => {
+        controller.selfScore = settings;
+        this.writeUrl();
+      },
+    );
+
     const sections: Record<SectionName, HTMLElement> = {
       prediction: renderWorkedPrediction(controller.fixtureEvidence, this.workedQuestion),
       rule: renderForwardRule(),
@@ -314,7 +336,7 @@ export class QkvLessonElement extends HTMLElement {
         this.renderControls(controller.sizeLimits),
         diagram.root,
       ),
-      scale: buildScale(this.idPrefix),
+      scale: this.scale.element,
       exercises: h(
         'section',
         { class: 'exercises', 'aria-labelledby': `${this.idPrefix}-exercises-title` },
@@ -322,21 +344,7 @@ export class QkvLessonElement extends HTMLElement {
         h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture. A wrong answer gets a hint and a second try.'),
         this.exerciseList,
       ),
-      'self-bias': buildSelfBias(
-        core,
-        this.idPrefix,
-        controller.selfScore,
-        () => this.reveal,
-        (record, replayed) => {
-          this.settle(record.id);
-          this.answered(record, replayed);
-        },
-        (id) => this.settle(id),
-        (settings) => {
-          controller.selfScore = settings;
-          this.writeUrl();
-        },
-      ).element,
+      'self-bias': this.selfBias.element,
       next: renderNext(),
     };
     for (const name of sectionNames) {

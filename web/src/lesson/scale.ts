@@ -81,7 +81,13 @@ function render(response: ScaleResponse): Node[] {
   ];
 }
 
-export function buildScale(idPrefix: string): HTMLElement {
+export interface ScaleView {
+  element: HTMLElement;
+  // The lesson left the page: a running preset stops, and its worker (with the scale module) goes.
+  release(): void;
+}
+
+export function buildScale(idPrefix: string): ScaleView {
   const id = (name: string) => `${idPrefix}-scale-${name}`;
   const buttons = presets.map(([preset, label]) => h('button', { type: 'button', 'data-preset': preset }, label));
   const status = h('p', { role: 'status', id: id('status') });
@@ -118,5 +124,5 @@ export function buildScale(idPrefix: string): HTMLElement {
     status.textContent = `The computation could not run: ${outcome.message ?? outcome.reason}`;
   };
   for (const button of buttons) button.addEventListener('click', () => run(button.dataset.preset!));
-  return section;
+  return { element: section, release: () => runner.release() };
 }

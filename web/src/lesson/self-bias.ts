@@ -133,6 +133,10 @@ function numpyCode(r: SelfScoreSummaryView): string {
 
 export interface SelfBiasView {
   element: HTMLElement;
+  // The lesson joined the page (again): the experiment is computed once the browser is idle, unless shown.
+  connect(): void;
+  // The lesson left the page: nothing is scheduled, and no worker stays behind.
+  release(): void;
 }
 
 // The controls, results and exercises; every number is typed text that the core reads.
@@ -359,7 +363,22 @@ export function buildSelfBias(
     ),
   );
   // Below the fold: compute when the browser is idle after the lesson is ready, not before.
-  const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50));
-  idle(() => void compute());
-  return { element };
+  let idleHandle: number | undefined;
+  return {
+    element,
+    connect() {
+      if (idleHandle !== undefined || results.dataset.shown !== undefined) return;
+      const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50) as unknown as number);
+      idleHandle = idle(() => {
+        idleHandle = undefined;
+        void compute();
+      });
+    },
+    release() {
+      if (idleHandle !== undefined) (window.cancelIdleCallback ?? clearTimeout)(idleHandle);
+      idleHandle = undefined;
+      endBusy();
+      runner.release();
+    },
+  };
 }

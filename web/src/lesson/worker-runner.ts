@@ -15,6 +15,9 @@ export type JobReply = { id: number; type: 'progress'; tried: number } | { id: n
 export interface Runner<J, R> {
   run(job: J, onProgress?: (tried: number) => void): Promise<Outcome<R>>;
   cancel(): void;
+  // The element left the page: a running job is cancelled and the worker, idle or not, is terminated with
+  // its WebAssembly instance. A later job starts a fresh worker (an element moved in the page reconnects).
+  release(): void;
 }
 
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
@@ -83,5 +86,10 @@ export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, o
         worker.postMessage({ id: current.id, job } satisfies JobMessage<J>);
       }),
     cancel: () => stop('cancelled'),
+    release: () => {
+      stop('cancelled');
+      worker?.terminate();
+      worker = undefined;
+    },
   };
 }
