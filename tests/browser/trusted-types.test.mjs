@@ -53,3 +53,18 @@ for (const [name, policy] of [
     assertNoProblems(problems, name);
   });
 }
+
+test('Trusted Types with a policy list that leaves out qkv-lesson: the lesson says so instead of loading for ever', async () => {
+  const server = await serve({ root: dist, port: 0, csp: `${csp}; require-trusted-types-for 'script'; trusted-types course-page` });
+  const { page, goto, close } = await openPage(browser);
+  try {
+    await goto(`http://127.0.0.1:${server.address().port}/`);
+    await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.state === 'error', undefined, { timeout: 15000 });
+    const shown = await page.locator('qkv-lesson [role="alert"]').innerText();
+    assert.match(shown, /The lesson could not start on this page\./);
+    assert.match(shown, /qkv-lesson/, `the reason names the refused policy: ${shown}`);
+  } finally {
+    await close();
+    await new Promise((done) => server.close(done));
+  }
+});

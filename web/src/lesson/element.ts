@@ -166,7 +166,14 @@ export class QkvLessonElement extends HTMLElement {
     this.dataset.state = 'loading';
     root.replaceChildren(h('p', { class: 'loading', role: 'status' }, 'Loading the lesson’s computation engine…'));
     loadCore().then(
-      (core) => this.start(core),
+      (core) => {
+        // Anything the start throws (a host page's policy refusing the lesson's, say) is shown, not lost.
+        try {
+          this.start(core);
+        } catch (error) {
+          this.fail(error, 'The lesson could not start on this page.');
+        }
+      },
       (error: unknown) => this.fail(error),
     );
   }
@@ -263,14 +270,14 @@ export class QkvLessonElement extends HTMLElement {
     } else delete this.dataset.parentOriginError;
   }
 
-  private fail(error: unknown): void {
+  private fail(error: unknown, what = 'The lesson could not start: its computation engine (WebAssembly) did not load in this browser.'): void {
     this.dataset.state = 'error';
     const detail = messageOf(error);
     this.shadowRoot?.replaceChildren(
       h(
         'div',
         { class: 'load-error', role: 'alert' },
-        h('p', {}, 'The lesson could not start: its computation engine (WebAssembly) did not load in this browser.'),
+        h('p', {}, what),
         h('p', {}, `Reason: ${detail}`),
       ),
     );
