@@ -361,7 +361,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
         'The projections themselves compare nothing: each works on one token position at a time, with no scores, probabilities, mask or value mixture. Attention needs three more steps: scores that compare every query with every key, probabilities from each row of scores, and a mixture of the values weighted by those probabilities. V is not used until then: it carries the content that will be mixed. Dividing the scores by √d_head, the softmax that turns them into probabilities, and the mixture of the values are the next lesson, not this one. The first step, the scores, can already be computed from Q and K.',
       ),
     ),
-    h('p', {}, 'A query and a key are compared by their dot product, the sum of their coordinates multiplied pairwise: the larger q_i·k_j, the better key j matches the query of token i.'),
+    h('p', {}, 'A query and a key are compared by their dot product, the sum of their coordinates multiplied pairwise: the larger qᵢ·kⱼ, the better the key of token j matches the query of token i.'),
     predict('ch26-best-key'),
     fold(
       ['ch26-best-key'],
