@@ -18,7 +18,8 @@ EditableTensor editable(const Tensor& tensor) {
 // Calls visit(index) for every multi-index of `shape`, in row-major order.
 template <class Visit>
 void each_index(const Shape& shape, Visit&& visit) {
-  const Extent count = element_count(shape).value();  // sizes are capped, so this cannot fail
+  // Every shape here is within the size limits (refuse_shape), so this cannot fail.
+  const Extent count = element_count(shape).value();
   std::vector<Extent> index(shape.size(), 0);
   for (Extent flat = 0; flat < count; ++flat) {
     visit(index);
@@ -84,6 +85,21 @@ EditableTensor conform(const EditableTensor& tensor, const Shape& shape, const s
   return EditableTensor{shape, cells_for(shape, {&merged}), merged};
 }
 
+// A shape the page sends back (a tensor's own, or its kept cells'): none (from a link, or nothing kept), or
+// the tensor's axes, each within its size's limit. Checked before any cell is visited: a hostile shape would
+// otherwise ask for up to 2^26 cells, or more than a tensor may hold (which is a bug, and stops the core).
+std::optional<LessonError> refuse_shape(const Shape& shape, const Shape& limit, const std::string& what,
+                                        const std::string& field) {
+  bool fits = shape.empty() || shape.size() == limit.size();
+  for (std::size_t axis = 0; fits && axis < shape.size(); ++axis) fits = shape[axis] <= limit[axis];
+  if (fits) return std::nullopt;
+  const std::string message = field_label(field) + ": " + what + " " + shape_text(shape) +
+                              " is not accepted: expected [] or " + std::to_string(limit.size()) +
+                              " axes within the size limits " + shape_text(limit) + ", at most " +
+                              numbers(element_count(limit).value());
+  return LessonError{ErrorKind::Size, message, field};
+}
+
 Result<Tensor, LessonError> read_tensor(const EditableTensor& tensor, const std::string& field) {
   std::vector<double> values;
   for (std::size_t i = 0; i < tensor.cells.size(); ++i) {
@@ -121,7 +137,8 @@ LessonEvaluation evaluate_lesson(const LessonState& typed) {
   LessonEvaluation result{typed, std::nullopt, std::nullopt, {}};
   LessonState& state = result.state;
 
-  // Validation order: batch, tokens, model width, head width; then the tensors in the order below.
+  // Validation order: batch, tokens, model width, head width; then the shapes of the tensors in the order
+  // below (each its own, then its kept cells'); then their cells in the same order.
   const std::string* size_texts[] = {&state.batch, &state.tokens, &state.model_width, &state.head_width};
   Extent sizes[4];
   for (std::size_t i = 0; i < 4; ++i) {
@@ -135,20 +152,30 @@ LessonEvaluation evaluate_lesson(const LessonState& typed) {
     sizes[i] = *size;
   }
   const Extent b = sizes[0], t = sizes[1], d = sizes[2], h = sizes[3];
+  const Extent max_b = kSizeLimits[0].max, max_t = kSizeLimits[1].max, max_d = kSizeLimits[2].max,
+               max_h = kSizeLimits[3].max;
 
   const struct {
     EditableTensor* tensor;
-    Shape shape;
+    Shape shape, limit;
     const char* field;
   } tensors[] = {
-      {&state.input, {b, t, d}, "input"},
-      {&state.query_weight, {d, h}, "query_weight"},
-      {&state.key_weight, {d, h}, "key_weight"},
-      {&state.value_weight, {d, h}, "value_weight"},
-      {&state.query_upstream, {b, t, h}, "query_upstream"},
-      {&state.key_upstream, {b, t, h}, "key_upstream"},
-      {&state.value_upstream, {b, t, h}, "value_upstream"},
+      {&state.input, {b, t, d}, {max_b, max_t, max_d}, "input"},
+      {&state.query_weight, {d, h}, {max_d, max_h}, "query_weight"},
+      {&state.key_weight, {d, h}, {max_d, max_h}, "key_weight"},
+      {&state.value_weight, {d, h}, {max_d, max_h}, "value_weight"},
+      {&state.query_upstream, {b, t, h}, {max_b, max_t, max_h}, "query_upstream"},
+      {&state.key_upstream, {b, t, h}, {max_b, max_t, max_h}, "key_upstream"},
+      {&state.value_upstream, {b, t, h}, {max_b, max_t, max_h}, "value_upstream"},
   };
+  for (const auto& entry : tensors) {
+    auto refused = refuse_shape(entry.tensor->shape, entry.limit, "shape", entry.field);
+    if (!refused) refused = refuse_shape(entry.tensor->kept.shape, entry.limit, "kept shape", entry.field);
+    if (refused) {
+      result.error = std::move(refused);
+      return result;
+    }
+  }
   for (const auto& entry : tensors)
     *entry.tensor = conform(*entry.tensor, entry.shape, entry.field, result.notes);
   std::vector<Tensor> parsed;

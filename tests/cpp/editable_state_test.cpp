@@ -97,5 +97,56 @@ TEST(EditableState, LinkValuesThatDoNotFitAreReportedNotSilentlyZeroed) {
   EXPECT_EQ(evaluation.state.input.cells, (std::vector<std::string>{"1", "2", "3", "0", "0", "0"}));
 }
 
+// Issue 18: a kept shape of [1e9, 1, 1] stopped the core (std::abort, a RuntimeError in WebAssembly), and
+// one just under 2^26 cells took 30 s and 1.6 GB. Every shape the page sends back is checked against the
+// size limits before any cell is visited.
+TEST(EditableState, AShapeOutsideTheSizeLimitsIsRefusedBeforeAnyCellIsVisited) {
+  const std::string limits = " is not accepted: expected [] or 3 axes within the size limits [8, 8, 8], at most 512 numbers";
+  const struct {
+    Shape shape;
+    std::string message;
+  } cases[] = {
+      {{1000000000, 1, 1}, "X: kept shape [1000000000, 1, 1]" + limits},
+      {{64, 64, 64, 64}, "X: kept shape [64, 64, 64, 64]" + limits},
+      {{8, 8, 9}, "X: kept shape [8, 8, 9]" + limits},  // just over
+      {{1, 1 << 13, 1 << 13}, "X: kept shape [1, 8192, 8192]" + limits},  // just under 2^26 cells
+      {{8, 64}, "X: kept shape [8, 64]" + limits},  // 512 numbers, but not X's axes
+  };
+  for (const auto& entry : cases) {
+    LessonState state = fixture_state();
+    state.batch = "2";  // a new size, so that the kept cells are merged in
+    state.input.kept = EditableCells{entry.shape, {"1"}};
+    const LessonEvaluation evaluation = evaluate_lesson(state);
+    ASSERT_TRUE(evaluation.error) << entry.message;
+    EXPECT_EQ(evaluation.error->kind, ErrorKind::Size);
+    EXPECT_EQ(evaluation.error->field, "input");
+    EXPECT_EQ(evaluation.error->message, entry.message);
+    EXPECT_EQ(evaluation.error->sentence(), "X is outside the sizes this lesson accepts.");
+    EXPECT_FALSE(evaluation.evidence);
+  }
+  // A tensor's own shape, and the weights' limits.
+  LessonState state = fixture_state();
+  state.key_weight.shape = {1000000000, 2};
+  EXPECT_EQ(evaluate_lesson(state).error->message,
+            "W_K: shape [1000000000, 2] is not accepted: expected [] or 2 axes within the size limits [8, 8], "
+            "at most 64 numbers");
+  state = fixture_state();
+  state.value_upstream.kept.shape = {9, 1, 1};
+  EXPECT_EQ(evaluate_lesson(state).error->message,
+            "U_V: kept shape [9, 1, 1] is not accepted: expected [] or 3 axes within the size limits [8, 8, 8], "
+            "at most 512 numbers");
+}
+
+TEST(EditableState, KeptCellsAtTheSizeLimitsComeBack) {
+  LessonState state = fixture_state();
+  state.input.kept = EditableCells{{8, 8, 8}, std::vector<std::string>(512, "5")};
+  state.batch = state.tokens = state.model_width = "8";
+  const LessonEvaluation evaluation = evaluate_lesson(state);
+  ASSERT_TRUE(evaluation.evidence) << evaluation.error->message;
+  EXPECT_EQ(evaluation.state.input.kept.shape, (Shape{8, 8, 8}));
+  EXPECT_EQ(evaluation.state.input.cells[0], fixture_state().input.cells[0]);
+  EXPECT_EQ(evaluation.state.input.cells[511], "5");
+}
+
 }  // namespace
 }  // namespace qkv
