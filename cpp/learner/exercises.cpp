@@ -126,9 +126,7 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   std::vector<std::pair<std::string, std::string>> best_key_hints;
   for (const char* option : {"token-0", "token-1"})
     if (best != option)
-      best_key_hints.push_back({option, "Work out both sums: " + both_sums + ". " +
-                                            (best == "tie" ? "Compare the two results."
-                                                           : "The key you chose gives the smaller one.")});
+      best_key_hints.push_back({option, "Work out both sums: " + both_sums + ". Which is larger?"});
   if (best != "tie")
     best_key_hints.push_back({"tie", "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + both_sums + "."});
   out.push_back(
@@ -318,9 +316,7 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
       {"qkv04-quiz-2",
        {},
        {count(module.none.diagonal_rows.size(), n,
-              {{module.separate.diagonal_rows.size(),
-                "that is the count for Separate projections; this asks about No projection, X Xᵀ"},
-               {n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
+              {{n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
        {},
        std::string(kOwnPeak) + " Count those rows in No projection (scores = X Xᵀ) for seed 1, 5 "
                                "tokens, width 8.",
@@ -332,9 +328,7 @@ std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_
       {"qkv04-quiz-3",
        {},
        {count(module.separate.diagonal_rows.size(), n,
-              {{module.none.diagonal_rows.size(),
-                "that is the count for No projection (X Xᵀ); this asks about Separate projections"},
-               {n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
+              {{n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
        {},
        std::string(kOwnPeak) + " Count those rows in Separate projections, (X W_q)(X W_k)ᵀ, for seed 1, 5 "
                                "tokens, width 8.",

@@ -182,7 +182,8 @@ TEST(Exercises, BestKeyIsTheLargerOfTheComputedScoresOfRowZero) {
   const std::string sums = "q₀·k₀ = 0·3 + 3·0 and q₀·k₁ = 0·(" + kMinus + "1) + 3·2, with q₀ = [0, 3]";
   const Verdict own = check(all, "ch26-best-key", {"token-0"});
   EXPECT_FALSE(own.correct);
-  EXPECT_EQ(own.hint, "Work out both sums: " + sums + ". The key you chose gives the smaller one.");
+  // Two options are left after a wrong one: the hint says how to decide, never which is right.
+  EXPECT_EQ(own.hint, "Work out both sums: " + sums + ". Which is larger?");
   EXPECT_EQ(check(all, "ch26-best-key", {"tie"}).hint,
             "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + sums + ".");
   EXPECT_EQ(
@@ -244,14 +245,14 @@ TEST(Exercises, SelfScoreCountHintsSayWhatToCount) {
       "A row peaks on its own token when its largest score sits on the diagonal (row i, column i): the ▲ "
       "that "
       "marks the row's maximum is on the ◆ of its own token.";
-  // Seed 1: every row of X Xᵀ peaks on itself (5 of 5), rows 0 and 3 of the separate scores (2 of 5).
+  // Seed 1: every row of X Xᵀ peaks on itself (5 of 5), rows 0 and 3 of the separate scores (2 of 5). A
+  // wrong count's hint never names another question's count (typing quiz-3's 2 into quiz-2 must not
+  // confirm it).
   EXPECT_EQ(check(all, "qkv04-quiz-3", {"5"}).hint,
-            "Too many: that is the count for No projection (X Xᵀ); this asks about Separate projections. " +
-                own_peak +
+            "Too many: that would be every row: look for a row whose ▲ is off the diagonal. " + own_peak +
                 " Count those rows in Separate projections, (X W_q)(X W_k)ᵀ, for seed 1, 5 tokens, width 8.");
   EXPECT_EQ(check(all, "qkv04-quiz-2", {"2"}).hint,
-            "Too few: that is the count for Separate projections; this asks about No projection, X Xᵀ. " +
-                own_peak +
+            "Too few. " + own_peak +
                 " Count those rows in No projection (scores = X Xᵀ) for seed 1, 5 tokens, width 8.");
   EXPECT_EQ(check(all, "qkv04-quiz-3", {"1"}).hint.substr(0, 9), "Too few. ");
 }
