@@ -300,7 +300,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     ),
     lookAheadHome,
     part(
-      h('h4', { id: 'history' }, 'Change from two attention sources to one'),
+      h('h4', { id: 'history' }, 'Where attention’s inputs come from'),
       h(
         'p',
         {},
@@ -315,7 +315,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
         link('https://arxiv.org/abs/1706.03762', 'Vaswani et al. (2017)'),
         ' scores with dot products instead (the scores you met in ',
         link('#views-for', 'what the views are for'),
-        '), and in self-attention it takes all three roles from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. Its decoder also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
+        ') and gives the three roles the names this lesson uses: queries, keys and values.',
       ),
       h(
         'details',
@@ -330,7 +330,16 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
         ),
       ),
       predict('ch26-history'),
-      fold(['ch26-history'], 'where attention’s inputs came from', history),
+      fold(
+        ['ch26-history'],
+        'where attention’s inputs came from',
+        h(
+          'p',
+          {},
+          'In self-attention all three roles come from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. The Transformer’s decoder also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
+        ),
+        history,
+      ),
     ),
     part(
       h('h4', {}, 'Check independence, sizes and empty axes'),
@@ -380,7 +389,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
       {},
       'The lesson’s main path ends above. This part is for learners who want to see the layer’s backward pass, check its gradients numerically, and see which inputs it refuses. It uses the same numbers as ',
       link('#diagram', 'the diagram'),
-      '; edit them there or here.',
+      '; its upstream tensors U_Q, U_K and U_V can be edited here, everything else there.',
     ),
     part(
       h('h4', {}, 'Reverse mode: one input, three paths back'),
@@ -784,26 +793,42 @@ export function attachProvenance(refs: DiagramRefs): void {
     const cell = (event.target as Element | null)?.closest?.(computedCell);
     if (cell instanceof HTMLElement) selectCell(cell);
   };
+  // The look-ahead sits inside the diagram or, without it, in the opening prediction: an event that bubbles
+  // through both containers is handled once.
+  const handled = new WeakSet<Event>();
+  const once =
+    <E extends Event>(handle: (event: E) => void) =>
+    (event: E) => {
+      if (handled.has(event)) return;
+      handled.add(event);
+      handle(event);
+    };
   for (const container of [refs.root, refs.lookAhead, refs.deeper]) {
-    container.addEventListener('focusin', select);
-    container.addEventListener('pointerover', select);
+    container.addEventListener('focusin', once(select));
+    container.addEventListener('pointerover', once(select));
     // Leaving a table with the pointer gives the explanation back to the focused cell, if there is one.
-    container.addEventListener('pointerout', (event) => {
-      const table = (event.target as Element | null)?.closest?.('table.computed');
-      const focused = (container.getRootNode() as ShadowRoot | Document).activeElement;
-      if (!table || table.contains(event.relatedTarget as Node | null) || !(focused instanceof HTMLElement) || !focused.matches(computedCell)) return;
-      selectCell(focused);
-    });
-    container.addEventListener('click', select);
-    container.addEventListener('keydown', (event) => {
-      const from = event.target;
-      if (!(from instanceof HTMLElement) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
-      if (!from.closest('table.matrix')) return;
-      const target = arrowTarget(from, event.key);
-      if (!target) return;
-      event.preventDefault();
-      focusCell(target);
-    });
+    container.addEventListener(
+      'pointerout',
+      once((event: PointerEvent) => {
+        const table = (event.target as Element | null)?.closest?.('table.computed');
+        const focused = (container.getRootNode() as ShadowRoot | Document).activeElement;
+        if (!table || table.contains(event.relatedTarget as Node | null) || !(focused instanceof HTMLElement) || !focused.matches(computedCell)) return;
+        selectCell(focused);
+      }),
+    );
+    container.addEventListener('click', once(select));
+    container.addEventListener(
+      'keydown',
+      once((event: KeyboardEvent) => {
+        const from = event.target;
+        if (!(from instanceof HTMLElement) || event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+        if (!from.closest('table.matrix')) return;
+        const target = arrowTarget(from, event.key);
+        if (!target) return;
+        event.preventDefault();
+        focusCell(target);
+      }),
+    );
   }
 }
 

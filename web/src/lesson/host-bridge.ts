@@ -25,8 +25,8 @@ export class HostBridge {
     return this.settings.syncUrl() ? selfScoreFromSearch(location.search, defaults) : null;
   }
 
-  // Writes the link once typing pauses (the host page's own parameters stay) (browsers throttle rapid history updates, and the write need not
-  // delay the diagram); `written` runs once the URL shows this state.
+  // Writes the link once typing pauses (browsers throttle rapid history updates, and the write need not
+  // delay the diagram), keeping the host page's own parameters; `written` runs once the URL shows this state.
   scheduleUrl(state: LessonState, selfScore: SelfScoreRequest, written: () => void): void {
     if (!this.settings.syncUrl()) return;
     clearTimeout(this.urlTimer);
