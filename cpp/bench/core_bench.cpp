@@ -7,6 +7,7 @@
 #include "attention/qkv.hpp"
 #include "autograd/ops.hpp"
 #include "bench/allocation_counter.hpp"
+#include "support/budget.hpp"
 
 namespace qkv {
 namespace {
@@ -73,6 +74,7 @@ std::string BenchError::message() const {
   switch (kind) {
     case BenchErrorKind::Repeat:
       return "bench repeat must be at least 1, got 0";
+    case BenchErrorKind::Budget:
     case BenchErrorKind::Layer:
     case BenchErrorKind::Tensor:
       return detail;
@@ -82,6 +84,22 @@ std::string BenchError::message() const {
 
 Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config) {
   if (config.repeat == 0) return fail(BenchError{BenchErrorKind::Repeat, ""});
+  if (config.repeat > kMaxBenchRepeat)
+    return fail(BenchError{BenchErrorKind::Budget, "bench repeat must be at most " +
+                                                       std::to_string(kMaxBenchRepeat) + ", got " +
+                                                       std::to_string(config.repeat)});
+  const auto as_double = [](std::uint64_t value) { return static_cast<double>(value); };
+  const double cost = bench_cost(as_double(config.batch), as_double(config.tokens),
+                                 as_double(config.model_width), as_double(config.head_width),
+                                 as_double(config.repeat));
+  if (cost > kMaxBenchFlops) {
+    const std::string detail = std::to_string(config.repeat) + (config.repeat == 1 ? " pass" : " passes") +
+                               " at B " + std::to_string(config.batch) + ", T " +
+                               std::to_string(config.tokens) + ", d " + std::to_string(config.model_width) +
+                               ", h " + std::to_string(config.head_width);
+    return fail(BenchError{BenchErrorKind::Budget,
+                           BudgetError{"bench", cost, kMaxBenchFlops, detail, "flops"}.message()});
+  }
   const std::uint64_t live_before = allocation::live_bytes();
   allocation::reset_peak();
 
@@ -143,7 +161,10 @@ BenchResponse bench(const BenchRequest& request) {
   config.head_width = *request.head_width;
   config.repeat = request.repeat;
   auto result = run_qkv_bench(config);
-  if (!result) return refusal<BenchResponse>({ErrorKind::Arguments, result.error().message()});
+  if (!result) {
+    const ErrorKind kind = result.error().kind == BenchErrorKind::Budget ? ErrorKind::Budget : ErrorKind::Arguments;
+    return refusal<BenchResponse>({kind, result.error().message()});
+  }
   BenchResponse out;
   out.ok = true;
   out.median_seconds = result->median_seconds;

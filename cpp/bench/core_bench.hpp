@@ -30,6 +30,7 @@ struct BenchResult {
 
 enum class BenchErrorKind {
   Repeat,  // repeat is zero
+  Budget,  // repeat, or the work, over the limits in support/budget.hpp (the detail is the message)
   Layer,   // the layer rejected the widths
   Tensor,  // a tensor was too large, or an operation failed
 };
@@ -55,7 +56,8 @@ void zero_gradients(BenchData& data);
 // One forward and backward pass through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V; the outputs, for their values.
 Result<QkvOutputs, TensorError> forward_backward(const BenchData& data);
 
-// Checks, in order: repeat, then the layer's widths, then the input's size. Gradients of X and the three
+// Checks, in order: repeat (at least 1, at most kMaxBenchRepeat), then the work (bench_cost, at most
+// kMaxBenchFlops), then the layer's widths, then the input's size; nothing is allocated before the work. Gradients of X and the three
 // weights are computed, as in the lesson, through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (summed by
 // sum_of_products: the chapter's bits, without materialising the products).
 Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config);

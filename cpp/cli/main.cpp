@@ -283,7 +283,10 @@ int run_bench(int argc, char** argv) {
     values[i] = *value;
   }
   auto result = qkv::run_qkv_bench({values[0], values[1], values[2], values[3], values[4]});
-  if (!result) return report_error(CliError{"bench", result.error().message()});
+  if (!result) {
+    const bool budget = result.error().kind == qkv::BenchErrorKind::Budget;
+    return report_error(CliError{budget ? "budget" : "bench", result.error().message()});
+  }
   std::cout << json{{"median_seconds", result->median_seconds},
                     {"gflops", result->gflops},
                     {"peak_bytes", result->peak_bytes}}

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdio>
 #include <string>
 
@@ -33,6 +34,12 @@ inline constexpr double kMaxGradcheckOperations = kMaxEvidenceOperations / 2;
 inline constexpr double kMaxInitOperations = 2e8;
 // The most bytes a request file (or standard input) may hold (about 2 million short numbers).
 inline constexpr std::size_t kMaxRequestBytes = std::size_t{8} << 20;
+// The benchmark (`qkv-lesson bench`, and the tests' module's bench call), in flops (see bench_cost below):
+// about 10 s of one core of the 2-core development machine (Release, AVX-512, a second job running), where
+// the model overestimated every measured shape by up to 2x (one by 17x: B = 16384, d = h = 64).
+inline constexpr double kMaxBenchFlops = 1e11;
+// Passes timed: enough for a median; a pass of the smallest shapes takes some 40 µs.
+inline constexpr std::uint64_t kMaxBenchRepeat = 1000;
 
 // ---- the weights ------------------------------------------------------------------------------------
 
@@ -113,6 +120,24 @@ inline double init_cost(double model_width, double head_width) {
   return 3 * model_width * head_width * kInitValueOperations;
 }
 
+// ---- the benchmark -------------------------------------------------------------------------------------
+
+// One forward and backward pass of the benchmark (cpp/bench) at X [B, T, d] and weights [d, h], in flops:
+// the nine matrix products' 18·B·T·d·h (the rate the benchmark reports), and every other step converted at
+// the rate those ran (about 10 flops per ns, measured one pass at a time on the development machine): per
+// batch item about 2.7 µs (the weight gradient's reduction over B: 194 s for B = 2^26 with d = h = 1),
+// per B·h 230 ns and per B·d·h 10 ns (the [B, d, h] intermediate), per token 300 ns, per B·T·h 100 ns and per
+// B·T·d 40 ns (the elementwise steps of narrow matrices: 18.7 s for T = 2^26), per d·h 70 ns (the weights,
+// their gradients: 1.1 s at d = h = 4096). Drawing the data, once: 40 ns per element.
+inline double bench_pass_flops(double b, double t, double d, double h) {
+  const double n = b * t;
+  return 18 * n * d * h + 30000 * b + 2500 * b * h + 100 * b * d * h + 3000 * n + 1000 * n * h + 400 * n * d +
+         800 * d * h;
+}
+inline double bench_cost(double b, double t, double d, double h, double repeat) {
+  return repeat * bench_pass_flops(b, t, d, h) + 400 * (3 * d * h + b * t * d + 3 * b * t * h);
+}
+
 // ---- the message ------------------------------------------------------------------------------------
 
 // Two significant digits in the style of a C literal without '+' or leading exponent zeros: "3.1e10",
@@ -138,10 +163,11 @@ struct BudgetError {
   double cost = 0;
   double limit = 0;
   std::string detail;  // optional, e.g. "1000000 seeds of 4900 each"
+  std::string unit = "operations";  // "flops" for the benchmark
 
   // e.g. "evidence request costs 3.1e10 operations, more than the limit of 4e8"
   std::string message() const {
-    std::string text = what + " costs " + format_operations(cost) + " operations";
+    std::string text = what + " costs " + format_operations(cost) + " " + unit;
     if (!detail.empty()) text += " (" + detail + ")";
     return text + ", more than the limit of " + format_operations(limit);
   }

@@ -206,6 +206,29 @@ TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
   EXPECT_NE(over.out.find("\"kind\":\"budget\""), std::string::npos) << over.out;
 }
 
+// Issue 18: `bench` had no limit (sizes of 4096, or --repeat 2^64 - 1, ran for ever; B = 2^26 with d = h = 1,
+// only 1.2e9 flops, took 194 s and 6 GB). Refused before anything is allocated, by the passes and the work.
+TEST(CliRobustness, ABenchThatWouldRunForEverIsRefused) {
+  const std::string sizes = "bench --batch 1 --tokens 1024 --model-width 768 --head-width 768 --repeat ";
+  expect_error(run_cli("bench --batch 1 --tokens 4096 --model-width 4096 --head-width 4096"), "budget",
+               "bench costs 6.4e12 flops (5 passes at B 1, T 4096, d 4096, h 4096), more than the limit of 1e11");
+  expect_error(run_cli(sizes + "18446744073709551615"), "budget",
+               "bench repeat must be at most 1000, got 18446744073709551615");
+  expect_error(run_cli(sizes + "1001"), "budget", "bench repeat must be at most 1000, got 1001");
+  expect_error(run_cli(sizes + "9"), "budget",
+               "bench costs 1.1e11 flops (9 passes at B 1, T 1024, d 768, h 768), more than the limit of 1e11");
+  expect_error(run_cli("bench --batch 67108864 --tokens 1 --model-width 1 --head-width 1 --repeat 1"), "budget",
+               "bench costs 2.6e12 flops (1 pass at B 67108864, T 1, d 1, h 1), more than the limit of 1e11");
+  expect_error(run_cli("bench --batch 1 --tokens 67108864 --model-width 1 --head-width 1 --repeat 1"), "budget",
+               "bench costs 4e11 flops (1 pass at B 1, T 67108864, d 1, h 1), more than the limit of 1e11");
+  EXPECT_GT(bench_cost(1, 1024, 768, 768, 9), kMaxBenchFlops);
+  EXPECT_LT(bench_cost(1, 1024, 768, 768, 7), kMaxBenchFlops);
+  // The most passes, at a small shape, are accepted.
+  const CliRun most = run_cli("bench --batch 1 --tokens 8 --model-width 3 --head-width 2 --repeat 1000");
+  EXPECT_EQ(most.status, 0) << most.out << most.err;
+  EXPECT_NE(most.out.find("\"median_seconds\""), std::string::npos) << most.out;
+}
+
 // ---- 5. a stdout that cannot be written is an error ------------------------------------------------------
 
 TEST(CliRobustness, WritingToAFullDeviceExitsTwoWithAnIoErrorOnStderr) {

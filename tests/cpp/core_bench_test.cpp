@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "support/budget.hpp"
+
 namespace qkv {
 namespace {
 
@@ -42,6 +44,28 @@ TEST(CoreBench, RefusesZeroRepeats) {
   auto result = run_qkv_bench(BenchConfig{1, 8, 3, 2, 0});
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().message(), "bench repeat must be at least 1, got 0");
+}
+
+// Validation order: repeat at least 1, repeat at most kMaxBenchRepeat, the work, then the layer's widths.
+TEST(CoreBench, RepeatThenWorkThenWidths) {
+  EXPECT_EQ(run_qkv_bench(BenchConfig{4096, 4096, 4096, 0, 0}).error().message(),
+            "bench repeat must be at least 1, got 0");
+  auto over = run_qkv_bench(BenchConfig{4096, 4096, 4096, 0, 1001});
+  EXPECT_EQ(over.error().kind, BenchErrorKind::Budget);
+  EXPECT_EQ(over.error().message(), "bench repeat must be at most 1000, got 1001");
+  over = run_qkv_bench(BenchConfig{4096, 4096, 4096, 0, 1});
+  EXPECT_EQ(over.error().kind, BenchErrorKind::Budget);
+  EXPECT_EQ(over.error().message(),
+            "bench costs 5.5e13 flops (1 pass at B 4096, T 4096, d 4096, h 0), more than the limit of 1e11");
+  EXPECT_EQ(run_qkv_bench(BenchConfig{1, 8, 3, 0, 1}).error().kind, BenchErrorKind::Layer);
+  // The tests' module's call says `budget`.
+  api::BenchRequest request;
+  request.batch = request.tokens = request.model_width = request.head_width = 4096;
+  const api::BenchResponse refused = api::bench(request);
+  ASSERT_TRUE(refused.error);
+  EXPECT_EQ(refused.error->kind, "budget");
+  EXPECT_EQ(refused.error->message,
+            "bench costs 2.6e16 flops (5 passes at B 4096, T 4096, d 4096, h 4096), more than the limit of 1e11");
 }
 
 // The call the tests' WebAssembly module makes: a missing size is refused by name, never benched at its
