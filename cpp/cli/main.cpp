@@ -103,9 +103,12 @@ std::optional<std::uint64_t> decimal_digits(const std::string& digits) {
   return value;
 }
 
-// 0 to 2^64 - 1 (SplitMix64 seeds and widths).
+// 0 to 2^64 - 1 (SplitMix64 seeds and widths). "-0" is 0, as in parse_i64 (the numpy seeds) and as
+// Python's int("-0") that numpy's seed() receives: every integer option reads the same text the same way.
 Result<std::uint64_t, CliError> parse_u64(const std::string& option, const std::string& text) {
-  if (auto value = decimal_digits(text)) return *value;
+  const bool negative = !text.empty() && text[0] == '-';
+  const std::optional<std::uint64_t> value = decimal_digits(negative ? text.substr(1) : text);
+  if (value && (!negative || *value == 0)) return *value;
   return qkv::fail(
       CliError{"arguments", option + " must be an integer from 0 to 18446744073709551615, got " + text});
 }
@@ -337,6 +340,20 @@ int run(int argc, char** argv) {
   find->add_option("--tokens", search.tokens, "n, 1 to 512")->capture_default_str();
   find->add_option("--dim", search.dim, "d, 1 to 512")->capture_default_str();
 
+  // The first word names the command: CLI11 would say only "A subcommand is required" for a misspelt one.
+  std::string names;
+  bool known = false;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    names += command->get_name() + ", ";
+    known = known || (argc > 1 && command->get_name() == argv[1]);
+  }
+  names += "bench";
+  const std::string first = argc > 1 ? argv[1] : "";
+  if (!known && first != "-h" && first != "--help" && first != "--help-all") {
+    return report_error(CliError{"arguments", (argc > 1 ? "unknown subcommand \"" + first + "\"; expected"
+                                                        : std::string("a subcommand is required:")) +
+                                                  " one of " + names});
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

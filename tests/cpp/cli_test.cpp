@@ -142,6 +142,22 @@ TEST(CliInit, LargestSeedIsAccepted) {
   EXPECT_EQ(parse_one_line(run).at("parameters").size(), 3u);
 }
 
+// Issue 18: "-0" was refused by init --seed but read as 0 by randn --seed. numpy's seed() takes Python's
+// int, where -0 is 0, so every integer option reads "-0" as 0; any other negative is still refused.
+TEST(CliInit, MinusZeroIsZeroForEverySeed) {
+  const CliRun zero = run_cli("init --seed 0 --model-width 3 --head-width 2");
+  ASSERT_EQ(zero.status, 0) << zero.out;
+  EXPECT_EQ(run_cli("init --seed -0 --model-width 3 --head-width 2").out, zero.out);
+  EXPECT_EQ(run_cli("init --seed -00 --model-width 3 --head-width 2").out, zero.out);
+  const CliRun randn = run_cli("randn --seed 0 --rows 1 --cols 2");
+  ASSERT_EQ(randn.status, 0) << randn.out;
+  EXPECT_EQ(run_cli("randn --seed -0 --rows 1 --cols 2").out, randn.out);
+  expect_rejected(run_cli("init --seed 26 --model-width -0 --head-width 2"), "qkv",
+                  "query projection: linear input width must be greater than zero");
+  expect_rejected(run_cli("init --seed -01 --model-width 3 --head-width 2"), "arguments",
+                  "--seed must be an integer from 0 to 18446744073709551615, got -01");
+}
+
 TEST(CliInit, BadArgumentsExitTwoWithTheExactMessage) {
   const std::string range = "--seed must be an integer from 0 to 18446744073709551615, got ";
   expect_rejected(run_cli("init --seed -1 --model-width 3 --head-width 2"), "arguments", range + "-1");
@@ -377,7 +393,15 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
 
 TEST(CliArguments, UnknownOrIncompleteCommandLines) {
   expect_rejected(run_cli("evidence"), "arguments", "--input is required");
-  expect_rejected(run_cli(""), "arguments", "A subcommand is required");
+  const std::string commands = "one of report, trace, init, evidence, randn, self-bias, find-off-diagonal, bench";
+  expect_rejected(run_cli(""), "arguments", "a subcommand is required: " + commands);
+  // Issue 18: a misspelt command said only "A subcommand is required".
+  expect_rejected(run_cli("x"), "arguments", "unknown subcommand \"x\"; expected " + commands);
+  expect_rejected(run_cli("reprot --seed 1"), "arguments", "unknown subcommand \"reprot\"; expected " + commands);
+  expect_rejected(run_cli("--seed 1"), "arguments", "unknown subcommand \"--seed\"; expected " + commands);
+  const CliRun help = run_cli("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_NE(help.out.find("SUBCOMMAND"), std::string::npos) << help.out;
   expect_rejected(run_cli("report --extra"), "arguments", "The following argument was not expected: --extra");
 }
 
