@@ -5,7 +5,8 @@
 // {"error":{"kind","message"}} on stdout carrying the library's own message. That includes bytes that are
 // not UTF-8 (written as U+FFFD), requests over a work budget (support/budget.hpp, kind "budget"), memory
 // the machine will not give (kind "allocation"), and a stdout that cannot be written (then the error goes
-// to stderr with kind "io", since stdout is what failed).
+// to stderr with kind "io", since stdout is what failed), and SIGINT or SIGTERM (kind "interrupted").
+#include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -401,6 +402,18 @@ int run(int argc, char** argv) {
   ::_exit(kBadInput);
 }
 
+// SIGINT and SIGTERM (Ctrl-C, kill, a timeout) end the tool in the promised form too, with kind
+// "interrupted" and status 2. Only async-signal-safe calls: one write() of a fixed line, then _exit (what
+// is still buffered is dropped, so the line follows only what had already reached stdout).
+extern "C" void on_stop_signal(int signal) {
+  static const char interrupt[] = "{\"error\":{\"kind\":\"interrupted\",\"message\":\"stopped by SIGINT\"}}\n";
+  static const char terminate[] = "{\"error\":{\"kind\":\"interrupted\",\"message\":\"stopped by SIGTERM\"}}\n";
+  const bool by_interrupt = signal == SIGINT;
+  [[maybe_unused]] const ssize_t written = ::write(STDOUT_FILENO, by_interrupt ? interrupt : terminate,
+                                                   (by_interrupt ? sizeof interrupt : sizeof terminate) - 1);
+  ::_exit(kBadInput);
+}
+
 // Whatever was printed must have reached stdout: a full disk or a closed pipe is a failure, not success.
 int finish(int status) {
   std::cout.flush();
@@ -416,6 +429,14 @@ int main(int argc, char** argv) {
   std::set_terminate(on_terminate);
   // A closed pipe should be a write error we report, not a signal that kills the tool.
   std::signal(SIGPIPE, SIG_IGN);
+  for (const int stop : {SIGINT, SIGTERM}) {
+    struct sigaction action {}, previous {};
+    // A signal the caller ignores stays ignored (a shell's background job ignores SIGINT).
+    if (sigaction(stop, nullptr, &previous) == 0 && previous.sa_handler == SIG_IGN) continue;
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(stop, &action, nullptr);
+  }
   try {
     return finish(run(argc, argv));
   } catch (const std::bad_alloc&) {

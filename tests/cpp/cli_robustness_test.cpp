@@ -1,10 +1,13 @@
 // Issue 10, tried as an adversary would: every reproduction must end in exit status 2 with a JSON error
 // (never a signal, never a hang, never exit 0 after a failed write), and exact gradients must pass
 // the gradcheck at any scale.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdio>
 #include <set>
 #include <string>
@@ -227,6 +230,37 @@ TEST(CliRobustness, ABenchThatWouldRunForEverIsRefused) {
   const CliRun most = run_cli("bench --batch 1 --tokens 8 --model-width 3 --head-width 2 --repeat 1000");
   EXPECT_EQ(most.status, 0) << most.out << most.err;
   EXPECT_NE(most.out.find("\"median_seconds\""), std::string::npos) << most.out;
+}
+
+// Issue 18: SIGINT and SIGTERM ended the tool without a JSON error. The tool waits on a FIFO that nobody
+// writes: opening its other end returns only once the tool has opened it (after its handlers are set), so
+// the signal arrives while it runs, with no clock and no sleep.
+TEST(CliRobustness, SigintAndSigtermEndWithAnInterruptedError) {
+  for (const int stop : {SIGINT, SIGTERM}) {
+    const std::string fifo = temp_path("fifo"), out = temp_path("stdout");
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      ::dup2(fd, STDOUT_FILENO);
+      ::signal(stop, SIG_DFL);  // whatever this test inherited, the tool starts as a shell's command would
+      ::execl(QKV_CLI_PATH, QKV_CLI_PATH, "evidence", "--input", fifo.c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    const int writer = ::open(fifo.c_str(), O_WRONLY);  // returns once the tool is reading
+    ::kill(child, stop);
+    ::close(writer);  // the signal is already pending; were it ignored, the tool would end at end of input
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    const std::string printed = read_file(out);
+    std::remove(fifo.c_str());
+    std::remove(out.c_str());
+    ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+    EXPECT_EQ(WEXITSTATUS(status), 2);
+    EXPECT_EQ(printed, std::string("{\"error\":{\"kind\":\"interrupted\",\"message\":\"stopped by ") +
+                           (stop == SIGINT ? "SIGINT" : "SIGTERM") + "\"}}\n");
+  }
 }
 
 // ---- 5. a stdout that cannot be written is an error ------------------------------------------------------
