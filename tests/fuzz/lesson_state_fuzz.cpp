@@ -26,14 +26,20 @@ std::string typed(FuzzedDataProvider& in) {
   }
 }
 
+// Mostly an extent the sizes allow, sometimes any at all: a kept shape of [1e9, 1, 1] once stopped the core.
+qkv::Extent extent(FuzzedDataProvider& in) {
+  if (in.ConsumeIntegralInRange(0, 7) != 0) return in.ConsumeIntegralInRange<qkv::Extent>(0, 9);
+  return in.ConsumeIntegral<qkv::Extent>();
+}
+
 qkv::EditableTensor tensor(FuzzedDataProvider& in) {
   qkv::EditableTensor out;
   const int rank = in.ConsumeIntegralInRange(0, 4);
-  for (int i = 0; i < rank; ++i) out.shape.push_back(in.ConsumeIntegralInRange<qkv::Extent>(0, 9));
+  for (int i = 0; i < rank; ++i) out.shape.push_back(extent(in));
   const int cells = in.ConsumeIntegralInRange(0, 40);
   for (int i = 0; i < cells; ++i) out.cells.push_back(typed(in));
   const int kept_rank = in.ConsumeIntegralInRange(0, 4);
-  for (int i = 0; i < kept_rank; ++i) out.kept.shape.push_back(in.ConsumeIntegralInRange<qkv::Extent>(0, 9));
+  for (int i = 0; i < kept_rank; ++i) out.kept.shape.push_back(extent(in));
   const int kept_cells = in.ConsumeIntegralInRange(0, 40);
   for (int i = 0; i < kept_cells; ++i) out.kept.cells.push_back(typed(in));
   return out;
