@@ -235,6 +235,29 @@ describe('errors are values', () => {
     assert.ok(message.includes(`"${'x'.repeat(80)}…"`), message.slice(0, 120));
   });
 
+  test('a kept shape outside the size limits is refused as a value (it was a RuntimeError: abort)', () => {
+    const limits = ' is not accepted: expected [] or 3 axes within the size limits [8, 8, 8], at most 512 numbers';
+    for (const shape of [[1e9, 1, 1], [64, 64, 64, 64], [8, 8, 9], [1, 8192, 8192]]) {
+      const s = state();
+      s.batch = '2'; // a new size, so that the kept cells are merged in
+      s.input.kept = { shape, cells: ['1'] };
+      let result;
+      assert.doesNotThrow(() => (result = core.evaluate(s)), String(shape));
+      assert.equal(result.ok, false, String(shape));
+      assert.deepEqual([result.error.kind, result.error.field, result.error.message], ['size', 'input', `X: kept shape [${shape.join(', ')}]${limits}`]);
+    }
+    const s = state();
+    s.batch = '2';
+    assert.equal(core.evaluate(s).ok, true, 'the module still answers');
+  });
+
+  test("the tests' module's bench has the command line's limits, refused as budget", () => {
+    const refused = testCore.bench({ batch: 1, tokens: 4096, model_width: 4096, head_width: 4096 });
+    assert.deepEqual([refused.ok, refused.error.kind, refused.error.message], [false, 'budget', 'bench costs 6.4e12 flops (5 passes at B 1, T 4096, d 4096, h 4096), more than the limit of 1e11']);
+    const repeat = testCore.bench({ batch: 1, tokens: 8, model_width: 3, head_width: 2, repeat: 1001 });
+    assert.deepEqual([repeat.ok, repeat.error.kind, repeat.error.message], [false, 'budget', 'bench repeat must be at most 1000, got 1001']);
+  });
+
   test('garbage instead of a state never throws', () => {
     for (const garbage of [undefined, null, 5, 'x', [], { batch: 3 }, { input: { shape: 'no', cells: 7 } }]) {
       const result = core.evaluate(garbage);
