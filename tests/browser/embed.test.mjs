@@ -581,6 +581,13 @@ test('4. iframe: messages of the wrong shape are ignored, and a height request g
   const { page, frame, problems, dialogs, close: closePage } = await openIframePage('/iframe.html');
   try {
     await waitFrameFitsContent(page, frame, 'after load');
+    // The lesson's own idle work (the warm-up, which sets data-warmed, and the self-score section's first
+    // result, computed even while hidden) must be over before the snapshot, or it shows up as a change: under
+    // a loaded machine the warm-up ended during the test (data-warmed appeared in 1 of 2 runs).
+    await frame.waitForFunction(() => {
+      const lesson = document.querySelector('qkv-lesson');
+      return lesson?.dataset.warmed !== undefined && lesson.shadowRoot?.querySelector('.self-bias-results[data-shown]');
+    }, undefined, { timeout: 30000 });
     await sleep(300); // let the last resize messages arrive
     const snapshot = () =>
       frame.evaluate(() => {
