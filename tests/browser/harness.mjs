@@ -11,7 +11,8 @@ import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 
 export const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-export const dist = resolve(repo, 'dist');
+// QKV_DIST: another build's folder (a developer testing a build of their own beside dist/).
+export const dist = process.env.QKV_DIST ? resolve(process.env.QKV_DIST) : resolve(repo, 'dist');
 export const fixturePath = resolve(repo, 'fixtures/chapter26.json');
 
 // Every page in these tests is served with this policy: no inline script, no eval (WASM compile only).
