@@ -3,6 +3,7 @@
 import math from 'virtual:math';
 import { nameTokenRows } from './diagram';
 import { h, math as mathSpan, symbols } from './dom';
+import { exerciseProse } from './exercises';
 import { matrixTable } from './tables';
 import type { Evidence } from './types';
 
@@ -23,27 +24,46 @@ export function renderIntro(): HTMLElement {
 // where the element puts the first-token question (the one form asking it) while this section is shown.
 export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement): HTMLElement {
   const t = fixture;
-  const input = matrixTable('input', 'X (fixture input)', t.input, 'data-fixture-tensor');
-  nameTokenRows(input, t.input.shape, t.token_names);
   return h(
     'section',
     { class: 'worked', 'aria-labelledby': 'qkv-worked-title' },
     h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'),
     h('p', {}, `One batch holds two token states, for the words “${t.token_names.join('” and “')}”. Three different weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you have checked your answers (or ask to see them).`),
-    h(
-      'div',
-      { class: 'worked-tables' },
-      input,
-      matrixTable('query_weight', 'W_Q (fixture)', t.query_weight, 'data-fixture-tensor'),
-      matrixTable('key_weight', 'W_K (fixture)', t.key_weight, 'data-fixture-tensor'),
-      matrixTable('value_weight', 'W_V (fixture)', t.value_weight, 'data-fixture-tensor'),
-    ),
+    fixtureTables(t, 'data-fixture-tensor'),
     question,
     h(
       'p',
       {},
       'The three answers differ because the three weights differ. Separate weights do not promise different numbers for every input, but they let each role learn its own representation, while batch and token positions stay aligned.',
     ),
+  );
+}
+
+// The fixture's input and weights, as the first question asks about them.
+function fixtureTables(t: Evidence, attribute: string): HTMLElement {
+  const input = matrixTable('input', 'X (fixture input)', t.input, attribute);
+  nameTokenRows(input, t.input.shape, t.token_names);
+  return h(
+    'div',
+    { class: 'worked-tables' },
+    input,
+    matrixTable('query_weight', 'W_Q (fixture)', t.query_weight, attribute),
+    matrixTable('key_weight', 'W_K (fixture)', t.key_weight, attribute),
+    matrixTable('value_weight', 'W_V (fixture)', t.value_weight, attribute),
+  );
+}
+
+// What a question needs beside it when it sits in the exercises list, away from the part of the lesson that
+// sets it up (sections without the opening prediction or the diagram): the fixture's numbers for the
+// first-token question, a sentence for the others that need one. Null when the question stands alone.
+export function renderExerciseContext(id: string, fixture: Evidence): HTMLElement | null {
+  const context = exerciseProse[id]?.context;
+  if (!context) return null;
+  return h(
+    'div',
+    { class: 'exercise-context', 'data-context-for': id },
+    h('p', {}, context),
+    ...(id === 'ch26-first-token' ? [fixtureTables(fixture, 'data-context-tensor')] : []),
   );
 }
 

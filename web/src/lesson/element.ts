@@ -5,19 +5,20 @@
 import katexCss from 'katex/dist/katex.min.css?inline';
 import { css as mathLayoutCss } from 'virtual:math';
 import lessonCss from './styles.css?inline';
-import { answerEvent, answerStatement } from './answers';
-import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
+import { answerEvent, answerStatement, challengeId, challengeStatement, type AnswerStatement } from './answers';
+import { renderExerciseContext, renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
 import { attachProvenance, buildDiagram, openAnswered, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
 import { readParentOrigin } from './embed-protocol';
-import { numberExercises, renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
-import { HostBridge } from './host-bridge';
+import { numberExercises, renderExercise, type AnswerRecord, type ExerciseHandle, type ExerciseProgress, type Reveal } from './exercises';
+import { HostBridge, readSavedProgress } from './host-bridge';
 import { registerMathFonts } from './fonts';
 import { buildScale, type ScaleView } from './scale';
 import { buildSelfBias, type SelfBiasView } from './self-bias';
 import { messageOf } from './worker-runner';
+import { stateToSearch } from './url-state';
 import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField, type SizeLimitView } from './types';
 
 const sizeLabels: Record<SizeField, string> = {
@@ -46,6 +47,31 @@ let instances = 0;
 export const sectionNames = ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] as const;
 export type SectionName = (typeof sectionNames)[number];
 const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
+const themes = ['light', 'dark'] as const;
+
+/** What the lesson keeps of a learner's work: `progress`, `restoreProgress`, the qkv-lesson-progress event. */
+export interface LessonProgress {
+  answers: Record<string, ExerciseProgress>;
+  challenge: string; // the free-text challenge's answer
+  state: string; // the edited numbers in link format; '' for the frozen fixture
+}
+
+// An attribute value the element does not know: what it says on the console and in data-<name>-error.
+export function attributeProblem(name: string, value: string | null): string | null {
+  if (value === null) return null;
+  if (name === 'sections') {
+    const unknown = value.split(/[\s,]+/).filter((word) => word && !(sectionNames as readonly string[]).includes(word));
+    if (unknown.length === 0) return value.trim() === '' ? 'sections="" names no section: every section is shown.' : null;
+    return `sections names ${unknown.map((word) => `"${word}"`).join(', ')}, which ${unknown.length > 1 ? 'are not sections' : 'is not a section'}; the sections are ${sectionNames.join(' ')}. ${
+      value.split(/[\s,]+/).some((word) => (sectionNames as readonly string[]).includes(word)) ? 'The others are shown.' : 'Every section is shown.'
+    }`;
+  }
+  if (name === 'reveal' && !(reveals as readonly string[]).includes(value))
+    return `reveal="${value}" is not one of ${reveals.join(', ')}; after-check is used.`;
+  if (name === 'theme' && !(themes as readonly string[]).includes(value) && value !== '' && value !== 'auto')
+    return `theme="${value}" is not light, dark or auto; the learner's system setting decides.`;
+  return null;
+}
 
 export class QkvLessonElement extends HTMLElement {
   // Each observed attribute has a property of the same name (camelCase) that parses it.
@@ -68,6 +94,8 @@ export class QkvLessonElement extends HTMLElement {
   private readonly notes = h('ul', { class: 'link-notes', hidden: true });
   private readonly sectionElements = new Map<SectionName, HTMLElement>();
   private readonly exerciseViews = new Map<string, ExerciseHandle>();
+  // What a question needs beside it when it is asked in the exercises list (content.ts).
+  private readonly contexts = new Map<string, HTMLElement>();
   // Questions checked, or whose answer the learner asked to see: a fold opens once all its questions are.
   private readonly settled = new Set<string>();
   // Where the chapter's exercise forms go when the diagram is hidden, and the first one's place in the
@@ -83,6 +111,9 @@ export class QkvLessonElement extends HTMLElement {
   private idleHandle?: number;
   private firstFrame?: { frame: number; timer?: ReturnType<typeof setTimeout> };
   private warmRounds = 0;
+  private pendingProgress?: LessonProgress;
+  private challengeSince = 0;
+  private challengeReports = 0;
   // Attribute changes since the last update, applied together in one microtask.
   private readonly pending = new Set<string>();
   private readonly onInput = (event: Event) => this.edited(event);
@@ -153,6 +184,7 @@ export class QkvLessonElement extends HTMLElement {
   attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
     if (previous === next) return;
     if (name === 'parent-origin') this.checkParentOrigin(next);
+    else if (name === 'sections' || name === 'reveal' || name === 'theme') this.checkValue(name, next);
     if (this.pending.size === 0) queueMicrotask(() => this.update());
     this.pending.add(name);
   }
@@ -205,18 +237,28 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   // Right after the first frame, the rest of the lesson is laid out (in the next frame), all of it from then
-  // on as before; data-laid-out marks that. Cancelled on disconnect, scheduled again on connect.
+  // on as before; data-laid-out and the event qkv-lesson-laid-out mark that. A document the browser does not
+  // render gets no animation frame (an off-screen cross-origin iframe, a background tab): without one, the
+  // rest is laid out after 500 ms anyway (far more than a rendered page takes to its first frame), so that the
+  // lesson's real height, not .visible-first's estimates, is there to report. `timer` holds the one timer
+  // pending: cancelled on disconnect, scheduled again on connect.
   private layOutTheRestAfterThisFrame(): void {
     if (this.firstFrame) return;
     const pending: { frame: number; timer?: ReturnType<typeof setTimeout> } = { frame: 0 };
+    const layOut = () => {
+      cancelAnimationFrame(pending.frame);
+      clearTimeout(pending.timer);
+      this.firstFrame = undefined;
+      this.shadowRoot?.querySelector('article.lesson')?.classList.remove('visible-first');
+      this.dataset.laidOut = '';
+      this.showFragment();
+      this.dispatchEvent(new CustomEvent('qkv-lesson-laid-out', { bubbles: true, composed: true }));
+    };
     pending.frame = requestAnimationFrame(() => {
-      pending.timer = setTimeout(() => {
-        this.firstFrame = undefined;
-        this.shadowRoot?.querySelector('article.lesson')?.classList.remove('visible-first');
-        this.dataset.laidOut = '';
-        this.showFragment();
-      }, 0);
+      clearTimeout(pending.timer);
+      pending.timer = setTimeout(layOut, 0);
     });
+    pending.timer = setTimeout(layOut, 500);
     this.firstFrame = pending;
   }
 
@@ -259,6 +301,66 @@ export class QkvLessonElement extends HTMLElement {
     if (this.fragmentShown) return;
     this.fragmentShown = true;
     this.sectionTarget(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
+  }
+
+  // A value the element does not know is said on the console and shown as data-<name>-error.
+  private checkValue(name: 'sections' | 'reveal' | 'theme', value: string | null): void {
+    const problem = attributeProblem(name, value);
+    const key = `${name}Error` as const;
+    if (problem) {
+      console.warn(`<qkv-lesson>: ${problem}`);
+      this.dataset[key] = problem;
+    } else delete this.dataset[key];
+  }
+
+  /** The learner's work: every question checked or shown, the challenge's text, and the edited numbers. */
+  get progress(): LessonProgress {
+    const answers: Record<string, ExerciseProgress> = {};
+    for (const [id, handle] of this.allExercises()) {
+      const progress = handle.progress();
+      if (progress) answers[id] = progress;
+    }
+    const controller = this.controller;
+    const edited = controller && JSON.stringify(controller.state) !== JSON.stringify(controller.fixture);
+    return { answers, challenge: this.selfBias?.challenge.text.value ?? this.pendingProgress?.challenge ?? '', state: edited ? stateToSearch(controller.state, controller.selfScore) : '' };
+  }
+
+  /** Puts saved work back (from a course's store): answers are checked again without answer events. Before
+   * ready it is kept and applied at ready. Unreadable parts are ignored. */
+  restoreProgress(progress: unknown): void {
+    const read = readLessonProgress(progress);
+    if (!read) return;
+    if (this.dataset.state !== 'ready') {
+      this.pendingProgress = read;
+      return;
+    }
+    this.applyProgress(read);
+  }
+
+  /** The ids of the questions shown, in reading order (a course's maximum score). */
+  get exerciseIds(): string[] {
+    const root = this.shadowRoot;
+    if (this.dataset.state !== 'ready' || !root) return [];
+    return [...root.querySelectorAll<HTMLFormElement>('form.exercise')].filter((form) => !form.closest('[hidden]')).map((form) => form.dataset.exercise!);
+  }
+
+  private *allExercises(): Iterable<[string, ExerciseHandle]> {
+    yield* this.exerciseViews;
+    if (this.selfBias) yield* this.selfBias.exercises;
+  }
+
+  private applyProgress(progress: LessonProgress): void {
+    if (progress.state) this.show(this.controller!.startFrom(progress.state));
+    const handles = new Map(this.allExercises());
+    for (const [id, saved] of Object.entries(progress.answers)) handles.get(id)?.replay(saved);
+    if (this.selfBias && progress.challenge) this.selfBias.challenge.text.value = progress.challenge;
+    this.progressChanged();
+  }
+
+  // Tells the course page the learner's work changed (a SCORM launch page keeps it as suspend_data).
+  private progressChanged(): void {
+    if (this.dataset.state !== 'ready') return;
+    this.dispatchEvent(new CustomEvent('qkv-lesson-progress', { detail: this.progress, bubbles: true, composed: true }));
   }
 
   // A parent-origin that names no origin is said on the console and shown as data-parent-origin-error.
@@ -308,9 +410,11 @@ export class QkvLessonElement extends HTMLElement {
           this.settle(record.id);
           this.answered(record, replayed);
         },
-        onShown: (id) => this.settle(id),
+        onShown: (id, replayed) => this.shown(id, replayed),
       });
       this.exerciseViews.set(view.id, handle);
+      const context = renderExerciseContext(view.id, controller.fixtureEvidence);
+      if (context) this.contexts.set(view.id, context);
     }
     // In the exercises section (when the diagram is hidden), the questions keep the lesson's path order.
     const pathOrder = diagram.pathOrder.filter((id) => this.exerciseViews.has(id));
@@ -327,7 +431,7 @@ export class QkvLessonElement extends HTMLElement {
         this.settle(record.id);
         this.answered(record, replayed);
       },
-      (id) => this.settle(id),
+      (id, replayed) => this.shown(id, replayed),
       (settings) => {
         controller.selfScore = settings;
         this.writeUrl();
@@ -367,7 +471,8 @@ export class QkvLessonElement extends HTMLElement {
 
     // A shared link wins over the author's starting state; without either, the fixture.
     this.show(controller.startFrom(this.bridge.linkState() ?? this.state));
-    this.restoreProgress();
+    this.watchChallenge();
+    this.restoreSavedWork();
     this.dataset.state = 'ready';
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
     if (this.isConnected) this.attach();
@@ -414,9 +519,14 @@ export class QkvLessonElement extends HTMLElement {
     for (const id of this.pathOrder) {
       const form = this.exerciseViews.get(id)!.form;
       const homes = [id === 'ch26-first-token' ? this.workedQuestion : undefined, this.diagram!.predictions[id]];
-      (homes.find(visible) ?? this.exerciseList).append(form);
+      const home = homes.find(visible);
+      const context = this.contexts.get(id);
+      if (home) {
+        context?.remove();
+        home.append(form);
+      } else this.exerciseList.append(...(context ? [context] : []), form);
     }
-    const listed = this.exerciseList.childElementCount > 0;
+    const listed = this.exerciseList.querySelector('form') !== null;
     this.sectionElements.get('exercises')!.hidden = !shown.includes('exercises') || !listed;
   }
 
@@ -426,11 +536,36 @@ export class QkvLessonElement extends HTMLElement {
     openAnswered(this.shadowRoot!, this.reveal === 'always' ? undefined : this.settled);
   }
 
-  private restoreProgress(): void {
-    for (const [id, view] of this.exerciseViews) {
-      const responses = this.bridge.savedResponses(id);
-      if (responses) view.replay(responses);
+  // Work saved under progress-key, then work a course handed over before ready (restoreProgress).
+  private restoreSavedWork(): void {
+    for (const [id, handle] of this.allExercises()) {
+      const saved = this.bridge.savedProgress(id);
+      if (saved) handle.replay(saved);
     }
+    const challenge = this.bridge.savedProgress(challengeId)?.responses[0];
+    if (challenge && this.selfBias) this.selfBias.challenge.text.value = challenge;
+    const pending = this.pendingProgress;
+    this.pendingProgress = undefined;
+    if (pending) this.applyProgress(pending);
+  }
+
+  // The challenge is kept as it is typed, and reported once the learner leaves the box after changing it.
+  private watchChallenge(): void {
+    const { text, modelAnswer, question } = this.selfBias!.challenge;
+    this.challengeSince = performance.now();
+    let modelSeen = false;
+    modelAnswer.addEventListener('toggle', () => (modelSeen ||= modelAnswer.open));
+    text.addEventListener('input', () => {
+      this.bridge.saveProgress(challengeId, { responses: [text.value], correct: false, attempts: this.challengeReports, revealed: modelSeen });
+      this.progressChanged();
+    });
+    text.addEventListener('change', () => {
+      const now = performance.now();
+      const statement = challengeStatement(question, text.value, now - this.challengeSince, ++this.challengeReports);
+      statement.context.extensions['urn:qkv-lesson:revealed'] = modelSeen;
+      this.challengeSince = now;
+      this.report(statement);
+    });
   }
 
   // Each size says what it accepts; the limits are the core's (cpp/learner/editable_state.hpp).
@@ -499,6 +634,7 @@ export class QkvLessonElement extends HTMLElement {
     if (outcome.changed) this.dataset.rendered = `${++this.renders}`;
     this.writeUrl();
     if (outcome.changed) this.dispatchEvent(new CustomEvent('qkv-lesson-rendered', { bubbles: true, composed: true }));
+    if (edited && outcome.changed) this.progressChanged();
   }
 
   // The URL follows the last valid state; data-url-revision = data-rendered once it shows what is on screen.
@@ -548,13 +684,47 @@ export class QkvLessonElement extends HTMLElement {
     }, 400);
   }
 
+  // A question's answer was shown: its folds may open, and the course may keep that.
+  private shown(id: string, replayed: boolean): void {
+    this.settle(id);
+    if (replayed) return;
+    const progress = this.handleOf(id)?.progress();
+    if (progress) this.bridge.saveProgress(id, progress);
+    this.progressChanged();
+  }
+
+  private handleOf(id: string): ExerciseHandle | undefined {
+    return this.exerciseViews.get(id) ?? this.selfBias?.exercises.get(id);
+  }
+
   // Tells the course page: a DOM event, a message to the parent frame, and (opt-in) local progress.
   private answered(record: AnswerRecord, replayed: boolean): void {
-    this.bridge.saveProgress(record.id, record.typed, record.correct);
+    const progress = this.handleOf(record.id)?.progress();
+    if (progress) this.bridge.saveProgress(record.id, progress);
     if (replayed) return; // restored from storage: already reported when it was answered
-    const statement = answerStatement(record);
+    this.report(answerStatement(record));
+    this.announce(record.correct ? 'Correct answer.' : 'Not quite.');
+    this.progressChanged();
+  }
+
+  private report(statement: AnswerStatement): void {
     this.dispatchEvent(new CustomEvent(answerEvent, { detail: statement, bubbles: true, composed: true }));
     this.bridge.postAnswer(statement);
-    this.announce(record.correct ? 'Correct answer.' : 'Not quite.');
   }
+}
+
+// A progress object from outside (a course's store): what is readable is kept, the rest dropped.
+export function readLessonProgress(value: unknown): LessonProgress | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const given = value as Record<string, unknown>;
+  const answers: Record<string, ExerciseProgress> = {};
+  const listed = given.answers;
+  if (typeof listed === 'object' && listed !== null && !Array.isArray(listed)) {
+    for (const [id, saved] of Object.entries(listed as Record<string, unknown>)) {
+      const read = readSavedProgress(saved);
+      if (read) answers[id] = { responses: read.responses, correct: false, attempts: read.attempts ?? 1, revealed: read.revealed ?? false };
+    }
+  }
+  const text = (field: unknown) => (typeof field === 'string' && field.length <= 100000 ? field : '');
+  return { answers, challenge: text(given.challenge), state: text(given.state) };
 }

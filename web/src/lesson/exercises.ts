@@ -9,17 +9,34 @@ interface Prose {
   question: string;
   blanks?: { label: string; placeholder: string }[];
   choices?: Record<string, string>;
+  // What the question needs beside it when it is asked away from its part of the lesson.
+  context?: string;
 }
 
 export const exerciseProse: Record<string, Prose> = prose;
 
-// What a learner typed, what the core read, and whether it was right: what course pages receive.
+// One check, as course pages receive it: what the learner typed, what the core read, whether it was right,
+// and what the question offered and expected (for an xAPI statement or a SCORM interaction).
 export interface AnswerRecord {
   id: string;
   question: string;
+  interaction: 'choice' | 'fill-in';
+  choices: { id: string; text: string }[]; // a choice question's options, in the order shown
   typed: string[];
   read: string[];
   correct: boolean;
+  correctResponse: string[]; // the core's answer for the numbers asked about (option ids for a choice)
+  attempt: number; // 1 for the first check of this question, 2 for the next…, across saved visits
+  revealed: boolean; // the answer was shown before this check (then the check never counts as a success)
+  durationMs: number; // since the question was shown, or since its previous check
+}
+
+// What the lesson keeps of one question: enough to put the learner's work back (progress-key, SCORM).
+export interface ExerciseProgress {
+  responses: string[];
+  correct: boolean;
+  attempts: number;
+  revealed: boolean;
 }
 
 // How much the page reveals: after a check (the default), never (only right or wrong), or always (a
@@ -31,14 +48,16 @@ export interface ExerciseOptions {
   check: (id: string, responses: string[]) => AnswerResponse;
   reveal: () => Reveal;
   onAnswer: (record: AnswerRecord, replayed: boolean) => void;
-  // The learner asked to see the answer without checking one.
-  onShown?: (id: string) => void;
+  // The learner asked to see the answer (replayed: restored from saved progress).
+  onShown?: (id: string, replayed: boolean) => void;
 }
 
 export interface ExerciseHandle {
   form: HTMLFormElement;
-  // Puts saved responses back and checks them again (for progress kept across reloads).
-  replay(responses: string[]): void;
+  // Puts saved work back and checks it again, without reporting it (progress kept across visits).
+  replay(saved: Partial<ExerciseProgress> & { responses: string[] }): void;
+  // What the learner did with this question, or null if nothing yet.
+  progress(): ExerciseProgress | null;
   // New values from the core (another seed): the teacher's answer follows them.
   update(view: ExerciseView): void;
 }
@@ -112,13 +131,20 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   };
   showTeacherAnswer();
   showAnswer.hidden = options.reveal() !== 'after-check';
-  showAnswer.addEventListener('click', () => {
-    form.dataset.revealed = '';
-    feedback.replaceChildren(...answerBlock(view, view.answer, view.explanation));
-    options.onShown?.(view.id);
-  });
 
   let wrongTries = 0;
+  let attempts = 0;
+  let revealed = false;
+  let last: { typed: string[]; correct: boolean } | null = null;
+  let since = performance.now();
+  const showTheAnswer = (replayed: boolean) => {
+    revealed = true;
+    form.dataset.revealed = '';
+    feedback.replaceChildren(...answerBlock(view, view.answer, view.explanation));
+    options.onShown?.(view.id, replayed);
+  };
+  showAnswer.addEventListener('click', () => showTheAnswer(false));
+
   const responsesNow = () => (view.kind === 'choice' ? [inputs.find((input) => input.checked)?.value ?? ''] : inputs.map((input) => input.value));
   const submit = (replayed: boolean) => {
     const typed = responsesNow();
@@ -128,14 +154,37 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       feedback.replaceChildren(h('p', { class: 'verdict-text wrong' }, text));
       return;
     }
+    attempts++;
     if (!result.correct) wrongTries++;
     const verdict = h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.');
-    const reveal = options.reveal();
-    if (reveal === 'never') feedback.replaceChildren(verdict);
-    else if (result.correct || wrongTries >= 2 || reveal === 'always') feedback.replaceChildren(verdict, ...answerBlock(view, result.answer, result.explanation));
-    else feedback.replaceChildren(verdict, h('p', { class: 'hint' }, h('strong', {}, 'Hint: '), result.hint || 'Look again at the numbers above.'), h('p', {}, 'Try once more, or show the answer.'));
+    // A check after the answer was shown is graded, but a course never counts it as a success.
+    const shownFirst = revealed ? [h('p', { class: 'note' }, 'The answer was shown before this check, so it is not counted as a success.')] : [];
+    const mode = options.reveal();
+    const hint = () => [h('p', { class: 'hint' }, h('strong', {}, 'Hint: '), result.hint || 'Look again at the numbers above.')];
+    if (mode === 'never') feedback.replaceChildren(verdict, ...shownFirst, ...(result.correct ? [] : [...hint(), h('p', {}, 'Try again.')]));
+    else if (result.correct || wrongTries >= 2 || mode === 'always' || revealed)
+      feedback.replaceChildren(verdict, ...shownFirst, ...answerBlock(view, result.answer, result.explanation));
+    else feedback.replaceChildren(verdict, ...hint(), h('p', {}, 'Try once more, or show the answer.'));
     form.dataset.answered = result.correct ? 'correct' : 'incorrect';
-    options.onAnswer({ id: view.id, question: prose.question, typed, read: result.read, correct: result.correct }, replayed);
+    const now = performance.now();
+    last = { typed, correct: result.correct };
+    options.onAnswer(
+      {
+        id: view.id,
+        question: prose.question,
+        interaction: view.kind === 'choice' ? 'choice' : 'fill-in',
+        choices: view.kind === 'choice' ? view.choices.map((id) => ({ id, text: prose.choices?.[id] ?? id })) : [],
+        typed,
+        read: result.read,
+        correct: result.correct,
+        correctResponse: result.answer,
+        attempt: attempts,
+        revealed,
+        durationMs: now - since,
+      },
+      replayed,
+    );
+    since = now;
   };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -143,10 +192,20 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   });
   return {
     form,
-    replay(responses) {
+    replay(saved) {
+      const { responses } = saved;
+      if (saved.revealed) showTheAnswer(true);
       if (view.kind === 'choice') for (const input of inputs) input.checked = input.value === responses[0];
       else inputs.forEach((input, i) => (input.value = responses[i] ?? ''));
-      submit(true);
+      if (responses.some((response) => response !== '')) {
+        // The replayed check counts as the last saved attempt, not as a new one.
+        attempts = Math.min(Math.max(0, Math.floor(saved.attempts ?? 1) - 1), 1e6);
+        submit(true);
+      }
+    },
+    progress() {
+      if (!last && !revealed) return null;
+      return { responses: last?.typed ?? responsesNow(), correct: last?.correct ?? false, attempts, revealed };
     },
     update(next) {
       view = next;

@@ -3,7 +3,25 @@
 import { answerMessageType, type AnswerStatement } from './answers';
 import { answerTarget } from './embed-protocol';
 import { selfScoreFromSearch, stateFromSearch, stateToSearch, withLessonParams } from './url-state';
+import type { ExerciseProgress } from './exercises';
 import type { LessonState, SelfScoreRequest } from './types';
+
+export type SavedProgress = Partial<ExerciseProgress> & { responses: string[] };
+
+// Saved work as a course gave it back (storage or an LMS): only the shapes the lesson writes are read, and
+// anything else is ignored (null), never trusted. Older saves hold only responses and correct.
+export function readSavedProgress(value: unknown): SavedProgress | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const saved = value as Record<string, unknown>;
+  const responses = saved.responses;
+  if (!Array.isArray(responses) || responses.length > 64 || !responses.every((item) => typeof item === 'string' && item.length <= 20000)) return null;
+  const attempts = saved.attempts;
+  return {
+    responses: [...responses] as string[],
+    ...(typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0 && attempts <= 1e6 ? { attempts } : {}),
+    ...(saved.revealed === true ? { revealed: true } : {}),
+  };
+}
 
 export interface HostSettings {
   syncUrl(): boolean;
@@ -36,24 +54,22 @@ export class HostBridge {
     }, 150);
   }
 
-  saveProgress(id: string, typed: string[], correct: boolean): void {
+  saveProgress(id: string, progress: ExerciseProgress): void {
     const key = this.settings.progressKey();
     if (!key) return;
     try {
-      localStorage.setItem(`${key}:${id}`, JSON.stringify({ responses: typed, correct }));
+      localStorage.setItem(`${key}:${id}`, JSON.stringify(progress));
     } catch {
       // Storage full or blocked: the answer still counted for this visit.
     }
   }
 
-  // The responses saved for an exercise, if any were and they are readable.
-  savedResponses(id: string): string[] | null {
+  // What was saved for an exercise (or the challenge), if anything was and it is readable.
+  savedProgress(id: string): SavedProgress | null {
     const key = this.settings.progressKey();
     if (!key) return null;
     try {
-      const saved = JSON.parse(localStorage.getItem(`${key}:${id}`) ?? 'null') as { responses?: unknown } | null;
-      const responses = saved?.responses;
-      return Array.isArray(responses) && responses.every((item) => typeof item === 'string') ? responses : null;
+      return readSavedProgress(JSON.parse(localStorage.getItem(`${key}:${id}`) ?? 'null'));
     } catch {
       return null; // unreadable or blocked storage: start without saved answers
     }

@@ -137,6 +137,9 @@ export interface SelfBiasView {
   connect(): void;
   // The lesson left the page: nothing is scheduled, and no worker stays behind.
   release(): void;
+  // Its questions, for saved progress, and the free-text challenge with its model answer.
+  exercises: ReadonlyMap<string, ExerciseHandle>;
+  challenge: { text: HTMLTextAreaElement; modelAnswer: HTMLDetailsElement; question: string };
 }
 
 // The controls, results and exercises; every number is typed text that the core reads.
@@ -146,7 +149,7 @@ export function buildSelfBias(
   initial: SelfScoreRequest,
   reveal: () => Reveal,
   onAnswer: (record: AnswerRecord, replayed: boolean) => void,
-  onShown: (id: string) => void,
+  onShown: (id: string, replayed: boolean) => void,
   onSettings: (request: SelfScoreRequest) => void,
 ): SelfBiasView {
   const id = (name: string) => `${idPrefix}-sb-${name}`;
@@ -247,6 +250,19 @@ export function buildSelfBias(
     handles.set(view.id, handle);
     forms.set(view.id, handle.form);
   }
+  const challengeQuestion =
+    'A researcher ties W_q = W_k to save parameters. In two or three sentences: what behaviour does the constraint favour, and is it a reasonable simplification?';
+  const challengeText = h('textarea', { id: `${idPrefix}-challenge`, rows: '4', 'data-challenge': '' });
+  const challengeModel = h(
+    'details',
+    {},
+    h('summary', {}, 'A model answer'),
+    h(
+      'p',
+      {},
+      'Tied scores are x_i W·x_j W, a symmetric matrix whose diagonal holds the squared lengths of the projected tokens. A token whose projection is longer than every other is sure to score itself highest, and the scores are symmetric: i scores j exactly as j scores i. Tasks that need asymmetric, cross-token lookups (a pronoun fetching its antecedent) pay for that constraint; copy-like tasks may not.',
+    ),
+  );
   // Each kind's questions, then its folded scores; the questions no table answers come after them.
   const foldedIds = new Set<string>(kinds.flatMap(({ asks }) => [...asks]));
   const askedForms = kinds.flatMap(({ key, what, asks }) => [...asks.map((exerciseId) => forms.get(exerciseId)), fold([...asks], what, kindBodies.get(key)!)]);
@@ -346,19 +362,10 @@ export function buildSelfBias(
         'section',
         { class: 'card' },
       h('h5', {}, 'Independent challenge'),
-      h('p', {}, 'A researcher ties W_q = W_k to save parameters. In two or three sentences: what behaviour does the constraint favour, and is it a reasonable simplification?'),
+      h('p', {}, challengeQuestion),
       h('label', { for: `${idPrefix}-challenge` }, 'Your answer'),
-      h('textarea', { id: `${idPrefix}-challenge`, rows: '4' }),
-      h(
-        'details',
-        {},
-        h('summary', {}, 'A model answer'),
-        h(
-          'p',
-          {},
-          'Tied scores are x_i W·x_j W, a symmetric matrix whose diagonal holds the squared lengths of the projected tokens. A token whose projection is longer than every other is sure to score itself highest, and the scores are symmetric: i scores j exactly as j scores i. Tasks that need asymmetric, cross-token lookups (a pronoun fetching its antecedent) pay for that constraint; copy-like tasks may not.',
-        ),
-      ),
+      challengeText,
+      challengeModel,
     ),
     ),
   );
@@ -366,6 +373,8 @@ export function buildSelfBias(
   let idleHandle: number | undefined;
   return {
     element,
+    exercises: handles,
+    challenge: { text: challengeText, modelAnswer: challengeModel, question: challengeQuestion },
     connect() {
       if (idleHandle !== undefined || results.dataset.shown !== undefined) return;
       const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50) as unknown as number);
