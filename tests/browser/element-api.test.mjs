@@ -28,6 +28,11 @@ test('every observed attribute has a property, and properties parse into closed 
     assert.equal(result.theme, 'auto');
     const hidden = await page.locator('qkv-lesson [data-section]').evaluateAll((sections) => sections.filter((s) => !s.hidden).map((s) => s.dataset.section));
     assert.deepEqual(hidden, ['diagram'], 'changing sections after ready shows only the diagram');
+    // Each unknown value was said once on the console (course-statements.test.mjs checks the words).
+    assert.deepEqual(
+      problems.splice(0).map((problem) => /^console\.warning: <qkv-lesson>: (reveal|sections|theme)/.exec(problem)?.[1]),
+      ['reveal', 'sections', 'theme'],
+    );
 
     await page.evaluate(() => {
       document.querySelector('qkv-lesson').state = 'b=1&t=1&d=1&h=1&x=3&wq=2&wk=5&wv=-1&uq=1&uk=1&uv=1';

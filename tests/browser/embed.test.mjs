@@ -5,6 +5,7 @@
 //   node --test --test-concurrency=1 tests/browser/*.test.mjs
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -270,21 +271,41 @@ function heightsIn(list) {
 
 // The xAPI statement the lesson should send for an answer to an exercise.
 // `read`: what the core read from each response (the same text here unless given).
-function expectedStatement({ id, question, success, response, read = response.split('[,]') }) {
+// The statement the lesson sends for one check (xAPI 1.0.3; course-statements.test.mjs checks the
+// structure). The timestamp and the duration are the moment's: the test checks their form and sets them aside.
+function expectedStatement({ id, question, success, response, pattern, choices, attempt = 1, read = response.split('[,]') }) {
   return {
     verb: { id: 'http://adlnet.gov/expapi/verbs/answered', display: { 'en-US': 'answered' } },
     object: {
       id: `urn:qkv-lesson:exercise:${id}`,
       objectType: 'Activity',
-      definition: { name: { 'en-US': question }, type: 'http://adlnet.gov/expapi/activities/cmi.interaction' },
+      definition: {
+        name: { 'en-US': question },
+        description: { 'en-US': question },
+        type: 'http://adlnet.gov/expapi/activities/cmi.interaction',
+        interactionType: choices ? 'choice' : 'fill-in',
+        ...(choices ? { choices: Object.entries(choices).map(([choice, text]) => ({ id: choice, description: { 'en-US': text } })) } : {}),
+        correctResponsesPattern: [pattern],
+      },
     },
     result: {
       success,
+      completion: true,
       response,
       score: { raw: success ? 1 : 0, min: 0, max: 1, scaled: success ? 1 : 0 },
-      extensions: { 'urn:qkv-lesson:read': read },
+      extensions: { 'urn:qkv-lesson:read': read, 'urn:qkv-lesson:matched': success },
     },
+    context: { extensions: { 'urn:qkv-lesson:attempt': attempt, 'urn:qkv-lesson:revealed': false } },
   };
+}
+
+// A statement without its moment (timestamp, duration), once their form is checked.
+function timeless(statement) {
+  const { timestamp, result, ...rest } = statement;
+  const { duration, ...kept } = result;
+  assert.match(timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.match(duration, /^PT\d+(\.\d+)?S$/);
+  return { ...rest, result: kept };
 }
 
 // The question as the page shows it, without its number ("4. How many…" → "How many…").
@@ -543,8 +564,9 @@ test('3. answers: postMessage {type: "qkv-lesson:answer", statement} from the if
       assert.equal(message.origin, lessonOrigin, 'from the lesson’s origin');
       assert.deepEqual(Object.keys(message.data).sort(), ['statement', 'type'], `message shape: ${JSON.stringify(message.data)}`);
     }
-    assert.deepEqual(received[0].data.statement, expectedStatement({ id, question, success: false, response: '17' }), 'statement for the wrong answer');
-    assert.deepEqual(received[1].data.statement, expectedStatement({ id, question, success: true, response: '18' }), 'statement for the right answer');
+    const pattern = String((await readFixture()).expected.parameter_count);
+    assert.deepEqual(timeless(received[0].data.statement), expectedStatement({ id, question, success: false, response: '17', pattern }), 'statement for the wrong answer');
+    assert.deepEqual(timeless(received[1].data.statement), expectedStatement({ id, question, success: true, response: '18', pattern, attempt: 2 }), 'statement for the right answer');
     fromIframe = received[1].data.statement;
     assert.deepEqual(await answers(framed.page), [], 'the DOM event stays inside the iframe’s document');
     assertNoProblems(framed.problems, 'answers in the iframe');
@@ -561,9 +583,20 @@ test('3. answers: postMessage {type: "qkv-lesson:answer", statement} from the if
     for (const event of events) {
       assert.deepEqual([event.target, event.bubbles, event.composed], ['qkv-lesson', true, true], 'a bubbling, composed event from <qkv-lesson>');
     }
-    assert.deepEqual(events[0].detail, fromIframe, 'the DOM event’s statement equals the one the iframe posts for the same answer');
+    // The same answer, as the first check here (the iframe's was its second).
+    const sameAnswer = timeless(fromIframe);
+    sameAnswer.context.extensions['urn:qkv-lesson:attempt'] = 1;
+    assert.deepEqual(timeless(events[0].detail), sameAnswer, 'the DOM event’s statement equals the one the iframe posts for the same answer');
     const rankQuestion = await questionText(page, 'ch26-rank-two');
-    assert.deepEqual(events[1].detail, expectedStatement({ id: 'ch26-rank-two', question: rankQuestion, success: false, response: 'cannot-multiply' }), 'statement for a wrong choice');
+    // The right option is the chapter's (the layer keeps batch and token axes explicit); the options' words are the page's.
+    const words = JSON.parse(readFileSync(resolve(repo, 'web/src/lesson/exercise-prose.json'), 'utf8'))['ch26-rank-two'].choices;
+    const shown = await page.locator('qkv-lesson form[data-exercise="ch26-rank-two"] input[type="radio"]').evaluateAll((radios) => radios.map((radio) => radio.value));
+    const choices = Object.fromEntries(shown.map((choice) => [choice, words[choice]])); // in the order the page shows them
+    assert.deepEqual(
+      timeless(events[1].detail),
+      expectedStatement({ id: 'ch26-rank-two', question: rankQuestion, success: false, response: 'cannot-multiply', pattern: 'explicit-axes', choices }),
+      'statement for a wrong choice',
+    );
     assert.deepEqual(
       (await messages(page)).filter((m) => m.data?.type === 'qkv-lesson:answer'),
       [],
