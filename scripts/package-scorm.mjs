@@ -1,0 +1,156 @@
+// `npm run package`: the built lesson (dist/) as two SCORM packages in dist-packages/, one for SCORM 1.2 and one
+// for SCORM 2004 4th Edition. Each zip holds imsmanifest.xml, every file of dist/, and the launch page from scorm/
+// (scorm.html, which loads the lesson and scorm-launch.js, the adapter between the lesson's events and the LMS).
+//   node scripts/package-scorm.mjs [--dist dist] [--out dist-packages]     (or QKV_DIST=… for another build)
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { zipSync } from 'fflate';
+
+const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const launchSources = resolve(repo, 'scorm');
+export const launchFile = 'scorm.html';
+const launchFiles = ['scorm.html', 'scorm-launch.js', 'scorm.css'];
+
+export const versions = {
+  '1.2': { file: 'qkv-lesson-scorm12.zip', manifest: manifest12 },
+  '2004': { file: 'qkv-lesson-scorm2004.zip', manifest: manifest2004 },
+};
+
+const title = 'Query, key and value views: an interactive lesson';
+// The mastery rule's default threshold; the adapter uses the LMS's own value when it gives one.
+const passingFraction = 0.8;
+
+const escapeXml = (text) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
+const fileList = (files, indent) => files.map((file) => `${indent}<file href="${escapeXml(file)}"/>`).join('\n');
+
+// SCORM 1.2 (IMS CP 1.1.2 + ADL CP 1.2): one SCO; masteryscore is in the 0–100 range of cmi.core.score.raw.
+function manifest12({ identifier, version, files }) {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<manifest identifier="${identifier}" version="${escapeXml(version)}"
+  xmlns="http://www.imsproject.org/xsd/imscp_rootv1p1p2"
+  xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_rootv1p2"
+  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+  xsi:schemaLocation="http://www.imsproject.org/xsd/imscp_rootv1p1p2 imscp_rootv1p1p2.xsd http://www.imsglobal.org/xsd/imsmd_rootv1p2p1 imsmd_rootv1p2p1.xsd http://www.adlnet.org/xsd/adlcp_rootv1p2 adlcp_rootv1p2.xsd">
+  <metadata>
+    <schema>ADL SCORM</schema>
+    <schemaversion>1.2</schemaversion>
+  </metadata>
+  <organizations default="qkv-organization">
+    <organization identifier="qkv-organization">
+      <title>${escapeXml(title)}</title>
+      <item identifier="qkv-item" identifierref="qkv-resource" isvisible="true">
+        <title>${escapeXml(title)}</title>
+        <adlcp:masteryscore>${passingFraction * 100}</adlcp:masteryscore>
+      </item>
+    </organization>
+  </organizations>
+  <resources>
+    <resource identifier="qkv-resource" type="webcontent" adlcp:scormtype="sco" href="${launchFile}">
+${fileList(files, '      ')}
+    </resource>
+  </resources>
+</manifest>
+`;
+}
+
+// SCORM 2004 4th Edition: one SCO whose primary objective is satisfied by measure (cmi.score.scaled against
+// minNormalizedMeasure, which the LMS hands to the SCO as cmi.scaled_passing_score); the content sets completion.
+function manifest2004({ identifier, version, files }) {
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<manifest identifier="${identifier}" version="${escapeXml(version)}"
+  xmlns="http://www.imsglobal.org/xsd/imscp_v1p1"
+  xmlns:adlcp="http://www.adlnet.org/xsd/adlcp_v1p3"
+  xmlns:adlseq="http://www.adlnet.org/xsd/adlseq_v1p3"
+  xmlns:adlnav="http://www.adlnet.org/xsd/adlnav_v1p3"
+  xmlns:imsss="http://www.imsglobal.org/xsd/imsss"
+  xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+  xsi:schemaLocation="http://www.imsglobal.org/xsd/imscp_v1p1 imscp_v1p1.xsd http://www.adlnet.org/xsd/adlcp_v1p3 adlcp_v1p3.xsd http://www.adlnet.org/xsd/adlseq_v1p3 adlseq_v1p3.xsd http://www.adlnet.org/xsd/adlnav_v1p3 adlnav_v1p3.xsd http://www.imsglobal.org/xsd/imsss imsss_v1p0.xsd">
+  <metadata>
+    <schema>ADL SCORM</schema>
+    <schemaversion>2004 4th Edition</schemaversion>
+  </metadata>
+  <organizations default="qkv-organization">
+    <organization identifier="qkv-organization">
+      <title>${escapeXml(title)}</title>
+      <item identifier="qkv-item" identifierref="qkv-resource" isvisible="true">
+        <title>${escapeXml(title)}</title>
+        <imsss:sequencing>
+          <imsss:objectives>
+            <imsss:primaryObjective objectiveID="qkv-mastery" satisfiedByMeasure="true">
+              <imsss:minNormalizedMeasure>${passingFraction}</imsss:minNormalizedMeasure>
+            </imsss:primaryObjective>
+          </imsss:objectives>
+          <imsss:deliveryControls completionSetByContent="true" objectiveSetByContent="true"/>
+        </imsss:sequencing>
+      </item>
+    </organization>
+  </organizations>
+  <resources>
+    <resource identifier="qkv-resource" type="webcontent" adlcp:scormType="sco" href="${launchFile}">
+${fileList(files, '      ')}
+    </resource>
+  </resources>
+</manifest>
+`;
+}
+
+async function listFiles(root, folder = root) {
+  const out = [];
+  for (const entry of await readdir(folder, { withFileTypes: true })) {
+    const path = join(folder, entry.name);
+    if (entry.isDirectory()) out.push(...(await listFiles(root, path)));
+    else if (entry.isFile()) out.push(relative(root, path).split(sep).join('/'));
+  }
+  return out.sort();
+}
+
+// A fixed date for every entry: the same dist/ gives byte-identical zips (zip dates start in 1980).
+const zipDate = new Date(Date.UTC(2026, 0, 1));
+
+// Builds the zips from `dist` into `out`; returns { '1.2': path, '2004': path }.
+export async function makePackages({ dist = process.env.QKV_DIST ?? resolve(repo, 'dist'), out = resolve(repo, 'dist-packages') } = {}) {
+  dist = resolve(dist);
+  if (!existsSync(join(dist, 'qkv-lesson.js'))) throw new Error(`${dist}/qkv-lesson.js is missing: build the lesson first (npm run build)`);
+  const { version } = JSON.parse(await readFile(resolve(repo, 'package.json'), 'utf8'));
+  const lessonFiles = await listFiles(dist);
+  const clash = lessonFiles.filter((file) => launchFiles.includes(file) || file === 'imsmanifest.xml');
+  if (clash.length) throw new Error(`dist/ already has ${clash.join(', ')}, which the package writes itself`);
+  const entries = {};
+  for (const file of lessonFiles) entries[file] = await readFile(join(dist, file));
+  const launchTemplate = await readFile(join(launchSources, launchFile), 'utf8');
+  for (const file of launchFiles.filter((name) => name !== launchFile)) entries[file] = await readFile(join(launchSources, file));
+  await mkdir(out, { recursive: true });
+  const written = {};
+  for (const scormVersion of ['1.2', '2004']) {
+    const { file, manifest } = versions[scormVersion];
+    // The launch page tells the adapter which API to look for (an attribute: the page has no inline script).
+    const launch = launchTemplate.replace('data-scorm-version=""', `data-scorm-version="${scormVersion}"`);
+    if (launch === launchTemplate) throw new Error(`scorm/${launchFile} lacks data-scorm-version=""`);
+    const files = [...launchFiles, ...lessonFiles].sort();
+    const identifier = `qkv-lesson-scorm${scormVersion.replace('.', '')}`;
+    const zipEntries = {
+      'imsmanifest.xml': new TextEncoder().encode(manifest({ identifier, version, files })),
+      [launchFile]: new TextEncoder().encode(launch),
+      ...entries,
+    };
+    const zip = zipSync(
+      Object.fromEntries(Object.entries(zipEntries).map(([name, data]) => [name, [data, { mtime: zipDate }]])),
+      { level: 9 },
+    );
+    written[scormVersion] = join(out, file);
+    await writeFile(written[scormVersion], zip);
+  }
+  return written;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const args = process.argv.slice(2);
+  const option = (name) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 ? resolve(args[i + 1]) : undefined;
+  };
+  const written = await makePackages({ ...(option('dist') && { dist: option('dist') }), ...(option('out') && { out: option('out') }) });
+  for (const scormVersion of ['1.2', '2004']) console.log(`SCORM ${scormVersion}: ${relative(process.cwd(), written[scormVersion])}`);
+}
