@@ -1,0 +1,185 @@
+// The npm package as a course site gets it: `npm pack` at the repo root (its prepack script builds dist-lib/
+// with vite.lib.config.ts), the tarball installed offline into a throwaway Vite app whose main.js is
+// `import 'qkv-lesson'`, the app built by the repo's Vite and served under the harness's strict CSP (no
+// data: URLs, no inline script) with Trusted Types required, then opened in Chromium: the element is ready, the diagram's Q is the
+// fixture's, both workers run in workers with the .wasm files the site's build copied, the math fonts load,
+// and nothing fails. Also the package's types: a consumer file type-checks against the installed tarball
+// (through its exports map), and the hand-written .d.ts equals the source's types (web/lib/types-check.ts).
+// No network: npm runs offline with an empty cache of its own.
+//   node --test tests/browser/npm-package.test.mjs
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { serve } from '../../scripts/serve.mjs';
+import { assertNoProblems, csp, launchBrowser, openPage, readFixture, repo, tableTexts, waitLaidOut, waitReady } from './harness.mjs';
+
+const run = promisify(execFile);
+const bin = (name) => resolve(repo, 'node_modules/.bin', name);
+
+let work;
+let env;
+let tarball;
+let app;
+let fixture;
+// Started at once, awaited by their test: tsc is the slow part of this file.
+let sourceTypes;
+
+before(async () => {
+  work = await mkdtemp(join(tmpdir(), 'qkv-npm-'));
+  // Offline, with an npm cache of its own: installing the tarball must need nothing from a registry.
+  env = { ...process.env, npm_config_offline: 'true', npm_config_cache: join(work, 'npm-cache'), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  sourceTypes = run(bin('tsc'), ['-p', 'web/lib'], { cwd: repo }).then(
+    () => null,
+    (error) => `${error.stdout}${error.stderr}`,
+  );
+  fixture = await readFixture();
+  const packed = join(work, 'packed');
+  await mkdir(packed);
+  await run('npm', ['pack', '--pack-destination', packed, '--loglevel', 'warn'], { cwd: repo, env, maxBuffer: 1 << 24 }).catch((error) => {
+    throw new Error(`npm pack failed: ${error.stderr}`);
+  });
+  const [file] = await readdir(packed);
+  tarball = join(packed, file);
+
+  app = join(work, 'site');
+  await mkdir(join(app, 'public'), { recursive: true });
+  await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'course-site', private: true, type: 'module' }));
+  await writeFile(
+    join(app, 'index.html'),
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="favicon.svg"></head>\n' +
+      '<body><h1>Chapter 26</h1><qkv-lesson></qkv-lesson><script type="module" src="./main.js"></script></body></html>\n',
+  );
+  // A course page's script: the import defines the element; the page listens to it as a course would.
+  await writeFile(join(app, 'main.js'), "import 'qkv-lesson';\ndocument.addEventListener('qkv-lesson-ready', () => { document.body.dataset.lessonReady = ''; });\n");
+  await writeFile(join(app, 'public/favicon.svg'), '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>');
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], { cwd: app, env }).catch((error) => {
+    throw new Error(`npm install of the tarball failed offline: ${error.stderr}`);
+  });
+});
+
+after(async () => {
+  await sourceTypes;
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+test('the tarball holds the built element, its workers, its types and every WebAssembly module, and no dependencies', async () => {
+  const { stdout } = await run('tar', ['-tzf', tarball]);
+  const files = stdout.split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''));
+  for (const file of ['package.json', 'README.md', 'dist-lib/qkv-lesson.js', 'dist-lib/qkv-lesson.d.ts', 'dist-lib/self-score-worker.js', 'dist-lib/scale-worker.js'])
+    assert.ok(files.includes(file), `${file} is in the tarball`);
+  assert.deepEqual(files.filter((file) => !file.startsWith('dist-lib/') && file !== 'package.json' && file !== 'README.md'), [], 'nothing else of the repo');
+  // Each module the C++ build writes (web/src/wasm/*.wasm) ships as a file of its own, never inlined.
+  const modules = (await readdir(resolve(repo, 'web/src/wasm'))).filter((file) => file.endsWith('.wasm'));
+  assert.ok(modules.length >= 4, 'the page core and the scale core, each with and without SIMD');
+  for (const module of modules) {
+    const name = basename(module, '.wasm');
+    assert.equal(files.filter((file) => new RegExp(`^dist-lib/assets/${name}-[\\w-]{8}\\.wasm$`).test(file)).length, 1, `${module} once in dist-lib/assets/`);
+  }
+  assert.ok(files.some((file) => /^dist-lib\/assets\/KaTeX_Main-Regular-[\w-]+\.woff2$/.test(file)), 'the math fonts');
+
+  const installed = JSON.parse(await readFile(join(app, 'node_modules/qkv-lesson/package.json'), 'utf8'));
+  for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) assert.equal(installed[field], undefined, `no ${field}`);
+  assert.deepEqual(installed.exports['.'], { types: './dist-lib/qkv-lesson.d.ts', import: './dist-lib/qkv-lesson.js' });
+});
+
+test('a Vite site built from the tarball shows the lesson under a strict CSP and Trusted Types, with its workers, WebAssembly and fonts', async () => {
+  await run(bin('vite'), ['build', app, '--outDir', join(app, 'dist'), '--emptyOutDir', '--logLevel', 'warn'], { cwd: app, env }).catch((error) => {
+    throw new Error(`vite build of the site failed: ${error.stderr}`);
+  });
+  // The harness's policy, and Trusted Types required: the workers' URLs, which the site's bundler writes, go
+  // through the lesson's policy too.
+  const server = await serve({ root: join(app, 'dist'), port: 0, csp: `${csp}; require-trusted-types-for 'script'; trusted-types qkv-lesson` });
+  const browser = await launchBrowser();
+  const workers = [];
+  try {
+    const { page, problems, requests, close } = await openPage(browser);
+    page.on('worker', (worker) => workers.push(worker));
+    await page.goto(`http://127.0.0.1:${server.address().port}/`);
+    await waitReady(page);
+    await waitLaidOut(page);
+    assert.equal(await page.evaluate(() => document.body.dataset.lessonReady), '', 'qkv-lesson-ready reached the page’s listener');
+    assert.equal(await page.evaluate(() => document.querySelector('qkv-lesson') instanceof customElements.get('qkv-lesson')), true, 'the element is defined');
+    assert.deepEqual(await tableTexts(page, 'query'), fixture.expected.query.values.map(String), 'Q as in fixtures/chapter26.json');
+
+    // The self-score section's first result comes from its worker (the site's build of dist-lib/self-score-worker.js)...
+    await page.waitForFunction(() => document.querySelector('qkv-lesson')?.shadowRoot?.querySelector('.self-bias-results[data-shown]'), undefined, { timeout: 30000 });
+    // ...and the scale section's preset from the other, which loads the scale module through Emscripten's own new URL().
+    const section = 'qkv-lesson section.scale';
+    await page.locator(`${section} button[data-preset="lesson"]`).click();
+    await page.locator(`${section}:not([data-busy]) .scale-results[data-shown="lesson"]`).waitFor({ timeout: 30000 });
+    assert.match(await page.locator(`${section} .scale-results`).innerText(), new RegExp(`${fixture.expected.parameter_count} parameters in all`));
+    for (const [name, module] of [['self-score-worker', /\/qkv(-simd)?-[\w-]+\.wasm$/], ['scale-worker', /\/qkv-scale(-simd)?-[\w-]+\.wasm$/]]) {
+      const worker = workers.find((candidate) => new URL(candidate.url()).pathname.startsWith(`/assets/${name}-`));
+      assert.ok(worker, `${name} ran as a worker (workers: ${workers.map((candidate) => candidate.url()).join(', ') || 'none'})`);
+      const fetched = await worker.evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name));
+      assert.ok(fetched.some((url) => module.test(url)), `${name} fetched its .wasm itself: ${fetched.join(', ')}`);
+    }
+
+    await page.evaluate(() => document.fonts.ready);
+    const fonts = await page.evaluate(() => [...document.fonts].filter((face) => face.family.startsWith('KaTeX') && face.status === 'loaded').length);
+    assert.ok(fonts > 0, 'at least one KaTeX font loaded');
+    assert.ok(requests.some((url) => /\/assets\/KaTeX_[\w-]+\.woff2$/.test(url)), 'the fonts come from the site’s own assets');
+    assert.ok(requests.some((url) => /\/assets\/qkv(-simd)?-[\w-]+\.wasm$/.test(url)), 'the core from the site’s own assets');
+    assertNoProblems(problems, 'the site built from the tarball');
+    await close();
+  } finally {
+    await browser.close();
+    await new Promise((done) => server.close(done));
+  }
+});
+
+test('the package’s types: a consumer type-checks against the tarball, and they equal the source’s', async () => {
+  await writeFile(
+    join(app, 'tsconfig.json'),
+    JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'ESNext', moduleResolution: 'bundler', lib: ['ES2022', 'DOM'], strict: true, noEmit: true, types: [] }, include: ['check.ts'] }),
+  );
+  // Wrong uses are marked @ts-expect-error: each fails the check if the types were any or too loose.
+  await writeFile(
+    join(app, 'check.ts'),
+    `import { QkvLessonElement, type AnswerStatement, type LessonProgress, type SectionName } from 'qkv-lesson';
+const lesson: QkvLessonElement | null = document.querySelector('qkv-lesson');
+if (lesson) {
+  const sections: SectionName[] = lesson.sections;
+  lesson.sections = ['diagram', 'exercises'];
+  lesson.reveal = 'never';
+  lesson.theme = 'dark';
+  lesson.syncUrl = false;
+  lesson.progressKey = 'course-1';
+  const origin: string | null = lesson.parentOrigin;
+  lesson.state = 'b=1&t=2&d=3&h=2';
+  const saved: LessonProgress = lesson.progress;
+  lesson.restoreProgress(saved);
+  const ids: string[] = lesson.exerciseIds;
+  lesson.addEventListener('qkv-lesson-answer', (event) => {
+    const statement: AnswerStatement = event.detail;
+    const success: boolean | undefined = statement.result.success;
+    const kind: 'choice' | 'fill-in' | 'long-fill-in' = statement.object.definition.interactionType;
+    void [success, kind];
+  });
+  document.addEventListener('qkv-lesson-progress', (event) => void event.detail.answers);
+  // @ts-expect-error not a reveal value
+  lesson.reveal = 'sometimes';
+  // @ts-expect-error not a section
+  lesson.sections = ['diagrams'];
+  // @ts-expect-error the answer event's detail is a statement
+  lesson.addEventListener('qkv-lesson-answer', (event) => void event.detail.nonsense);
+  void [sections, origin, ids];
+}
+const made = document.createElement('qkv-lesson');
+// @ts-expect-error theme is light, dark or auto
+made.theme = 'blue';
+export { made };
+`,
+  );
+  const consumer = await run(bin('tsc'), ['-p', app]).then(
+    () => null,
+    (error) => `${error.stdout}${error.stderr}`,
+  );
+  assert.equal(consumer, null, `the consumer's type check failed:\n${consumer}`);
+  const source = await sourceTypes;
+  assert.equal(source, null, `web/lib/qkv-lesson.d.ts differs from the source's types (tsc -p web/lib):\n${source}`);
+});

@@ -1,0 +1,117 @@
+// The npm package's build (`npm run build:lib` -> dist-lib/): <qkv-lesson> as ES modules for a course site's
+// own bundler. Not Vite's library mode: that always inlines assets as data: URLs, which a strict CSP refuses.
+// This is an ordinary build with the element as its one entry, relative URLs, and every asset (WebAssembly,
+// KaTeX fonts) a file of its own that the code names as new URL('…', import.meta.url): the form Vite and
+// webpack 5 copy into the site's build (tests/browser/npm-package.test.mjs builds a Vite site). The two
+// workers are entries too, started as new Worker(new URL('./….js', import.meta.url), { type: 'module' }), the
+// form those bundlers build as workers (their imports and .wasm included); the site's build names every file
+// again.
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { defineConfig, mergeConfig, type Plugin } from 'vite';
+import site from './vite.config.ts';
+
+const lesson = resolve(import.meta.dirname, 'src/lesson');
+// The worker entries, by the name their file gets in dist-lib/.
+const workers = { 'self-score-worker': resolve(lesson, 'self-score-worker.ts'), 'scale-worker': resolve(lesson, 'scale-worker.ts') };
+
+// The site's build bundles each `?worker&url` import into a file whose URL the page passes through the
+// Trusted Types policy (trusted-types.ts). A site's bundler would copy such a file as it is, and its own
+// imports and .wasm URLs would then name files the site's build renamed. Here each such import gives a
+// marker, and each `new Worker(trustedWorkerScript(<that import>), …)` becomes the literal worker form,
+// pointing at the worker's entry in dist-lib/. A source that starts its worker otherwise stops the build.
+// Bundlers rewrite only the URL in that form, so the policy can no longer wrap it: the form runs inside
+// viaPolicy(), which for that one synchronous call gives `Worker` a constructor that passes the URL the
+// bundler wrote through the lesson's policy (a page requiring Trusted Types refuses a plain URL).
+const helperId = 'virtual:qkv-worker-via-policy';
+const helper = `import { trustedWorkerScript } from ${JSON.stringify(resolve(lesson, 'trusted-types.ts'))};
+export function viaPolicy(start) {
+  const Native = globalThis.Worker;
+  if (!globalThis.trustedTypes) return start();
+  globalThis.Worker = function Worker(url, options) { return new Native(trustedWorkerScript(String(url)), options); };
+  try {
+    return start();
+  } finally {
+    globalThis.Worker = Native;
+  }
+}
+`;
+function workersForBundlers(): Plugin {
+  const importRE = /^import (\w+) from '\.\/([\w-]+)\.ts\?worker&url';$/gm;
+  return {
+    name: 'qkv-workers-for-bundlers',
+    enforce: 'pre',
+    resolveId: (source) => (source === helperId ? `\0${helperId}` : undefined),
+    load: (id) => (id === `\0${helperId}` ? helper : undefined),
+    transform(code, id) {
+      if (!id.startsWith(lesson) || !code.includes('?worker&url')) return undefined;
+      let out = `import { viaPolicy } from '${helperId}';\n${code}`;
+      for (const [line, name, file] of code.matchAll(importRE)) {
+        if (!(file in workers)) this.error(`${file}.ts is not one of the package's worker entries (vite.lib.config.ts)`);
+        const call = `new Worker(trustedWorkerScript(${name}), { type: 'module' })`;
+        if (!out.includes(call)) this.error(`expected ${call} in ${id}`);
+        out = out
+          .replace(line, '')
+          .replaceAll(call, `viaPolicy(() => new Worker(new URL(/* @vite-ignore */ '__QKV_WORKER__${file}', import.meta.url), { type: 'module' }))`);
+      }
+      if (out.includes('?worker&url')) this.error(`a ?worker&url import in ${id} is not in the form vite.lib.config.ts rewrites`);
+      return { code: out, map: null };
+    },
+    // After Vite has written every URL (the vite-ignore comment keeps its worker and asset transforms off the
+    // marker: they would bundle the worker here): the marker becomes the worker entry's path, relative to the
+    // chunk, without the comment (a site's Vite would skip the URL). An asset URL from a top-level module is
+    // "assets/…": made "./assets/…", the relative form every bundler reads. Vite's preload wrapper comes off
+    // the dynamic imports (it preloads nothing here, and a site's Vite adds its own of the same name). Each
+    // asset URL gets ?no-inline: a site's Vite would otherwise make the fonts under its assetsInlineLimit
+    // (4 kB by default) data: URLs, which a CSP without data: in font-src refuses (other bundlers ignore it).
+    generateBundle: {
+      order: 'post',
+      handler(_, bundle) {
+        for (const chunk of Object.values(bundle)) {
+          if (chunk.type !== 'chunk') continue;
+          const up = chunk.fileName.includes('/') ? '../' : './';
+          chunk.code = chunk.code
+            .replaceAll('new URL("assets/', 'new URL("./assets/')
+            .replace(/new URL\("(\.\.?\/assets\/[^"?]+)"/g, 'new URL("$1?no-inline"')
+            .replace(/__vitePreload\(\(\) => (import\("[^"]+"\)), \[\], import\.meta\.url\)/g, '$1')
+            .replace(/\b__vitePreload\b/g, 'unusedPreloadHelper')
+            .replace(/new URL\(\s*(?:\/\*[^*]*\*\/\s*)?(['"`])__QKV_WORKER__([\w-]+)\1/g, (_match, _quote, file) => `new URL("${up}${file}.js"`);
+          if (chunk.code.includes('__QKV_WORKER__')) this.error(`a worker marker in ${chunk.fileName} was not replaced`);
+          if (chunk.code.includes('unusedPreloadHelper(')) this.error(`a preload call in ${chunk.fileName} was not unwrapped`);
+        }
+      },
+    },
+  };
+}
+
+// The package's types (web/lib/qkv-lesson.d.ts, written by hand and checked against the source by
+// web/lib/types-check.ts) beside its entry.
+function packageTypes(): Plugin {
+  return {
+    name: 'qkv-package-types',
+    generateBundle() {
+      this.emitFile({ type: 'asset', fileName: 'qkv-lesson.d.ts', source: readFileSync(resolve(import.meta.dirname, 'lib/qkv-lesson.d.ts'), 'utf8') });
+    },
+  };
+}
+
+const config = mergeConfig(site, defineConfig({
+  plugins: [workersForBundlers(), packageTypes()],
+  publicDir: false, // the site's favicon and host example are not the package's
+  build: {
+    outDir: resolve(import.meta.dirname, '../dist-lib'),
+    // The site's bundler minifies; readable modules here make a consumer's stack traces and audits easier.
+    minify: false,
+    // No modulepreload lists: the site's bundler renames the chunks they would name.
+    modulePreload: false,
+    rollupOptions: {
+      output: {
+        entryFileNames: '[name].js',
+        chunkFileNames: 'chunks/[name]-[hash].js',
+      },
+    },
+  },
+}));
+// Not merged with the site's inputs (its pages): the element and its workers only.
+config.build.rollupOptions.input = { 'qkv-lesson': resolve(lesson, 'define.ts'), ...workers };
+export default config;
