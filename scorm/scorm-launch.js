@@ -35,6 +35,7 @@ const dialects = {
     },
     exit: (completed) => ({ 'cmi.core.exit': completed ? '' : 'suspend' }),
     sessionTime: (ms) => ({ 'cmi.core.session_time': timespan12(ms) }),
+    mode: 'cmi.core.lesson_mode',
   },
   '2004': {
     apiName: 'API_1484_11',
@@ -57,6 +58,7 @@ const dialects = {
     },
     exit: (completed) => ({ 'cmi.exit': completed ? 'normal' : 'suspend' }),
     sessionTime: (ms) => ({ 'cmi.session_time': duration2004(ms) }),
+    mode: 'cmi.mode',
   },
 };
 const dialect = dialects[version];
@@ -102,7 +104,8 @@ const secondsOf = (iso) => {
   const match = /^PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(iso ?? '');
   return match ? Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0) : undefined;
 };
-const time12 = (date) => date.toISOString().slice(11, 19);
+const two = (n) => String(n).padStart(2, '0');
+const time12 = (date) => `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`; // the learner's clock
 const time2004 = (date) => date.toISOString().replace(/\.(\d\d)\d*Z$/, '.$1Z');
 
 // The note shown when no LMS records this launch (once), and the console's word for it.
@@ -123,8 +126,11 @@ class LmsSession {
     this.warned = new Set();
     this.finished = false;
     this.commitTimer = undefined;
-    this.interactionIndex = new Map(); // exercise id → interaction index written in this session
     this.trimNoted = false;
+    this.passing = undefined; // the passing fraction, read once
+    this.completed = false;
+    // Review mode (the LMS shows a finished attempt again): the answers come back, nothing is recorded.
+    this.reviewing = this.get(dialect.mode) === 'review';
   }
 
   call(name, ...args) {
@@ -160,7 +166,7 @@ class LmsSession {
   commit() {
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
-    if (this.finished) return;
+    if (this.finished || this.reviewing) return;
     if (this.call('commit', '') !== 'true') {
       const code = this.call('error');
       console.warn(`qkv-lesson SCORM ${version}: commit failed (error ${code}: ${this.call('errorText', code)})`);
@@ -220,7 +226,7 @@ class LmsSession {
 
   // The mastery rule (see the top of this file) applied to the lesson's progress.
   report() {
-    if (this.finished || lesson.dataset.state !== 'ready') return undefined;
+    if (this.finished || this.reviewing || lesson.dataset.state !== 'ready') return undefined;
     const progress = lesson.progress;
     const shown = lesson.exerciseIds ?? [];
     const answers = progress?.answers ?? {};
@@ -240,7 +246,7 @@ class LmsSession {
   // One interaction per exercise: SCORM 2004 updates the one with the exercise's id (or adds it); SCORM 1.2's
   // interactions cannot be read back, so each check adds one (a journal: the last one per id is the latest).
   interaction(statement) {
-    if (this.finished) return;
+    if (this.finished || this.reviewing) return;
     const objectId = statement?.object?.id ?? '';
     if (!objectId.startsWith(exercisePrefix)) return;
     const id = objectId.slice(exercisePrefix.length);
@@ -293,15 +299,16 @@ class LmsSession {
         latency: latency === undefined ? undefined : duration2004(latency * 1000),
       });
     }
-    this.interactionIndex.set(id, n);
   }
 
   exit() {
     if (this.finished) return;
-    this.report();
-    this.setAll(dialect.exit(this.completed === true));
-    this.setAll(dialect.sessionTime(performance.now() - this.started));
-    this.commit();
+    if (!this.reviewing) {
+      this.report();
+      this.setAll(dialect.exit(this.completed));
+      this.setAll(dialect.sessionTime(performance.now() - this.started));
+      this.commit();
+    }
     this.finished = true;
     clearTimeout(this.commitTimer);
     this.call('finish', '');
@@ -320,6 +327,7 @@ async function start() {
     return;
   }
   const session = new LmsSession(api);
+  if (session.reviewing) notice('Review mode: your earlier answers are shown; nothing you do now is recorded.');
   const saved = session.savedProgress();
   // Listen before the lesson can be ready: every event after this point reaches the LMS.
   lesson.addEventListener('qkv-lesson-answer', (event) => {

@@ -460,6 +460,41 @@ test('SCORM 1.2: progress longer than suspend_data\'s 4096 characters leaves out
   }
 });
 
+test('review mode (the LMS shows an attempt again): the saved answers come back and nothing is recorded', async () => {
+  const progress = { answers: { [right.id]: { responses: right.responses, correct: true, attempts: 1, revealed: false } }, challenge: '', state: '' };
+  for (const version of Object.keys(versions)) {
+    const suspend = JSON.stringify(progress);
+    savedCmi[version] =
+      version === '1.2'
+        ? { core: { lesson_mode: 'review', entry: 'resume', lesson_status: 'incomplete' }, suspend_data: suspend }
+        : { mode: 'review', entry: 'resume', completion_status: 'incomplete', suspend_data: suspend };
+    const { page, problems, close } = await openPage(browser);
+    try {
+      await page.goto(`${origin}/host/${version}.html`);
+      const frame = await lessonFrame(page);
+      assert.match(await frame.locator('.scorm-note').innerText(), /^Review mode: /);
+      const form = frame.locator(`qkv-lesson form[data-exercise="${right.id}"]`);
+      await frame.waitForFunction((id) => document.querySelector('qkv-lesson').progress.answers[id], right.id, { timeout: 5000 });
+      assert.equal(await form.locator('input[value="no"]').isChecked(), true);
+      // A new check is shown but not recorded.
+      await form.locator('input[value="yes"]').check();
+      await form.getByRole('button', { name: 'Check' }).click();
+      await frame.waitForFunction((id) => document.querySelector(`qkv-lesson`).shadowRoot.querySelector(`form[data-exercise="${id}"]`).dataset.answered === 'incorrect', right.id);
+      await page.frameLocator('iframe[title="Player"]').locator('iframe[title="Lesson"]').evaluate((iframe) => (iframe.src = 'about:blank'));
+      await page.waitForFunction(() => window.lms.finished > 0, undefined, { timeout: 5000 });
+      const cmi = await cmiOf(page);
+      assert.equal(cmi.suspend_data, suspend);
+      assert.equal(await page.evaluate(() => window.lms.commits), 0);
+      assert.equal(Object.keys(cmi.interactions ?? {}).filter((k) => /^\d+$/.test(k)).length, 0);
+      if (version === '1.2') assert.deepEqual([cmi.core.lesson_status, cmi.core.score.raw, cmi.core.exit], ['incomplete', '', '']);
+      else assert.deepEqual([cmi.completion_status, cmi.success_status, cmi.score.raw, cmi.exit], ['incomplete', 'unknown', '', '']);
+      assertNoProblems(problems, `SCORM ${version} review`);
+    } finally {
+      await close();
+    }
+  }
+});
+
 test('without an LMS the package runs as the plain lesson and says so once', async () => {
   for (const version of Object.keys(versions)) {
     const { page, problems, close } = await openPage(browser);
