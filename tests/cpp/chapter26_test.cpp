@@ -506,6 +506,19 @@ TEST(Chapter26Errors, BranchMismatchUsesTheLayersMessage) {
   EXPECT_EQ(rejection(request).message, expected().at("rejections").at("head_mismatch").get<std::string>());
 }
 
+// The fixture's rejection widens W_K; a wider W_V or W_Q is refused as well, in the spec's words
+// ("Q/K/V head widths must match, got query {q}, key {k}, value {v}", section 3).
+TEST(Chapter26Errors, AValueOrQueryWeightOfAnotherHeadWidthIsRefused) {
+  ProjectionRequest request = chapter_fixture();
+  request.value_weight = Tensor::zeros({3, 3}).value();
+  LessonError error = rejection(request);
+  EXPECT_EQ(kind_name(error.kind), std::string("qkv"));
+  EXPECT_EQ(error.message, "Q/K/V head widths must match, got query 2, key 2, value 3");
+  request = chapter_fixture();
+  request.query_weight = Tensor::zeros({3, 1}).value();
+  EXPECT_EQ(rejection(request).message, "Q/K/V head widths must match, got query 1, key 2, value 2");
+}
+
 TEST(Chapter26Errors, ChapterEvidenceNeedsUpstreams) {
   ProjectionRequest request = chapter_fixture();
   request.upstream.reset();

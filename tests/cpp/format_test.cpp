@@ -3,7 +3,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
 
 namespace qkv {
 namespace {
@@ -13,6 +19,58 @@ TEST(Format, ShortestDecimalReadsBackTheSameDouble) {
   EXPECT_EQ(format_shortest(-1.5), "-1.5");
   EXPECT_EQ(format_shortest(0.1), "0.1");
   EXPECT_EQ(format_shortest(4.358e-10), "4.358e-10");
+}
+
+// format_shortest is for doubles (binary64); some of them need all 17 significant digits to read back.
+TEST(Format, ShortestDecimalUsesSeventeenDigitsWhenSixteenDoNotReadBack) {
+  EXPECT_EQ(format_shortest(0.1 + 0.2), "0.30000000000000004");  // 16 digits would read back as 0.3
+  EXPECT_EQ(format_shortest(-(0.1 + 0.2)), "-0.30000000000000004");
+  EXPECT_EQ(format_shortest(1.0 / 3.0), "0.3333333333333333");  // 16 are enough here
+  EXPECT_EQ(format_shortest(std::numeric_limits<double>::max()), "1.7976931348623157e+308");
+  EXPECT_EQ(format_shortest(std::numeric_limits<double>::denorm_min()), "5e-324");
+}
+
+// The number of significant digits in a %g text: "-0.0012e-5" -> 2.
+std::size_t significant_digits(const std::string& text) {
+  const std::string mantissa = text.substr(0, text.find('e'));
+  std::string digits;
+  for (char c : mantissa)
+    if (c >= '0' && c <= '9') digits += c;
+  const std::size_t first = digits.find_first_not_of('0');
+  return first == std::string::npos ? 1 : digits.size() - first;
+}
+
+// Over many doubles spread across every exponent: the text reads back to the same bits, and one digit
+// fewer would not (shortest). The bit patterns come from a fixed SplitMix64 stream, so the run is the same
+// every time.
+TEST(Format, ShortestDecimalReadsBackEveryDoubleAndNoShorterOneDoes) {
+  std::uint64_t state = 20;
+  std::size_t seventeen = 0, checked = 0;
+  for (int i = 0; i < 2000; ++i) {
+    std::uint64_t z = (state += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    z ^= z >> 31;
+    double value;
+    std::memcpy(&value, &z, sizeof value);
+    if (!std::isfinite(value)) continue;
+    ++checked;
+    const std::string text = format_shortest(value);
+    const double back = std::strtod(text.c_str(), nullptr);
+    std::uint64_t back_bits;
+    std::memcpy(&back_bits, &back, sizeof back_bits);
+    ASSERT_EQ(back_bits, z) << text;
+    const std::size_t digits = significant_digits(text);
+    if (digits == 17) ++seventeen;
+    if (digits > 1) {
+      char shorter[32];
+      std::snprintf(shorter, sizeof shorter, "%.*g", static_cast<int>(digits - 1), value);
+      EXPECT_NE(std::strtod(shorter, nullptr), value) << text << " has a shorter form " << shorter;
+    }
+  }
+  EXPECT_GT(checked, 1900u);
+  // About half of all doubles need 17 digits; the sample must include many of them to mean anything.
+  EXPECT_GT(seventeen, checked / 4) << seventeen << " of " << checked;
 }
 
 TEST(Format, Hex64IsSixteenDigitsAfter0x) {

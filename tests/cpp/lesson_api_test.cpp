@@ -223,6 +223,31 @@ TEST(LessonApi, FactsForOtherSettingsAreRefused) {
   EXPECT_EQ(exercises(broken).error->message, "experiment names a column past the last token");
 }
 
+// check_facts: each list of guaranteed rows must name rows of the experiment in strictly ascending order
+// (as the experiment reports them), so a list out of order, repeated or past the last token is refused.
+TEST(LessonApi, FactsWhoseGuaranteedRowsAreNotAscendingRowsAreRefused) {
+  const SelfScoreRequest settings{"1", "5", "8"};
+  const ExperimentFacts facts = self_score_summary(settings).result->facts;
+  const auto with_rows = [&](std::vector<std::size_t> none, std::vector<std::size_t> tied) {
+    SelfScoreRequest request = settings;
+    request.experiment = facts;
+    request.experiment->none_guaranteed_rows = std::move(none);
+    request.experiment->tied_guaranteed_rows = std::move(tied);
+    return exercises(request);
+  };
+  const std::string refusal = "experiment guaranteed rows must be ascending rows of the experiment";
+  const ExercisesResponse descending = with_rows({3, 1}, {});
+  ASSERT_FALSE(descending.ok);
+  EXPECT_EQ(descending.error->kind, "arguments");
+  EXPECT_EQ(descending.error->field, "experiment");
+  EXPECT_EQ(descending.error->message, refusal);
+  EXPECT_EQ(with_rows({2, 2}, {}).error->message, refusal);     // repeated
+  EXPECT_EQ(with_rows({}, {4, 0}).error->message, refusal);     // the tied list is checked too
+  EXPECT_EQ(with_rows({}, {0, 2, 1}).error->message, refusal);  // out of order after the first pair
+  EXPECT_EQ(with_rows({5}, {}).error->message, refusal);        // 5 tokens: rows 0 to 4
+  EXPECT_TRUE(with_rows({1, 3}, {0, 4}).ok);                    // ascending rows of the experiment
+}
+
 // Without facts, the page's own thread never computes a large experiment: the two exercises about it
 // wait (kind "budget"), the rest are listed and graded as usual.
 TEST(LessonApi, LargeExperimentWithoutFactsLeavesItsTwoExercisesPending) {

@@ -185,6 +185,22 @@ TEST(QkvFromWeights, HeadWidthsMustMatch) {
   EXPECT_EQ(error.message(), "Q/K/V head widths must match, got query 2, key 3, value 2");
 }
 
+// Each branch's head width is compared: a value (or query) weight one column wider than the other two is
+// refused too, not only a key weight.
+TEST(QkvFromWeights, HeadWidthsMustMatchForTheValueAndQueryBranches) {
+  const QkvError value =
+      error_of(QkvProjections::from_weights(weight("q", {3, 2}), weight("k", {3, 2}), weight("v", {3, 3})));
+  EXPECT_EQ(value.kind, QkvErrorKind::BranchOutputWidthMismatch);
+  EXPECT_EQ(value.query, 2u);
+  EXPECT_EQ(value.key, 2u);
+  EXPECT_EQ(value.value, 3u);
+  EXPECT_EQ(value.message(), "Q/K/V head widths must match, got query 2, key 2, value 3");
+  const QkvError query =
+      error_of(QkvProjections::from_weights(weight("q", {3, 3}), weight("k", {3, 2}), weight("v", {3, 2})));
+  EXPECT_EQ(query.kind, QkvErrorKind::BranchOutputWidthMismatch);
+  EXPECT_EQ(query.message(), "Q/K/V head widths must match, got query 3, key 2, value 2");
+}
+
 TEST(QkvFromWeights, WidthsBeforeDuplicateNames) {
   const QkvError error = error_of(
       QkvProjections::from_weights(weight("same", {3, 2}), weight("same", {3, 3}), weight("same", {3, 2})));
