@@ -102,6 +102,7 @@ test('the best-key question comes before the folded scores; checked, they show t
     // The fixture's scores (fixtures/chapter26.json), and the tokens named by the core.
     assert.deepEqual(await tableTexts(page, 'scores'), fixture.expected.scores.values.map(String), 'the scores are the fixture’s');
     const names = (await coreScores(page, 0)).names;
+    // Not a fixture value: the lesson's own words for its two tokens (token_word, cpp/chapter26/chapter26.cpp).
     assert.deepEqual(names, ['fresh', 'bread'], 'the core names the two tokens');
     for (const key of ['input', 'query', 'key', 'value', 'scores']) {
       const rows = await inLesson(page, `table[data-tensor="${key}"] tbody th[scope="row"]`).allTextContents(); // Q, K and V may still be folded
@@ -109,12 +110,17 @@ test('the best-key question comes before the folded scores; checked, they show t
     }
 
     // Each score explains its sum, built here from the Q and K on screen.
+    const { query, key, scores } = fixture.expected;
+    const [t, h] = [query.shape[1], query.shape[2]];
     const [q, k, shown] = await Promise.all([tableTexts(page, 'query'), tableTexts(page, 'key'), tableTexts(page, 'scores')]);
     for (const index of shown.keys()) {
       await inLesson(page, `table[data-tensor="scores"] td[data-index="${index}"]`).focus();
-      assert.equal(await line(page).innerText(), scoreSum(q, k, 2, 2, index, shown[index]), `score ${index} explains its sum`);
+      assert.equal(await line(page).innerText(), scoreSum(q, k, t, h, index, shown[index]), `score ${index} explains its sum`);
     }
-    assert.equal(await line(page).innerText(), 'S[0,1,1] = 2·(−1) + (−1)·2 = −4', 'the last score, written out');
+    // The last one again, from the fixture's Q and K rather than the tables on screen.
+    const last = scores.values.length - 1;
+    const fromFixture = scoreSum(query.values.map(String), key.values.map(String), t, h, last, String(scores.values[last]));
+    assert.equal(await line(page).innerText(), fromFixture, 'the last score, written out');
     assertNoProblems(problems, 'look-ahead');
   } finally {
     await close();

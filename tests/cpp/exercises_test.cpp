@@ -6,6 +6,8 @@
 
 #include <set>
 
+#include "fixture.hpp"
+
 namespace qkv {
 namespace {
 
@@ -170,28 +172,50 @@ TEST(Exercises, HintsAreComputedFromWhatWasTyped) {
             "K is computed from X and W_K only, V from X and W_V only: which of them reads W_Q?");
 }
 
+// A fixture number as the lesson writes it inside a sum: U+2212 minus, a negative in parentheses.
+std::string factor(const test::json& number) {
+  const std::string text = number.dump();
+  return text[0] == '-' ? "(" + kMinus + text.substr(1) + ")" : text;
+}
+
+// "a₀·b₀ + a₁·b₁" for two rows of the fixture.
+std::string products(const test::json& a, const test::json& b) {
+  std::string text;
+  for (std::size_t c = 0; c < a.size(); ++c) text += (c ? " + " : "") + factor(a[c]) + "·" + factor(b[c]);
+  return text;
+}
+
 TEST(Exercises, BestKeyIsTheLargerOfTheComputedScoresOfRowZero) {
+  // q₀, k₀, k₁ and their scores S[0,0,0], S[0,0,1] from fixtures/chapter26.json (q₀ = [0, 3], k₀ = [3, 0],
+  // k₁ = [−1, 2]: 0 and 6).
+  const test::json file = test::load_fixture();
+  const test::json& rows = file.at("expected").at("worked_example");
+  const test::json& scores = file.at("expected").at("scores").at("values");
+  ASSERT_GT(scores[1].get<double>(), scores[0].get<double>())
+      << "the wording below assumes k₁ wins, as in the fixture";
   Registry registry;
   SelfBiasResult current;
   const auto all = registry.at(1, current);
   const Exercise& best = find(all, "ch26-best-key");
   EXPECT_EQ(best.choices, (std::vector<std::string>{"token-0", "token-1", "tie"}));
-  // q₀ = [0, 3], k₀ = [3, 0], k₁ = [−1, 2]: q₀·k₀ = 0 and q₀·k₁ = 6 (worked by hand).
   EXPECT_EQ(best.blanks[0].choice, "token-1");
   EXPECT_TRUE(check(all, "ch26-best-key", {"token-1"}).correct);
-  const std::string sums = "q₀·k₀ = 0·3 + 3·0 and q₀·k₁ = 0·(" + kMinus + "1) + 3·2, with q₀ = [0, 3]";
+  const std::string q0k0 = "q₀·k₀ = " + products(rows.at("q0"), rows.at("k0"));
+  const std::string q0k1 = "q₀·k₁ = " + products(rows.at("q0"), rows.at("k1"));
+  const std::string q0 = "[" + rows.at("q0")[0].dump() + ", " + rows.at("q0")[1].dump() + "]";
+  const std::string sums = q0k0 + " and " + q0k1 + ", with q₀ = " + q0;
   const Verdict own = check(all, "ch26-best-key", {"token-0"});
   EXPECT_FALSE(own.correct);
   // Two options are left after a wrong one: the hint says how to decide, never which is right.
   EXPECT_EQ(own.hint, "Work out both sums: " + sums + ". Which is larger?");
   EXPECT_EQ(check(all, "ch26-best-key", {"tie"}).hint,
             "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + sums + ".");
-  EXPECT_EQ(
-      own.explanation,
-      "The score of a query with a key is their dot product: q₀·k₀ = 0·3 + 3·0 = 0, q₀·k₁ = 0·(" + kMinus +
-          "1) + 3·2 = 6. The larger score is with k₁, so token 0's query (“fresh”) matches the key of "
-          "token 1 (“bread”) best. These are raw scores: not yet scaled by 1/√d_head, and not yet turned "
-          "into probabilities.");
+  EXPECT_EQ(own.explanation,
+            "The score of a query with a key is their dot product: " + q0k0 + " = " + scores[0].dump() +
+                ", " + q0k1 + " = " + scores[1].dump() +
+                ". The larger score is with k₁, so token 0's query (“fresh”) matches the key of "
+                "token 1 (“bread”) best. These are raw scores: not yet scaled by 1/√d_head, and not yet "
+                "turned into probabilities.");
 }
 
 TEST(Exercises, UpstreamKeyIsAnsweredFromTheMeasuredGradients) {

@@ -53,15 +53,21 @@ describe('fixture', () => {
 
   test('the query–key scores equal the fixture, with token names and provenance like Q', () => {
     const { state, evidence } = core.fixture();
-    assertSameBits(evidence.scores, fixture.expected.scores, 'scores');
-    assert.equal(evidence.scores.shape_text, '[1, 2, 2]');
-    assert.deepEqual(evidence.scores.text, ['0', '6', '6', '-4']);
+    const { scores, worked_example: rows } = fixture.expected;
+    assertSameBits(evidence.scores, scores, 'scores');
+    assert.equal(evidence.scores.shape_text, `[${scores.shape.join(', ')}]`);
+    assert.deepEqual(evidence.scores.text, scores.values.map(String)); // the fixture's small integers, as written there
+    // Not a fixture value: the lesson's own words for its two tokens (token_word, cpp/chapter26/chapter26.cpp).
     assert.deepEqual(evidence.token_names, ['fresh', 'bread']);
-    assertSameBits(core.evaluate(state).evidence.scores, fixture.expected.scores, 'evaluated scores');
+    assertSameBits(core.evaluate(state).evidence.scores, scores, 'evaluated scores');
     const cell = core.provenance({ state, tensor: 'scores', index: 1 });
     assert.equal(cell.ok, true, JSON.stringify(cell.error));
     assert.equal(cell.target, 'S[0,0,1]');
-    assert.equal(cell.expression, 'S[0,0,1] = 0·(−1) + 3·2 = 6');
+    // q₀·k₁ written out from the fixture's rows: U+2212 minus, negatives in parentheses.
+    const prose = (x) => String(x).replace(/^-/, '−');
+    const factor = (x) => (x < 0 ? `(${prose(x)})` : prose(x));
+    const sum = rows.q0.map((q, c) => `${factor(q)}·${factor(rows.k1[c])}`).join(' + ');
+    assert.equal(cell.expression, `S[0,0,1] = ${sum} = ${prose(scores.values[1])}`);
     assert.equal(cell.description, 'Query of token 0 (row b0 t0 of Q) dotted with key of token 1 (row b0 t1 of K).');
     assert.deepEqual(cell.sources, [{ tensor: 'query', indices: [0, 1] }, { tensor: 'key', indices: [2, 3] }]);
     const outside = core.provenance({ state, tensor: 'scores', index: 4 });
