@@ -227,6 +227,25 @@ export async function openLesson(browser, url, options) {
   return opened;
 }
 
+// A fresh instance of the core the page runs, made in the page (as window.testCore) from the very files the
+// page loaded (its module script and .wasm, from `requests` of openPage/openLesson): what the core computes
+// for the numbers on screen, and the registry the page reads, without the element.
+export async function coreInPage(page, requests) {
+  const pick = (extension) => requests.find((url) => new RegExp(`/qkv(-simd)?-[^/]*\\.${extension}$`).test(url) && !url.includes('qkv-scale'));
+  const [script, wasm] = [pick('js'), pick('wasm')];
+  assert.ok(script && wasm, `the page loaded its core (${script}, ${wasm})`);
+  await page.evaluate(async ([script, wasm]) => {
+    const { default: create } = await import(script);
+    const compiled = await WebAssembly.compileStreaming(fetch(wasm));
+    window.testCore = await create({
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
+        return {};
+      },
+    });
+  }, [script, wasm]);
+}
+
 // The texts a table shows, row-major: each td's text, or its input's value for editable tables.
 export function tableTexts(page, key) {
   return page.locator(`qkv-lesson table[data-tensor="${key}"]`).evaluate((table) =>

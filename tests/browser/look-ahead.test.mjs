@@ -5,28 +5,10 @@
 //   node --test --test-concurrency=1 tests/browser/look-ahead.test.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertNoProblems, cell, openLesson, readFixture, rendered, tableTexts, useServerAndBrowser, waitRenderedAfter } from './harness.mjs';
+import { assertNoProblems, cell, coreInPage, openLesson, readFixture, rendered, tableTexts, useServerAndBrowser, waitRenderedAfter } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const inLesson = (page, selector) => page.locator(`qkv-lesson ${selector}`);
-
-// A fresh instance of the core the page runs, made in the page from the very files the page loaded (its
-// module script and .wasm): what the core computes for the numbers on screen, without the element.
-async function coreInPage(page, requests) {
-  const pick = (extension) => requests.find((url) => new RegExp(`/qkv(-simd)?-[^/]*\\.${extension}$`).test(url) && !url.includes('qkv-scale'));
-  const [script, wasm] = [pick('js'), pick('wasm')];
-  assert.ok(script && wasm, `the page loaded its core (${script}, ${wasm})`);
-  await page.evaluate(async ([script, wasm]) => {
-    const { default: create } = await import(script);
-    const compiled = await WebAssembly.compileStreaming(fetch(wasm));
-    window.testCore = await create({
-      instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
-        return {};
-      },
-    });
-  }, [script, wasm]);
-}
 
 // The lesson's state as it is on screen: the sizes bar and every editable table, as typed text.
 function stateOnScreen() {

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { assertNoProblems, openLesson, repo, useServerAndBrowser } from './harness.mjs';
+import { assertNoProblems, coreInPage, openLesson, repo, useServerAndBrowser } from './harness.mjs';
 
 const run = useServerAndBrowser();
 // The questions' words, as the page shows them (the core holds the answers, this file the option labels).
@@ -111,24 +111,6 @@ test('changing sections on a page renumbers the questions', async () => {
 });
 
 // ---- give-aways ----
-
-// A fresh instance of the core the page runs, made in the page from the very files the page loaded (its
-// module script and .wasm), so the test reads the registry the page reads, not a hand list.
-async function coreInPage(page, requests) {
-  const pick = (extension) => requests.find((url) => new RegExp(`/qkv(-simd)?-[^/]*\\.${extension}$`).test(url) && !url.includes('qkv-scale'));
-  const [script, wasm] = [pick('js'), pick('wasm')];
-  assert.ok(script && wasm, `the page loaded its core (${script}, ${wasm})`);
-  await page.evaluate(async ([script, wasm]) => {
-    const { default: create } = await import(script);
-    const compiled = await WebAssembly.compileStreaming(fetch(wasm));
-    window.testCore = await create({
-      instantiateWasm(imports, receive) {
-        WebAssembly.instantiate(compiled, imports).then((instance) => receive(instance, compiled));
-        return {};
-      },
-    });
-  }, [script, wasm]);
-}
 
 // A bare yes or no cannot be looked for (every page says "no" somewhere), so for those questions the test
 // looks for the words of the evidence that answers them; a yes/no question missing here fails the test.

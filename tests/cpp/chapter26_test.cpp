@@ -138,12 +138,9 @@ TEST(Chapter26Evidence, WorkedExampleRowsAreRowsOfTheOutputs) {
 
 TEST(Chapter26Evidence, ScoresAreRawQueryKeyDotProductsPerBatchItem) {
   // [B, T, T] at any shape, each score q_{b,i}·k_{b,j} summed from +0.0 in ascending k (not scaled).
-  ProjectionRequest request = chapter_fixture();
-  request.input =
-      Tensor::from_values({2, 3, 3}, {1, 2, -1, 0, 1, 2, 1, 0, 1, 2, 0, 0, 0, 0, 1, 1, 2, 3}).value();
-  for (Tensor* upstream : {&request.upstream->query, &request.upstream->key, &request.upstream->value})
-    *upstream = Tensor::zeros({2, 3, 2}).value();
-  const ChapterEvidence evidence = compute_chapter_evidence(request).value();
+  const ChapterEvidence evidence =
+      compute_chapter_evidence(test::with_input(chapter_fixture(), test::two_items_of_three_tokens()))
+          .value();
   const ProjectionEvidence& p = evidence.primary;
   ASSERT_EQ(p.scores.shape(), (Shape{2, 3, 3}));
   for (Extent b = 0; b < 2; ++b)
@@ -156,10 +153,8 @@ TEST(Chapter26Evidence, ScoresAreRawQueryKeyDotProductsPerBatchItem) {
   EXPECT_EQ(p.scores[1 * 9 + 2 * 3 + 0], -2.0);  // q_{1,2} = [4, −1], k_{1,0} = [0, 2], by hand
   EXPECT_TRUE(evidence.replay_bitwise);
 
-  request.input = Tensor::zeros({2, 0, 3}).value();
-  for (Tensor* upstream : {&request.upstream->query, &request.upstream->key, &request.upstream->value})
-    *upstream = Tensor::zeros({2, 0, 2}).value();
-  EXPECT_EQ(compute_chapter_evidence(request).value().primary.scores.shape(), (Shape{2, 0, 0}));
+  const ProjectionRequest empty = test::with_input(chapter_fixture(), Tensor::zeros({2, 0, 3}).value());
+  EXPECT_EQ(compute_chapter_evidence(empty).value().primary.scores.shape(), (Shape{2, 0, 0}));
 }
 
 TEST(Chapter26Evidence, ScoresAreCountedInTheEvidenceCost) {
@@ -533,11 +528,8 @@ TEST(Chapter26Errors, ChapterEvidenceNeedsUpstreams) {
 TEST(Chapter26Arbitrary, EmptyAxesKeepTheTapeConnected) {
   const ProjectionRequest fixture_request = chapter_fixture();
   for (const Shape& input_shape : {Shape{0, 2, 3}, Shape{2, 0, 3}, Shape{0, 0, 3}}) {
-    ProjectionRequest request = fixture_request;
-    request.input = Tensor::zeros(input_shape).value();
+    const ProjectionRequest request = test::with_input(fixture_request, Tensor::zeros(input_shape).value());
     const Shape out{input_shape[0], input_shape[1], 2};
-    request = with_upstreams(request, Tensor::zeros(out).value(), Tensor::zeros(out).value(),
-                             Tensor::zeros(out).value());
     auto evidence = compute_projection_evidence(request);
     ASSERT_TRUE(evidence.ok()) << format_shape(input_shape) << ": " << evidence.error().message;
     EXPECT_EQ(evidence->query.shape(), out);

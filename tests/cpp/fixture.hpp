@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor/tensor.hpp"
@@ -95,6 +96,26 @@ inline std::vector<std::string> hex_of(const std::vector<double>& values) {
   std::vector<std::string> hex;
   for (double value : values) hex.push_back(hex_of(value));
   return hex;
+}
+
+// An input of two batch items of three tokens for the fixture's weights (d_model 3): item 0 holds the
+// fixture's two tokens [1, 2, −1], [0, 1, 2] and a third [1, 0, 1]; item 1 holds x₀ = [2, 0, 0],
+// x₁ = [0, 0, 1], x₂ = [1, 2, 3]. Scores and provenance at B = 2, T = 3 are worked by hand from it.
+inline Tensor two_items_of_three_tokens() {
+  return Tensor::from_values({2, 3, 3}, {1, 2, -1, 0, 1, 2, 1, 0, 1, 2, 0, 0, 0, 0, 1, 1, 2, 3}).value();
+}
+
+// `request` (an evidence request: chapter_fixture() or one like it) with `input` [B, T, d_model] in place
+// of its own and zero upstreams of the matching output shape [B, T, d_head]. A template, so that this
+// header needs no chapter header: the self-score and CLI tests include it too.
+template <class Request>
+Request with_input(Request request, Tensor input) {
+  const Shape out{input.shape()[0], input.shape()[1], request.query_weight.shape()[1]};
+  request.input = std::move(input);
+  request.upstream.emplace();
+  for (Tensor* upstream : {&request.upstream->query, &request.upstream->key, &request.upstream->value})
+    *upstream = Tensor::zeros(out).value();
+  return request;
 }
 
 }  // namespace qkv::test

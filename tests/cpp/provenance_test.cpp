@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include "fixture.hpp"
+
 namespace qkv {
 namespace {
 
@@ -121,11 +123,7 @@ TEST(Provenance, EachScoreIsAQueryRowDottedWithAKeyRow) {
 TEST(Provenance, ScoresFollowTheShapeAtTwoBatchItemsOfThreeTokens) {
   // X [2, 3, 3]: batch 1 holds x₀ = [2, 0, 0] and x₂ = [1, 2, 3], so q_{1,2} = x₂ W_Q = [4, −1] and
   // k_{1,0} = x₀ W_K = [0, 2]: S[1,2,0] = 4·0 + (−1)·2 = −2 (worked by hand).
-  ProjectionRequest request = chapter_fixture();
-  request.input =
-      Tensor::from_values({2, 3, 3}, {1, 2, -1, 0, 1, 2, 1, 0, 1, 2, 0, 0, 0, 0, 1, 1, 2, 3}).value();
-  for (Tensor* upstream : {&request.upstream->query, &request.upstream->key, &request.upstream->value})
-    *upstream = Tensor::zeros({2, 3, 2}).value();
+  const ProjectionRequest request = test::with_input(chapter_fixture(), test::two_items_of_three_tokens());
   const ChapterEvidence evidence = compute_chapter_evidence(request).value();
   EXPECT_EQ(evidence.primary.scores.shape(), (Shape{2, 3, 3}));
   auto cell = cell_provenance(evidence, "scores", 1 * 9 + 2 * 3 + 0);
@@ -151,11 +149,7 @@ TEST(Provenance, OnlyTheForwardProductsPairXWithAWeightColumn) {
 }
 
 TEST(Provenance, AnEmptyBatchGivesAnEmptySum) {
-  ProjectionRequest request = chapter_fixture();
-  request.input = Tensor::zeros({0, 2, 3}).value();
-  request.upstream->query = Tensor::zeros({0, 2, 2}).value();
-  request.upstream->key = Tensor::zeros({0, 2, 2}).value();
-  request.upstream->value = Tensor::zeros({0, 2, 2}).value();
+  const ProjectionRequest request = test::with_input(chapter_fixture(), Tensor::zeros({0, 2, 3}).value());
   const ChapterEvidence evidence = compute_chapter_evidence(request).value();
   auto cell = cell_provenance(evidence, "query_weight_gradient", 0);
   ASSERT_TRUE(cell);

@@ -175,30 +175,26 @@ TEST(QkvFromWeights, ModelWidthsBeforeHeadWidths) {
       "Q/K/V model widths must match, got query 3, key 3, value 5");
 }
 
+// Each branch's head width is compared with the others: a key, value or query weight one column wider
+// than the other two is refused, with the widths in the message.
 TEST(QkvFromWeights, HeadWidthsMustMatch) {
-  const QkvError error =
-      error_of(QkvProjections::from_weights(weight("q", {3, 2}), weight("k", {3, 3}), weight("v", {3, 2})));
-  EXPECT_EQ(error.kind, QkvErrorKind::BranchOutputWidthMismatch);
-  EXPECT_EQ(error.query, 2u);
-  EXPECT_EQ(error.key, 3u);
-  EXPECT_EQ(error.value, 2u);
-  EXPECT_EQ(error.message(), "Q/K/V head widths must match, got query 2, key 3, value 2");
-}
-
-// Each branch's head width is compared: a value (or query) weight one column wider than the other two is
-// refused too, not only a key weight.
-TEST(QkvFromWeights, HeadWidthsMustMatchForTheValueAndQueryBranches) {
-  const QkvError value =
-      error_of(QkvProjections::from_weights(weight("q", {3, 2}), weight("k", {3, 2}), weight("v", {3, 3})));
-  EXPECT_EQ(value.kind, QkvErrorKind::BranchOutputWidthMismatch);
-  EXPECT_EQ(value.query, 2u);
-  EXPECT_EQ(value.key, 2u);
-  EXPECT_EQ(value.value, 3u);
-  EXPECT_EQ(value.message(), "Q/K/V head widths must match, got query 2, key 2, value 3");
-  const QkvError query =
-      error_of(QkvProjections::from_weights(weight("q", {3, 3}), weight("k", {3, 2}), weight("v", {3, 2})));
-  EXPECT_EQ(query.kind, QkvErrorKind::BranchOutputWidthMismatch);
-  EXPECT_EQ(query.message(), "Q/K/V head widths must match, got query 3, key 2, value 2");
+  const struct {
+    Shape query, key, value;
+    const char* message;
+  } cases[] = {
+      {{3, 2}, {3, 3}, {3, 2}, "Q/K/V head widths must match, got query 2, key 3, value 2"},
+      {{3, 2}, {3, 2}, {3, 3}, "Q/K/V head widths must match, got query 2, key 2, value 3"},
+      {{3, 3}, {3, 2}, {3, 2}, "Q/K/V head widths must match, got query 3, key 2, value 2"},
+  };
+  for (const auto& c : cases) {
+    const QkvError error = error_of(
+        QkvProjections::from_weights(weight("q", c.query), weight("k", c.key), weight("v", c.value)));
+    EXPECT_EQ(error.kind, QkvErrorKind::BranchOutputWidthMismatch) << c.message;
+    EXPECT_EQ(error.query, c.query[1]) << c.message;
+    EXPECT_EQ(error.key, c.key[1]) << c.message;
+    EXPECT_EQ(error.value, c.value[1]) << c.message;
+    EXPECT_EQ(error.message(), c.message);
+  }
 }
 
 TEST(QkvFromWeights, WidthsBeforeDuplicateNames) {
