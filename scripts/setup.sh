@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the lesson needs and is missing: Debian packages (compilers, clang-14 with libFuzzer for the
-# fuzz step, GoogleTest, JSON and argument libraries, Emscripten, Chromium, numpy with OpenBLAS) and the npm packages
-# pinned in package-lock.json.
+# fuzz step, GoogleTest, JSON and argument libraries, Emscripten, Chromium, Firefox ESR, WebKitGTK's WebDriver and Xvfb for
+# the three-engine tests, numpy with OpenBLAS) and the npm packages pinned in package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +16,11 @@ compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" 
 [ -f /usr/include/CLI/CLI.hpp ] || need+=(libcli11-dev)
 command -v em++ >/dev/null || need+=(emscripten)
 [ -x /usr/bin/chromium ] || need+=(chromium)
+# tests/engines: Firefox through puppeteer-core (WebDriver BiDi), WebKitGTK's MiniBrowser through WebKitWebDriver,
+# which has no headless mode and runs under xvfb-run.
+[ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
+[ -x /usr/bin/WebKitWebDriver ] || need+=(webkit2gtk-driver)
+command -v xvfb-run >/dev/null || need+=(xvfb)
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
 # numpy on single-threaded OpenBLAS is bench:core's reference (Debian's numpy otherwise uses reference BLAS).
 compgen -G "/usr/lib/*/openblas-pthread/libblas.so.3" >/dev/null || need+=(libopenblas0-pthread)
