@@ -1,7 +1,7 @@
 // The iframe embed: the same element, configured from this page's query string, reporting its height to
 // the parent in three dialects (H5P's resizer, Canvas's lti.frameResize, and our own message).
 import './lesson/define';
-import { readHostMessage, heightMessages, embedAttributes, helloRepeatDelays, readParentOrigin } from './lesson/embed-protocol';
+import { readHostMessage, heightMessages, heightIsReal, embedAttributes, helloRepeatDelays, readParentOrigin } from './lesson/embed-protocol';
 
 const lesson = document.querySelector('qkv-lesson')!;
 for (const [name, value] of embedAttributes(location.search)) lesson.setAttribute(name, value);
@@ -11,6 +11,8 @@ for (const [name, value] of embedAttributes(location.search)) lesson.setAttribut
 const parentOrigin = readParentOrigin(lesson.getAttribute('parent-origin')).origin;
 let h5pConnected = false;
 let helloTimer: number | undefined;
+let reported: number | undefined; // the last height posted
+let checkTimer: number | undefined;
 
 // Heights and the H5P handshake tell nothing about the learner, so they go to any parent.
 function post(message: unknown): void {
@@ -25,8 +27,26 @@ function sizes() {
   return { scrollHeight: Math.max(document.body.scrollHeight, box), clientHeight: document.documentElement.clientHeight }; // layout pixels, not lesson numbers
 }
 
+// Not while the lesson holds estimated heights: qkv-lesson-laid-out reports the real one (below).
 function reportHeight(): void {
-  for (const message of heightMessages(sizes(), h5pConnected)) post(message);
+  if (!heightIsReal(lesson.dataset)) return;
+  const size = sizes();
+  reported = size.scrollHeight;
+  for (const message of heightMessages(size, h5pConnected)) post(message);
+}
+
+// A height that differs from the last one posted.
+function reportChange(): void {
+  if (heightIsReal(lesson.dataset) && sizes().scrollHeight !== reported) reportHeight();
+}
+
+// One measurement for a burst of changes (a render touches many nodes).
+function checkSoon(): void {
+  if (checkTimer !== undefined) return;
+  checkTimer = window.setTimeout(() => {
+    checkTimer = undefined;
+    reportChange();
+  }, 100);
 }
 
 // Messages from the parent are only ever compared with expected shapes; nothing is evaluated or inserted.
@@ -40,8 +60,8 @@ window.addEventListener('message', (event) => {
     h5pConnected = true;
     window.clearTimeout(helloTimer);
   }
-  if (message === 'h5p-resize-prepared') post({ context: 'h5p', action: 'resize', scrollHeight: sizes().scrollHeight });
-  else reportHeight();
+  if (message !== 'h5p-resize-prepared') reportHeight();
+  else if (heightIsReal(lesson.dataset)) post({ context: 'h5p', action: 'resize', scrollHeight: sizes().scrollHeight });
 });
 
 function sayHello(): void {
@@ -55,6 +75,15 @@ function repeatHello(repeat = 0): void {
   if (repeat < helloRepeatDelays.length) helloTimer = window.setTimeout(() => repeatHello(repeat + 1), helloRepeatDelays[repeat]);
 }
 
-new ResizeObserver(reportHeight).observe(document.body);
+// A frame the browser does not render (an off-screen cross-origin one) gets no ResizeObserver callbacks and no
+// animation frames. So it also reports when the lesson is laid out (the element does that without a frame
+// too), checks its height after the lesson's DOM changes (the self-score section's first result comes from a
+// worker, after ready) and after fonts load, and answers the host's height requests (qkv-embed-host.js asks
+// on load and as the frame nears the viewport). getBoundingClientRect lays the document out on the spot,
+// rendered or not.
+new ResizeObserver(reportChange).observe(document.body);
+lesson.addEventListener('qkv-lesson-laid-out', reportHeight);
+new MutationObserver(checkSoon).observe(lesson.shadowRoot ?? lesson, { subtree: true, childList: true, characterData: true, attributes: true });
+document.fonts?.addEventListener('loadingdone', checkSoon);
 if (window.parent !== window) repeatHello();
 reportHeight();

@@ -1,5 +1,6 @@
 // The iframe protocol, as pure functions so that they can be tested without a browser.
 export const heightMessageType = 'qkv-lesson:height';
+export const heightRequestType = 'qkv-lesson:height-request';
 
 // Attributes an embedding author may set through the iframe's query string (?sections=diagram&reveal=never).
 const allowed = ['sections', 'reveal', 'progress-key', 'parent-origin', 'theme'] as const;
@@ -60,8 +61,15 @@ export function readHostMessage(data: unknown): HostMessage | null {
     if (message.action === 'resize') return 'h5p-resize';
     return null;
   }
-  if (message.type === 'qkv-lesson:height-request') return 'height-request';
+  if (message.type === heightRequestType) return 'height-request';
   return null;
+}
+
+// Whether the lesson's height measured now is the one to report: not from ready until data-laid-out, while
+// .visible-first lets the parts far from the viewport hold estimated heights (issue 17: 694 px for a lesson of
+// about 2,500 px). Before ready the frame shows the loading state: that height is real.
+export function heightIsReal(lesson: { state?: string; laidOut?: string }): boolean {
+  return lesson.state !== 'ready' || lesson.laidOut !== undefined;
 }
 
 // What the iframe sends when its content height may have changed.
