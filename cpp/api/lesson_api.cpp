@@ -39,27 +39,45 @@ RejectionView rejection_view(const RejectionProbe& probe) { return {probe.messag
 // options check_gradients() passes it (GradcheckOptions{} and the loss's rounding bound).
 GradcheckView gradcheck_view(const GradcheckSummary& check) {
   const GradcheckOptions options;
-  GradcheckView out{check.passed,
-                    check.checks,
-                    check.input_checks,
-                    check.query_checks,
-                    check.key_checks,
-                    check.value_checks,
-                    {check.max_error, format_significant(check.max_error, 3)},
-                    {check.tolerance, format_significant(check.tolerance, 3)},  // "2e-6", exact
-                    {options.step, format_significant(options.step, 3)},        // "1e-6", exact
-                    check.problem,
-                    {},
-                    {}};
+  GradcheckView out;
+  out.passed = check.passed;
+  out.checks = check.checks;
+  out.input_checks = check.input_checks;
+  out.query_checks = check.query_checks;
+  out.key_checks = check.key_checks;
+  out.value_checks = check.value_checks;
+  out.max_error = {check.max_error, format_significant(check.max_error, 3)};  // 3 digits, value exact
+  out.tolerance = {check.tolerance, format_significant(check.tolerance, 3)};  // "2e-6", exact
+  out.step = {options.step, format_significant(options.step, 3)};             // "1e-6", exact
+  out.problem = check.problem;
+  out.unjudged = check.unjudged;
+  out.max_allowance = {check.max_allowance, format_significant(check.max_allowance, 3)};
   const std::string& step = out.step.text;
   const std::string bound = format_significant(check.loss_rounding_bound, 3);
+  const std::string judgeable = format_significant(options.judgeable, 3);
   out.step_rule = "Each checked number x is moved down and up by h = " + step + " · max(1, |x|) (" + step +
                   " when |x| ≤ 1).";
   out.pass_rule =
       "A number passes when |a/s − n/s| ≤ " + out.tolerance.text +
       " + r, with s = max(1, |a|, |n|) and the rounding allowance r = 2 · ε / (h′ · s), where ε = " + bound +
       " bounds how far rounding can move L at these numbers and h′ is the smaller of the two steps "
-      "x − (x − h) and (x + h) − x as floating point gives them.";
+      "x − (x − h) and (x + h) − x as floating point gives them. A number whose " + out.tolerance.text +
+      " + r reaches " + judgeable +
+      " is not judged: there rounding in L could hide a gradient off by a factor of two or of the wrong sign.";
+  const std::string unjudged = std::to_string(check.unjudged) + " of " +
+                               std::to_string(check.unjudged + check.checks) + " numbers";
+  if (!check.problem.empty())
+    out.verdict = "not checked: " + check.problem;
+  else if (check.checks == 0)
+    out.verdict = "cannot be checked at this scale: at every number probed, rounding in L (ε = " + bound +
+                  ") could hide any error in the gradient, so this check proves nothing here";
+  else if (!check.passed)
+    out.verdict = "they do not agree";
+  else if (check.unjudged > 0)
+    out.verdict = "the gradients agree at the " + std::to_string(check.checks) + " numbers that could be judged; " +
+                  unjudged + " could not be checked at this scale (rounding in L could hide any error there)";
+  else
+    out.verdict = "the gradients agree";
   return out;
 }
 
@@ -485,7 +503,7 @@ ProjectionResponse projection_response(const ProjectionEvidence& evidence) {
   }
   if (evidence.gradcheck) {
     const GradcheckSummary& check = *evidence.gradcheck;
-    out.gradcheck = GradcheckData{check.passed, check.checks, check.max_error, check.tolerance, std::nullopt};
+    out.gradcheck = GradcheckData{check.passed, check.checks, check.unjudged, check.max_error, check.tolerance, std::nullopt};
     if (!check.problem.empty()) out.gradcheck->problem = check.problem;
   }
   return out;

@@ -68,6 +68,11 @@ struct GradcheckView {
   // The rules as applied, in words and numbers the page shows verbatim: how far each number is moved, and
   // when a coordinate passes (the tolerance on the scaled error plus the rounding allowance).
   std::string step_rule, pass_rule;
+  // Numbers probed where rounding in L could hide any error (not judged), the largest τ + r a judged number
+  // had, and the outcome in words: agree, disagree, or not checkable at this scale.
+  std::size_t unjudged = 0;
+  NumberView max_allowance;
+  std::string verdict;
 };
 struct EvidenceView {
   TensorView input, query_weight, key_weight, value_weight, query_upstream, key_upstream, value_upstream;
@@ -286,6 +291,7 @@ struct TensorData {
 struct GradcheckData {
   bool passed = false;
   std::size_t checks = 0;
+  std::size_t unjudged = 0;  // probed where rounding in L could hide any error (not judged)
   double max_error = 0.0, tolerance = 0.0;
   std::optional<std::string> problem;  // why it could not run, when it could not
 };
@@ -335,7 +341,7 @@ template <class V> void describe(V& v, const RejectionView& t) { QKV_FIELD(messa
 template <class V> void describe(V& v, const GradcheckView& t) {
   QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(input_checks); QKV_FIELD(query_checks); QKV_FIELD(key_checks);
   QKV_FIELD(value_checks); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(step); QKV_FIELD(problem);
-  QKV_FIELD(step_rule); QKV_FIELD(pass_rule);
+  QKV_FIELD(step_rule); QKV_FIELD(pass_rule); QKV_FIELD(unjudged); QKV_FIELD(max_allowance); QKV_FIELD(verdict);
 }
 template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
@@ -415,7 +421,7 @@ template <class V> void describe(V& v, const RandnResponse& t) { QKV_FIELD(ok); 
 template <class V> void describe(V& v, const TextResponse& t) { QKV_FIELD(ok); QKV_FIELD(text); }
 template <class V> void describe(V& v, const TensorData& t) { QKV_FIELD(shape); QKV_FIELD(values); }
 template <class V> void describe(V& v, const GradcheckData& t) {
-  QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(problem);
+  QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(unjudged); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(problem);
 }
 template <class V> void describe(V& v, const ProjectionResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value);

@@ -84,15 +84,21 @@ Result<GradcheckReport, GradcheckError> gradcheck(const Tensor& point, const Ten
     const double a = analytic[index];
     const double s = std::max({1.0, std::fabs(a), std::fabs(numeric)});
     const double error = std::fabs(a / s - numeric / s);
+    const double rounding = 2.0 * objective_error / std::min(below_spacing, above_spacing) / s;
+    const double allowance = options.tolerance + rounding;
+    if (!(allowance < options.judgeable)) {
+      ++report.unjudged;
+      continue;
+    }
     ++report.checks;
+    report.max_allowance = std::max(report.max_allowance, allowance);
     if (error > report.max_error || report.checks == 1) {
       report.max_error = error;
       report.worst_index = index;
       report.worst_analytic = a;
       report.worst_numeric = numeric;
     }
-    const double rounding = 2.0 * objective_error / std::min(below_spacing, above_spacing) / s;
-    if (!(error <= options.tolerance + rounding)) report.passed = false;
+    if (!(error <= allowance)) report.passed = false;
   }
   return report;
 }

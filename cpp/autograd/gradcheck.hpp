@@ -21,15 +21,23 @@ namespace qkv {
 // objective_error, a difference of two by twice that, divided by the spacing. Without it, exact
 // gradients fail whenever the objective sums terms much larger than the derivative (X[0] = 2e4 gave
 // 2.8e-6 at X[3]). With objective_error = 0 it is the plain tolerance test.
+//
+// Judged or not: when the allowance (tolerance plus rounding term) reaches `judgeable`, rounding in the
+// objective could hide a gradient off by a factor of two or of the wrong sign (|a/s - n/s| is 0.5 for
+// a = 2n), so that coordinate proves nothing: it is counted as unjudged, and neither passes nor fails.
+// At X[0] = 1e12 the loss swallows the probe (n = 0) and every coordinate is unjudged.
 struct GradcheckOptions {
   double step = 1e-6;            // at unit scale; the probe moves x by step * max(1, |x|)
   double tolerance = 2e-6;       // on |a/s - n/s| with s = max(1, |a|, |n|)
   double objective_error = 0.0;  // a bound on |computed f - exact f| near the point; 0: not known
+  double judgeable = 0.5;        // coordinates whose allowance reaches this are not judged
 };
 
 struct GradcheckReport {
-  std::size_t checks = 0;
-  double max_error = 0.0;
+  std::size_t checks = 0;      // coordinates judged
+  std::size_t unjudged = 0;    // coordinates probed whose allowance reached `judgeable`
+  double max_allowance = 0.0;  // the largest allowance (tolerance + rounding term) a judged coordinate had
+  double max_error = 0.0;      // over judged coordinates
   std::size_t worst_index = 0;
   double worst_analytic = 0.0;
   double worst_numeric = 0.0;

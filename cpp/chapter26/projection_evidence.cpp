@@ -149,9 +149,13 @@ GradcheckSummary check_gradients(const ProjectionRequest& request, const Project
     }
     *probe.checks = report->checks;
     summary.checks += report->checks;
+    summary.unjudged += report->unjudged;
+    summary.max_allowance = std::max(summary.max_allowance, report->max_allowance);
     summary.max_error = std::max(summary.max_error, report->max_error);
     summary.passed = summary.passed && report->passed;
   }
+  // Nothing judged proves nothing: at such a scale the check cannot pass.
+  if (summary.checks == 0) summary.passed = false;
   return summary;
 }
 

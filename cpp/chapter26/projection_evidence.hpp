@@ -35,7 +35,9 @@ struct ProjectionRequest {
 
 struct GradcheckSummary {
   bool passed = false;
-  std::size_t checks = 0;  // over X, W_Q, W_K, W_V together
+  std::size_t checks = 0;  // judged, over X, W_Q, W_K, W_V together
+  std::size_t unjudged = 0;  // probed, but rounding in L could hide any error there (gradcheck.hpp)
+  double max_allowance = 0.0;  // the largest τ + r a judged number had
   std::size_t input_checks = 0, query_checks = 0, key_checks = 0, value_checks = 0;
   double max_error = 0.0;
   double tolerance = 0.0;

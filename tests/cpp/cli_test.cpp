@@ -201,8 +201,9 @@ TEST(CliEvidence, FixtureRequestGivesEveryExpectedValueBitwise) {
   EXPECT_EQ(out.at("parameter_count"), expected.at("parameter_count"));
 
   const json& check = out.at("gradcheck");
-  EXPECT_EQ(keys_of(check), (std::set<std::string>{"passed", "checks", "max_error", "tolerance"})) << check;
+  EXPECT_EQ(keys_of(check), (std::set<std::string>{"passed", "checks", "unjudged", "max_error", "tolerance"})) << check;
   EXPECT_EQ(check.at("passed"), true);
+  EXPECT_EQ(check.at("unjudged"), 0);  // at the fixture's scale every probed number is judged
   EXPECT_EQ(check.at("checks"), expected.at("gradcheck").at("checks"));
   EXPECT_EQ(bits_of(check.at("tolerance").get<double>()),
             bits_of(expected.at("gradcheck").at("tolerance").get<double>()));

@@ -243,7 +243,7 @@ TEST(Gradcheck, StepScalesWithTheValueAboveOne) {
 // Issue 10, finding 9: exact gradients must pass at any scale. f(x) = g·x summed with a large constant
 // term c·y that does not depend on x (like the other coordinates of the projection loss): the
 // numeric derivative then carries rounding noise of about eps·|c·y|/h, which a fixed absolute test fails.
-TEST(Gradcheck, ExactGradientsPassAtAnyScaleGivenTheObjectivesRoundingBound) {
+TEST(Gradcheck, ExactGradientsNeverFailAtAnyScaleGivenTheObjectivesRoundingBound) {
   for (const double big : {2e4, 1e6, 1e12, 1e300}) {
     const Objective objective = [big](const Tensor& x) -> Result<double, std::string> {
       return 1.5 * x[0] + big * x[1];  // the x[1] term is large, the checked derivative small
@@ -256,6 +256,11 @@ TEST(Gradcheck, ExactGradientsPassAtAnyScaleGivenTheObjectivesRoundingBound) {
         2 * std::numeric_limits<double>::epsilon() * (1.5 * 0.3 + big * point[1]) * 1.0000001;
     const GradcheckReport report = report_of(gradcheck(point, analytic, objective, 2, options));
     EXPECT_TRUE(report.passed) << big << ": max error " << report.max_error << " at " << report.worst_index;
+    // Up to 1e6 both numbers are judged. From 1e12 on, rounding in f (about 1e-3 and more) swamps the
+    // slope 1.5 over a step of 1e-6: x[0] is probed but not judged, only x[1] is.
+    EXPECT_EQ(report.checks + report.unjudged, 2u) << big;
+    EXPECT_EQ(report.unjudged, big >= 1e12 ? 1u : 0u) << big;
+    EXPECT_LT(report.max_allowance, options.judgeable) << big;
     // Without the bound the same exact gradient fails from 1e6 on: the noise is real.
     const GradcheckReport strict = report_of(gradcheck(point, analytic, objective, 2));
     if (big >= 1e6) {
@@ -267,6 +272,30 @@ TEST(Gradcheck, ExactGradientsPassAtAnyScaleGivenTheObjectivesRoundingBound) {
   for (const double x : {2e4, 1e6, 1e300, -1e300}) {
     const GradcheckReport report = report_of(gradcheck(vector_of({x}), vector_of({-2.0}), linear, 1));
     EXPECT_TRUE(report.passed) << x << ": max error " << report.max_error;
+    EXPECT_EQ(report.checks, 1u) << x;
+  }
+}
+
+TEST(Gradcheck, WhereRoundingCouldHideAnyErrorANumberIsNotJudged) {
+  // At 1e12 the x[1] term makes f's rounding about 1e-3: a gradient of 1.6, or -1.5, or 0, for x[0] could not
+  // be told from the true 1.5. Such a number neither passes nor fails: it is counted as unjudged.
+  const Objective objective = [](const Tensor& x) -> Result<double, std::string> { return 1.5 * x[0] + 1e12 * x[1]; };
+  const Tensor point = vector_of({0.3, 3.0});
+  GradcheckOptions options;
+  options.objective_error = 2 * std::numeric_limits<double>::epsilon() * 3e12 * 1.0000001;
+  for (const double wrong : {1.6, -1.5, 0.0}) {
+    const GradcheckReport report = report_of(gradcheck(point, vector_of({wrong, 1e12}), objective, 2, options));
+    EXPECT_EQ(report.unjudged, 1u) << wrong;
+    EXPECT_EQ(report.checks, 1u) << wrong;  // x[1], whose derivative 1e12 is measured well
+    EXPECT_EQ(report.worst_index, 1u) << wrong;
+  }
+  // With a bound that lets x[0] be judged, the same wrong gradients fail.
+  options.objective_error = 2 * std::numeric_limits<double>::epsilon() * 3e4;
+  for (const double wrong : {1.6, -1.5, 0.0}) {
+    const Objective small = [](const Tensor& x) -> Result<double, std::string> { return 1.5 * x[0] + 1e4 * x[1]; };
+    const GradcheckReport report = report_of(gradcheck(point, vector_of({wrong, 1e4}), small, 2, options));
+    EXPECT_EQ(report.unjudged, 0u) << wrong;
+    EXPECT_FALSE(report.passed) << wrong;
   }
 }
 

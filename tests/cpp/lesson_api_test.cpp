@@ -60,7 +60,27 @@ TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {
       "r = 2 · ε / (h′ · s), where ε = " +
           bound +
           " bounds how far rounding can move L at these numbers and h′ is the smaller of the two steps "
-          "x − (x − h) and (x + h) − x as floating point gives them.");
+          "x − (x − h) and (x + h) − x as floating point gives them. A number whose 2e-6 + r reaches 0.5 is "
+          "not judged: there rounding in L could hide a gradient off by a factor of two or of the wrong sign.");
+  // At the fixture's scale every number probed is judged, and the words say the gradients agree.
+  EXPECT_EQ(g.unjudged, 0u);
+  EXPECT_EQ(g.verdict, "the gradients agree");
+  EXPECT_LT(g.max_allowance.value, GradcheckOptions{}.judgeable);
+}
+
+TEST(LessonApi, GradcheckSaysWhatItCouldNotJudgeAtALargeScaleInsteadOfPassingIt) {
+  // X[0] = 1e12: L's rounding swamps the small slopes, so most numbers cannot be judged (issue 18, item 3).
+  LessonState state = fixture().state;
+  state.input.cells[0] = "1e12";
+  const LessonResponse out = evaluate(state);
+  ASSERT_TRUE(out.ok);
+  const GradcheckView& g = out.evidence->gradcheck;
+  ASSERT_GT(g.unjudged, 0u);
+  ASSERT_GT(g.checks, 0u);
+  EXPECT_TRUE(g.passed);
+  EXPECT_EQ(g.verdict, "the gradients agree at the " + std::to_string(g.checks) + " numbers that could be judged; " +
+                           std::to_string(g.unjudged) + " of " + std::to_string(g.checks + g.unjudged) +
+                           " numbers could not be checked at this scale (rounding in L could hide any error there)");
 }
 
 // A fixture tensor's values as fixtures/chapter26.json writes them (integers there, so "-1", not "-1.0"),

@@ -48,6 +48,9 @@ export interface GradcheckView {
   problem: string;
   step_rule: string; // the step rule as applied, to show verbatim
   pass_rule: string; // the pass rule as applied (tolerance on the scaled error plus the rounding allowance)
+  unjudged: number; // numbers probed where rounding in L could hide any error: neither passed nor failed
+  max_allowance: NumberView; // the largest τ + r a judged number was held to
+  verdict: string; // the outcome in the core's words: agree, do not agree, or cannot be checked at this scale
 }
 export interface EvidenceView {
   input: TensorView;

@@ -697,9 +697,11 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         // The rules as the core applies them, in its words.
         ['Step', g.step_rule],
         ['Pass rule', g.pass_rule],
-        ['Numbers checked', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
+        ['Numbers judged', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
+        ...(g.unjudged > 0 ? [['Numbers probed but not judged (rounding in L could hide any error there)', `${g.unjudged}`] as [string, string]] : []),
         ['Largest difference found, |a/s − n/s|', h('bdi', { dir: 'ltr' }, g.max_error.text)],
-        ['Result', g.passed ? 'the gradients agree' : `they do not agree${g.problem ? `: ${g.problem}` : ''}`],
+        ['Largest allowance τ + r it was held to', h('bdi', { dir: 'ltr' }, g.max_allowance.text)],
+        ['Result', g.verdict],
       ]),
     ),
   ]);
