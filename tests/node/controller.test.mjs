@@ -97,10 +97,18 @@ describe('HostBridge', () => {
 
   test('keeps progress under the key and gives back only what it can read', () => {
     const { bridge, stored } = page({ progressKey: 'course-1' });
-    bridge.saveProgress('ch26-parameter-count', ['1.8e1'], true);
-    assert.deepEqual(bridge.savedResponses('ch26-parameter-count'), ['1.8e1']);
+    bridge.saveProgress('ch26-parameter-count', { responses: ['1.8e1'], correct: true, attempts: 2, revealed: false });
+    assert.deepEqual(bridge.savedProgress('ch26-parameter-count'), { responses: ['1.8e1'], attempts: 2 });
     stored.set('course-1:ch26-history', '{not json');
-    assert.equal(bridge.savedResponses('ch26-history'), null);
+    assert.equal(bridge.savedProgress('ch26-history'), null);
+    // A save from before attempts were kept still reads; shapes the lesson never writes do not.
+    stored.set('course-1:ch26-rank-two', JSON.stringify({ responses: ['explicit-axes'], correct: true }));
+    assert.deepEqual(bridge.savedProgress('ch26-rank-two'), { responses: ['explicit-axes'] });
+    for (const bad of [{ responses: 'x' }, { responses: [1] }, [], { responses: ['a'], attempts: -1, revealed: 'yes' }]) {
+      stored.set('course-1:ch26-divisibility', JSON.stringify(bad));
+      const read = bridge.savedProgress('ch26-divisibility');
+      assert.ok(read === null || (read.attempts === undefined && read.revealed === undefined), JSON.stringify(bad));
+    }
   });
 
   test('posts answers only to the origin parent-origin names', () => {

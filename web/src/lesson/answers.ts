@@ -52,7 +52,7 @@ const joined = (parts: string[]) => parts.join('[,]');
 
 // ISO 8601 duration in seconds, to the hundredth (as SCORM's timeinterval keeps it).
 export function isoDuration(ms: number): string {
-  const seconds = Math.max(0, Math.round(ms / 10) / 100);
+  const seconds = Math.max(0, Math.round(ms / 10) / 100); // clock time, not lesson numbers
   return `PT${seconds}S`;
 }
 

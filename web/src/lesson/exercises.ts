@@ -199,7 +199,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       else inputs.forEach((input, i) => (input.value = responses[i] ?? ''));
       if (responses.some((response) => response !== '')) {
         // The replayed check counts as the last saved attempt, not as a new one.
-        attempts = Math.min(Math.max(0, Math.floor(saved.attempts ?? 1) - 1), 1e6);
+        attempts = saved.attempts === undefined ? 0 : saved.attempts > 0 ? saved.attempts - 1 : 0; // a count host-bridge.ts read as a whole number
         submit(true);
       }
     },

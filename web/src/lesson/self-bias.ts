@@ -273,6 +273,7 @@ export function buildSelfBias(
     const asked = request();
     startBusy('summary', `Computing the experiment for seed ${asked.seed}, ${asked.tokens} tokens of width ${asked.dim}…`);
     const outcome = await runner.summary(asked);
+    results.dataset.ranIn = runner.ranIn() ?? '';
     if (!outcome.done) {
       if (outcome.reason === 'superseded') return;
       endBusy();
@@ -304,6 +305,7 @@ export function buildSelfBias(
       busyText.textContent = `Searching the ${count} seeds after seed ${from.seed}: ${tried} tried `;
       meter.value = tried;
     });
+    searchResult.dataset.ranIn = runner.ranIn() ?? '';
     if (!outcome.done) {
       if (outcome.reason === 'superseded') return;
       endBusy();

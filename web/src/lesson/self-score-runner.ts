@@ -11,6 +11,7 @@ export interface SelfScoreRunner {
   summary(request: SelfScoreRequest): Promise<Outcome<SelfScoreSummaryResponse>>;
   search(request: SeedSearchRequest, onProgress: (tried: number) => void): Promise<Outcome<SeedSearchResponse>>;
   cancel(): void;
+  ranIn(): 'worker' | 'page' | undefined;
   release(): void; // the element left the page: no worker stays behind
 }
 
@@ -23,6 +24,7 @@ export function createSelfScoreRunner(core: QkvCore): SelfScoreRunner {
     summary: (request) => runner.run({ kind: 'summary', request }) as Promise<Outcome<SelfScoreSummaryResponse>>,
     search: (request, onProgress) => runner.run({ kind: 'search', request }, onProgress) as Promise<Outcome<SeedSearchResponse>>,
     cancel: () => runner.cancel(),
+    ranIn: () => runner.ranIn(),
     release: () => runner.release(),
   };
 }

@@ -15,6 +15,9 @@ export type JobReply = { id: number; type: 'progress'; tried: number } | { id: n
 export interface Runner<J, R> {
   run(job: J, onProgress?: (tried: number) => void): Promise<Outcome<R>>;
   cancel(): void;
+  // Where the latest job ran: in the worker, or on the page's thread (no worker could start). The sections
+  // show it as data-ran-in, a fact the tests check instead of timing the page's thread.
+  ranIn(): 'worker' | 'page' | undefined;
   // The element left the page: a running job is cancelled and the worker, idle or not, is terminated with
   // its WebAssembly instance. A later job starts a fresh worker (an element moved in the page reconnects).
   release(): void;
@@ -30,6 +33,7 @@ export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, o
   let worker: Worker | undefined;
   let running: Running | undefined;
   let nextId = 0;
+  let ranIn: 'worker' | 'page' | undefined;
 
   const finish = (outcome: Outcome<R>) => {
     const job = running;
@@ -41,6 +45,7 @@ export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, o
   const runInline = (job: Running) =>
     setTimeout(() => {
       if (running !== job) return;
+      ranIn = 'page';
       inline(job.job, (tried) => job.onProgress?.(tried)).then(
         (response) => running === job && finish({ done: true, response }),
         (error: unknown) => running === job && finish({ done: false, reason: 'failed', message: messageOf(error) }),
@@ -83,9 +88,11 @@ export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, o
         running = current;
         if (!useWorker) return void runInline(current);
         worker ??= start();
+        ranIn = 'worker';
         worker.postMessage({ id: current.id, job } satisfies JobMessage<J>);
       }),
     cancel: () => stop('cancelled'),
+    ranIn: () => ranIn,
     release: () => {
       stop('cancelled');
       worker?.terminate();
