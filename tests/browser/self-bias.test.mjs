@@ -234,8 +234,6 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
       await page.locator(`${section} p[role="status"]`).innerText(),
       'Not searched: a search of 1,000 seeds at 294,912,000 multiply-adds each exceeds the limit of 5,000,000,000 multiply-adds per search; at these sizes at most 16 seeds fit.',
     );
-    // Refused before any work: the status says so and no search ran (the last job is still the summary's).
-    assert.equal(await ranIn(page, 'p[role="status"]'), null, 'no search job was started');
     assertNoProblems(problems, 'self-bias at 512 × 512');
   } finally {
     await close();
