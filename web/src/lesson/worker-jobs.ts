@@ -1,5 +1,7 @@
 // The worker's side of worker-runner.ts: each message is one job; progress, the response (its Float64Arrays
 // moved, not copied) or the failure goes back with the job's id. The page terminates the worker to cancel.
+// A worker whose engine (its module script or .wasm) could not load answers every job 'unavailable', not
+// 'failed': the job was never tried, and the page runs it on its own thread instead.
 import { messageOf, type JobMessage, type JobReply } from './worker-runner';
 
 // The Float64Arrays' buffers in a response, so that postMessage moves them instead of copying.
@@ -10,13 +12,19 @@ function buffers(value: unknown, out: Transferable[] = []): Transferable[] {
   return out;
 }
 
-export function serveJobs<J>(handle: (job: J, onProgress: (tried: number) => void) => Promise<unknown>): void {
+// `loading` is the worker's engine, started when the worker starts; `handle` does one job with it.
+export function serveJobs<C, J>(loading: Promise<C>, handle: (core: C, job: J, onProgress: (tried: number) => void) => unknown): void {
+  loading.catch(() => undefined); // a failure is told to the page with the first job, not as an unhandled rejection
   self.addEventListener('message', (event: MessageEvent<JobMessage<J>>) => {
     const { id, job } = event.data;
     const reply = (message: JobReply, transfer: Transferable[] = []) => self.postMessage(message, { transfer });
-    handle(job, (tried) => reply({ id, type: 'progress', tried })).then(
-      (response) => reply({ id, type: 'done', response }, buffers(response)),
-      (error: unknown) => reply({ id, type: 'failed', message: messageOf(error) }),
+    loading.then(
+      (core) =>
+        new Promise((done) => done(handle(core, job, (tried) => reply({ id, type: 'progress', tried })))).then(
+          (response) => reply({ id, type: 'done', response }, buffers(response)),
+          (error: unknown) => reply({ id, type: 'failed', message: messageOf(error) }),
+        ),
+      (error: unknown) => reply({ id, type: 'unavailable', message: messageOf(error) }),
     );
   });
 }

@@ -2,15 +2,21 @@
 // job or Cancel terminates a running one (a fresh worker takes the next), an idle worker is reused (its
 // module is fetched and compiled once). Browsers refuse workers from another origin, so when the lesson's
 // script comes from another origin than the page (a course page loading qkv-lesson.js from the lesson's
-// host), or a worker cannot start, the same calls run on the page's thread instead, after the busy message
-// has been painted. The self-score section and the scale section use it; worker-jobs.ts is the worker's side.
+// host), or a worker cannot start or cannot load its engine (its module script or .wasm), the same calls run
+// on the page's thread instead, after the busy message has been painted; the worker is not tried again. The
+// self-score section and the scale section use it; worker-jobs.ts is the worker's side.
 
 // A job either finished with the core's response, or was stopped: by Cancel, by a newer job, or by a failure.
 export type Outcome<T> = { done: true; response: T } | { done: false; reason: 'cancelled' | 'superseded' | 'failed'; message?: string };
 
 // What the page sends a worker, and what the worker answers for that job.
 export type JobMessage<J> = { id: number; job: J };
-export type JobReply = { id: number; type: 'progress'; tried: number } | { id: number; type: 'done'; response: unknown } | { id: number; type: 'failed'; message: string };
+// 'unavailable': the worker's engine could not load, so the job was not tried (worker-jobs.ts).
+export type JobReply =
+  | { id: number; type: 'progress'; tried: number }
+  | { id: number; type: 'done'; response: unknown }
+  | { id: number; type: 'failed'; message: string }
+  | { id: number; type: 'unavailable'; message: string };
 
 export interface Runner<J, R> {
   run(job: J, onProgress?: (tried: number) => void): Promise<Outcome<R>>;
@@ -52,23 +58,30 @@ export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, o
       );
     }, 0);
 
+  // The worker could not start or could not load its engine: this job, and the next ones, run on the page's
+  // thread.
+  const fallBack = (failed: Worker) => {
+    failed.terminate();
+    if (failed !== worker) return;
+    worker = undefined;
+    useWorker = false;
+    if (running) runInline(running);
+  };
+
   const start = (): Worker => {
     const fresh = startWorker();
     fresh.addEventListener('message', (event: MessageEvent<JobReply>) => {
       const reply = event.data;
       if (fresh !== worker || !running || reply.id !== running.id) return;
       if (reply.type === 'progress') running.onProgress?.(reply.tried);
+      else if (reply.type === 'unavailable') fallBack(fresh);
       else if (reply.type === 'failed') finish({ done: false, reason: 'failed', message: reply.message });
       else finish({ done: true, response: reply.response as R });
     });
-    // The worker's script or module could not load: run this job, and the next ones, on the page's thread.
+    // The worker's script could not load.
     fresh.addEventListener('error', (event) => {
       event.preventDefault();
-      fresh.terminate();
-      if (fresh !== worker) return;
-      worker = undefined;
-      useWorker = false;
-      if (running) runInline(running);
+      fallBack(fresh);
     });
     return fresh;
   };
