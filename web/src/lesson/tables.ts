@@ -49,7 +49,17 @@ function columnPrefix(shape: number[]): string {
 
 // "Q (query output), shape [1, 2, 2]": the words may wrap, the shape stays on one line.
 export function tensorCaption(label: string, shapeText: string): (Node | string)[] {
-  return [`${label}, shape `, h('span', { class: 'shape' }, shapeText)];
+  return [...withBars(label), ', shape ', h('span', { class: 'shape' }, shapeText)];
+}
+
+// A letter with a combining macron (W̄, X̄: a gradient) as the letter under an overline, with the mark kept in the
+// text at zero size, so the caption still reads "W̄_Q" (to a screen reader and to innerText). WebKit draws U+0304
+// at lower-case height, inside a capital, where the bar cannot be seen: the weights' gradients read as the weights.
+function withBars(label: string): (Node | string)[] {
+  return label
+    .split(/(\p{L}\u0304)/u)
+    .filter((part) => part !== '')
+    .map((part) => (part.endsWith('\u0304') ? h('span', { class: 'bar' }, part.slice(0, -1), h('span', { class: 'bar-mark' }, '\u0304')) : part));
 }
 
 // The table every matrix shares: caption, column headers, one row per row label, and `cellContent` for
