@@ -2,14 +2,68 @@
 // nothing else), kept apart from the page's module so that a cold load of the lesson never downloads it. It
 // is imported on first use: by the section's worker when a learner first runs a preset, or on the page's
 // thread where workers are refused. With SIMD where the engine has it, as the page's module (simd.ts).
+// A load that fails says what failed in words (EngineUnavailable), never Emscripten's "Aborted(…)": the
+// .wasm is fetched and compiled here, as core.ts does for the page's module.
 import { simdSupported } from './simd';
 import type { ScaleCore } from './scale';
+import { EngineUnavailable, messageOf } from './worker-runner';
+import scaleSimdWasmUrl from '../wasm/qkv-scale-simd.wasm?url';
+import scalePlainWasmUrl from '../wasm/qkv-scale.wasm?url';
 
+type ModuleFactory = (options?: EmscriptenModuleOptions) => Promise<unknown>;
+
+const simd = simdSupported();
+// A module script that failed to import stays failed for the life of this document (or worker): the browser
+// keeps the failure per URL, so only a reload (or a fresh worker) imports it again. The .wasm is fetched anew
+// on each attempt.
+let importing: Promise<ModuleFactory> | undefined;
 let loading: Promise<ScaleCore> | undefined;
 
+const fileName = (url: string) => url.slice(url.lastIndexOf('/') + 1);
+
+async function compileScaleWasm(): Promise<WebAssembly.Module> {
+  const url = simd ? scaleSimdWasmUrl : scalePlainWasmUrl;
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw new EngineUnavailable(`its .wasm (${fileName(url)}) could not be fetched: ${messageOf(error)}`);
+  }
+  if (!response.ok) throw new EngineUnavailable(`its .wasm (${fileName(url)}) could not be fetched: HTTP ${response.status}`);
+  try {
+    const streamable = response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm';
+    return await (streamable ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer()));
+  } catch (error) {
+    throw new EngineUnavailable(`its .wasm (${fileName(url)}) is not a WebAssembly module this browser can compile (truncated or damaged?): ${messageOf(error)}`);
+  }
+}
+
+async function instantiate(): Promise<ScaleCore> {
+  importing ??= simd ? import('../wasm/qkv-scale-simd.mjs').then((imported) => imported.default) : import('../wasm/qkv-scale.mjs').then((imported) => imported.default);
+  const [create, compiled] = await Promise.all([
+    importing.catch((error: unknown) => {
+      throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true);
+    }),
+    compileScaleWasm(),
+  ]);
+  // Emscripten's factory never settles when instantiateWasm does not deliver, so a failure rejects here.
+  return new Promise<ScaleCore>((resolve, reject) => {
+    create({
+      instantiateWasm(imports, receive) {
+        WebAssembly.instantiate(compiled, imports).then(
+          (instance) => receive(instance, compiled),
+          (error: unknown) => reject(new EngineUnavailable(`its .wasm could not be instantiated: ${messageOf(error)}`)),
+        );
+        return {};
+      },
+    }).then((module) => resolve(module as ScaleCore), (error: unknown) => reject(new EngineUnavailable(messageOf(error))));
+  });
+}
+
 export function loadScaleCore(): Promise<ScaleCore> {
-  loading ??= (simdSupported() ? import('../wasm/qkv-scale-simd.mjs') : import('../wasm/qkv-scale.mjs'))
-    .then((imported) => imported.default())
-    .then((module) => module as ScaleCore);
+  loading ??= instantiate().catch((error: unknown) => {
+    loading = undefined; // a later attempt (Retry) fetches the .wasm again
+    throw error;
+  });
   return loading;
 }

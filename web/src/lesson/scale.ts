@@ -5,7 +5,8 @@
 // computes and formats every number; this file only places its text. Nothing runs, and nothing of the
 // section's own WebAssembly module (scale-core.ts) is downloaded, until a preset is chosen. Where workers are
 // unavailable (a course page of another origin), the call runs on the page's thread after the busy message
-// has been painted.
+// has been painted. If the section's engine cannot load, the section says so in words, with the reason as a
+// detail, and offers to try again where another attempt can succeed.
 import { h } from './dom';
 import type { ErrorView } from './core-api';
 import { loadScaleCore } from './scale-core';
@@ -91,6 +92,8 @@ export function buildScale(idPrefix: string): ScaleView {
   const id = (name: string) => `${idPrefix}-scale-${name}`;
   const buttons = presets.map(([preset, label]) => h('button', { type: 'button', 'data-preset': preset }, label));
   const status = h('p', { role: 'status', id: id('status') });
+  // Shown only when the engine could not load: the reason, and what trying again does.
+  const failure = h('div', { class: 'scale-failure', hidden: '' });
   const results = h('div', { class: 'scale-results', 'aria-live': 'polite' });
   const section = h(
     'section',
@@ -99,13 +102,19 @@ export function buildScale(idPrefix: string): ScaleView {
     h('p', {}, 'Pick a size: the core runs the projection layer forward and backward at that size, here in your browser, and times it.'),
     h('p', { class: 'scale-presets' }, ...buttons),
     status,
+    failure,
     results,
   );
 
   const runner = createRunner<string, ScaleResponse>(
     () => new Worker(trustedWorkerScript(scaleWorker), { type: 'module' }),
     (preset) => loadScaleCore().then((core) => core.scale({ preset })),
+    { pageHasEngine: false }, // the page loads the scale module only where no worker can
   );
+  const clearFailure = () => {
+    failure.hidden = true;
+    failure.replaceChildren();
+  };
   const show = (response: ScaleResponse) => {
     section.removeAttribute('data-busy');
     status.textContent = response.ok ? '' : (response.error?.sentence ?? '');
@@ -114,13 +123,30 @@ export function buildScale(idPrefix: string): ScaleView {
     if (response.ok) results.dataset.shown = response.preset;
     else delete results.dataset.shown;
   };
+  // What another attempt can do: a fresh worker imports the module and fetches its .wasm anew; on the page's
+  // thread the .wasm is fetched anew, but a module script that failed to import stays failed until a reload.
+  const showUnavailable = (preset: string, message: string | undefined, reloadNeeded: boolean) => {
+    status.textContent = 'The engine of this section could not load, so nothing was computed.';
+    const reason = h('p', { class: 'scale-reason' }, `Reason: ${message ?? 'unknown'}`);
+    if (reloadNeeded) {
+      failure.replaceChildren(reason, h('p', {}, 'This page cannot load it again: reload the page to try again.'));
+    } else {
+      const retry = h('button', { type: 'button', class: 'scale-retry' }, 'Try again');
+      retry.addEventListener('click', () => run(preset));
+      const how = runner.ranIn() === 'worker' ? 'Try again starts a fresh worker, which downloads the engine again.' : 'Try again downloads the engine’s .wasm again.';
+      failure.replaceChildren(reason, h('p', {}, `${how} `, retry));
+    }
+    failure.hidden = false;
+  };
   const run = async (preset: string) => {
     section.dataset.busy = preset;
     status.textContent = 'Computing…';
+    clearFailure();
     const outcome = await runner.run(preset);
     if (outcome.done) return show(outcome.response);
     if (outcome.reason === 'superseded') return; // a newer choice is running
     section.removeAttribute('data-busy');
+    if (outcome.reason === 'unavailable') return showUnavailable(preset, outcome.message, outcome.reloadNeeded === true);
     status.textContent = `The computation could not run: ${outcome.message ?? outcome.reason}`;
   };
   for (const button of buttons) button.addEventListener('click', () => run(button.dataset.preset!));

@@ -2,12 +2,29 @@
 // job or Cancel terminates a running one (a fresh worker takes the next), an idle worker is reused (its
 // module is fetched and compiled once). Browsers refuse workers from another origin, so when the lesson's
 // script comes from another origin than the page (a course page loading qkv-lesson.js from the lesson's
-// host), or a worker cannot start or cannot load its engine (its module script or .wasm), the same calls run
-// on the page's thread instead, after the busy message has been painted; the worker is not tried again. The
-// self-score section and the scale section use it; worker-jobs.ts is the worker's side.
+// host), or a worker cannot start, the same calls run on the page's thread instead, after the busy message
+// has been painted; the worker is not tried again. A worker that starts but cannot load its engine (its
+// module script or .wasm) is handled per section: the self-score section runs the job on the page's thread
+// with the page's core (already loaded); the scale section, whose engine the page does not have, reports
+// 'unavailable' and offers to try again in a fresh worker. worker-jobs.ts is the worker's side.
 
-// A job either finished with the core's response, or was stopped: by Cancel, by a newer job, or by a failure.
-export type Outcome<T> = { done: true; response: T } | { done: false; reason: 'cancelled' | 'superseded' | 'failed'; message?: string };
+// A job either finished with the core's response, or was stopped: by Cancel, by a newer job, by a failure, or
+// because its engine could not load ('unavailable'; `reloadNeeded`: only a reload of the page can load it
+// again, as a module script that failed to import stays failed in that document).
+export type Outcome<T> =
+  | { done: true; response: T }
+  | { done: false; reason: 'cancelled' | 'superseded' | 'failed' | 'unavailable'; message?: string; reloadNeeded?: boolean };
+
+// Thrown by a section's engine loader (scale-core.ts) when the engine cannot load; the runner reports it as
+// the outcome 'unavailable' rather than 'failed'.
+export class EngineUnavailable extends Error {
+  constructor(
+    message: string,
+    readonly reloadNeeded = false,
+  ) {
+    super(message);
+  }
+}
 
 // What the page sends a worker, and what the worker answers for that job.
 export type JobMessage<J> = { id: number; job: J };
@@ -32,8 +49,13 @@ export interface Runner<J, R> {
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 // `startWorker` makes the section's worker (written at the caller, so that the bundler sees its URL);
-// `inline` does the same job on the page's thread.
-export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, onProgress: (tried: number) => void) => Promise<R>): Runner<J, R> {
+// `inline` does the same job on the page's thread. `pageHasEngine`: a worker whose engine cannot load hands
+// its jobs to the page's thread (true), or they end 'unavailable' and the next job starts a fresh worker.
+export function createRunner<J, R>(
+  startWorker: () => Worker,
+  inline: (job: J, onProgress: (tried: number) => void) => Promise<R>,
+  { pageHasEngine = true } = {},
+): Runner<J, R> {
   type Running = { id: number; job: J; settle: (outcome: Outcome<R>) => void; onProgress?: (tried: number) => void };
   let useWorker = typeof Worker === 'function' && new URL(import.meta.url).origin === location.origin;
   let worker: Worker | undefined;
@@ -54,12 +76,18 @@ export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, o
       ranIn = 'page';
       inline(job.job, (tried) => job.onProgress?.(tried)).then(
         (response) => running === job && finish({ done: true, response }),
-        (error: unknown) => running === job && finish({ done: false, reason: 'failed', message: messageOf(error) }),
+        (error: unknown) =>
+          running === job &&
+          finish(
+            error instanceof EngineUnavailable
+              ? { done: false, reason: 'unavailable', message: error.message, reloadNeeded: error.reloadNeeded }
+              : { done: false, reason: 'failed', message: messageOf(error) },
+          ),
       );
     }, 0);
 
-  // The worker could not start or could not load its engine: this job, and the next ones, run on the page's
-  // thread.
+  // The worker could not start (or could not load its engine, and the page has one): this job, and the next
+  // ones, run on the page's thread.
   const fallBack = (failed: Worker) => {
     failed.terminate();
     if (failed !== worker) return;
@@ -74,7 +102,12 @@ export function createRunner<J, R>(startWorker: () => Worker, inline: (job: J, o
       const reply = event.data;
       if (fresh !== worker || !running || reply.id !== running.id) return;
       if (reply.type === 'progress') running.onProgress?.(reply.tried);
-      else if (reply.type === 'unavailable') fallBack(fresh);
+      else if (reply.type === 'unavailable' && pageHasEngine) fallBack(fresh);
+      else if (reply.type === 'unavailable') {
+        fresh.terminate(); // the next job starts a fresh worker, which loads the engine anew
+        worker = undefined;
+        finish({ done: false, reason: 'unavailable', message: reply.message });
+      }
       else if (reply.type === 'failed') finish({ done: false, reason: 'failed', message: reply.message });
       else finish({ done: true, response: reply.response as R });
     });
