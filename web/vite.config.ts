@@ -43,10 +43,27 @@ function prerenderedMath(): Plugin {
   };
 }
 
+// KaTeX's style sheet names each of its fonts three times (woff2, woff, ttf), and Vite emits every file a url()
+// names, though the lesson registers only the woff2 files, on the document (fonts.ts: @font-face rules in a
+// shadow root are ignored). Its @font-face rules are dropped here, before Vite reads the url()s, so that
+// the build ships only the woff2 files (tests/node/dist-fonts.test.mjs).
+function katexWithoutFontFaces(): Plugin {
+  return {
+    name: 'qkv-katex-without-font-faces',
+    enforce: 'pre',
+    transform(code, id) {
+      if (!id.split('?')[0].endsWith('/katex/dist/katex.min.css')) return undefined;
+      const out = code.replace(/@font-face\{[^{}]*\}/g, '');
+      if (out === code || /url\(/.test(out)) this.error(`katex.min.css no longer has the @font-face rules this plugin removes (vite.config.ts)`);
+      return { code: out, map: null };
+    },
+  };
+}
+
 export default defineConfig({
   root: import.meta.dirname,
   base: './',
-  plugins: [prerenderedMath()],
+  plugins: [katexWithoutFontFaces(), prerenderedMath()],
   // The self-score worker is a module worker: it imports the Emscripten ES module, which finds its .wasm
   // through import.meta.url (the default 'iife' format has no import.meta).
   worker: { format: 'es' },
