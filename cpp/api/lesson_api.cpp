@@ -308,9 +308,15 @@ LessonResponse evaluate(const LessonState& state) {
 }
 
 ProvenanceResponse provenance(const ProvenanceRequest& request) {
-  LessonEvaluation evaluation = evaluate_lesson(request.state);
-  if (!evaluation.evidence) return refusal<ProvenanceResponse>(*evaluation.error);
-  auto cell = cell_provenance(*evaluation.evidence, request.tensor, static_cast<Extent>(request.index));
+  // Only what a cell's sum uses: forward, scores and gradients, not the chapter's other evidence or gradcheck.
+  LessonRequest read = read_lesson_request(request.state);
+  if (!read.request) return refusal<ProvenanceResponse>(*read.error);
+  EvidenceParts parts;
+  parts.gradcheck = false;
+  parts.scores = true;
+  auto evidence = compute_projection_evidence(*read.request, parts);
+  if (!evidence) return refusal<ProvenanceResponse>(evidence.error());
+  auto cell = cell_provenance(*read.request, *evidence, request.tensor, static_cast<Extent>(request.index));
   if (!cell) return refusal<ProvenanceResponse>(cell.error());
   ProvenanceResponse out;
   out.ok = true;

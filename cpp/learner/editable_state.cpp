@@ -133,8 +133,8 @@ LessonState fixture_state() {
                      editable(fixture.upstream->value)};
 }
 
-LessonEvaluation evaluate_lesson(const LessonState& typed) {
-  LessonEvaluation result{typed, std::nullopt, std::nullopt, {}};
+LessonRequest read_lesson_request(const LessonState& typed) {
+  LessonRequest result{typed, std::nullopt, std::nullopt, {}};
   LessonState& state = result.state;
 
   // Validation order: batch, tokens, model width, head width; then the shapes of the tensors in the order
@@ -188,9 +188,16 @@ LessonEvaluation evaluate_lesson(const LessonState& typed) {
     parsed.push_back(std::move(*tensor));
   }
 
-  ProjectionRequest request{parsed[0], parsed[1], parsed[2], parsed[3],
-                            Upstreams{parsed[4], parsed[5], parsed[6]}};
-  auto evidence = compute_chapter_evidence(request);
+  result.request = ProjectionRequest{parsed[0], parsed[1], parsed[2], parsed[3],
+                                     Upstreams{parsed[4], parsed[5], parsed[6]}};
+  return result;
+}
+
+LessonEvaluation evaluate_lesson(const LessonState& typed) {
+  LessonRequest read = read_lesson_request(typed);
+  LessonEvaluation result{std::move(read.state), std::nullopt, std::move(read.error), std::move(read.notes)};
+  if (!read.request) return result;
+  auto evidence = compute_chapter_evidence(*read.request);
   if (!evidence) {
     result.error = evidence.error();
     return result;

@@ -45,6 +45,16 @@ struct LessonEvaluation {
   std::vector<std::string> notes;  // what was used instead of values that did not fit (from a link)
 };
 
+// The state read and checked, as a request, without computing anything (provenance computes only the
+// parts it needs); the same validation, in the same order, as evaluate_lesson.
+struct LessonRequest {
+  LessonState state;  // the cells conformed to the sizes
+  std::optional<ProjectionRequest> request;
+  std::optional<LessonError> error;
+  std::vector<std::string> notes;
+};
+LessonRequest read_lesson_request(const LessonState& state);
+
 // The frozen fixture, every cell written as the shortest decimal that reads back to the same double.
 LessonState fixture_state();
 LessonEvaluation evaluate_lesson(const LessonState& state);

@@ -82,7 +82,11 @@ std::string row_name(Extent b, Extent t) { return "b" + std::to_string(b) + " t"
 
 Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evidence,
                                                     const std::string& tensor, Extent index) {
-  const ProjectionRequest& r = evidence.request;
+  return cell_provenance(evidence.request, evidence.primary, tensor, index);
+}
+
+Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r, const ProjectionEvidence& primary,
+                                                    const std::string& tensor, Extent index) {
   const Extent d = r.input.shape()[2], h = r.query_weight.shape()[1];
   const Extent t_count = r.input.shape()[1];
   const Extent rows = r.input.shape()[0] * t_count;  // B·T
@@ -106,7 +110,7 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
           [&](Extent k) { return k * h + j; }, d);
       CellProvenance out{names.output_name + indices({b, t, j}), {sum.left, sum.right}, {}, {}};
       out.expression = out.target + " = " + sum.terms + " = " +
-                       format_prose(output_of(evidence.primary, branch).values()[index]);
+                       format_prose(output_of(primary, branch).values()[index]);
       out.description = "Row " + row_name(b, t) + " of X times column " + std::to_string(j) + " of " +
                         names.weight_name + ".";
       return out;
@@ -121,7 +125,7 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
           [&](Extent row) { return row * h + j; }, rows);
       CellProvenance out{names.gradient_name + indices({k, j}), {sum.left, sum.right}, {}, {}};
       out.expression = out.target + " = " + sum.terms + " = " +
-                       format_prose(gradient_of(*evidence.primary.gradients, branch).values()[index]);
+                       format_prose(gradient_of(*primary.gradients, branch).values()[index]);
       // Not a forward product (no weight column in it): X's column k against the upstream's column j.
       out.description = "Column " + std::to_string(k) + " of X dotted with column " + std::to_string(j) +
                         " of " + names.upstream_name + ": one product per batch item and token, summed.";
@@ -135,11 +139,11 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
     const Extent b = index / (t_count * t_count), i = index / t_count % t_count, j = index % t_count;
     const Extent query_row = b * t_count + i, key_row = b * t_count + j;
     Dot sum = dot(
-        "query", evidence.primary.query.values(), [&](Extent k) { return query_row * h + k; }, "key",
-        evidence.primary.key.values(), [&](Extent k) { return key_row * h + k; }, h);
+        "query", primary.query.values(), [&](Extent k) { return query_row * h + k; }, "key",
+        primary.key.values(), [&](Extent k) { return key_row * h + k; }, h);
     CellProvenance out{"S" + indices({b, i, j}), {sum.left, sum.right}, {}, {}};
     out.expression =
-        out.target + " = " + sum.terms + " = " + format_prose(evidence.primary.scores.values()[index]);
+        out.target + " = " + sum.terms + " = " + format_prose(primary.scores.values()[index]);
     out.description = "Query of token " + std::to_string(i) + " (row " + row_name(b, i) +
                       " of Q) dotted with key of token " + std::to_string(j) + " (row " + row_name(b, j) +
                       " of K).";
@@ -160,7 +164,7 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
       sum += (branch > 0 ? " + (" : "(") + path.terms + ")";
     }
     out.expression =
-        out.target + " = " + sum + " = " + format_prose(evidence.primary.gradients->input.values()[index]);
+        out.target + " = " + sum + " = " + format_prose(primary.gradients->input.values()[index]);
     out.description = "Three paths back into X: row " + row_name(b, t) + " of U_Q, U_K and U_V times row " +
                       std::to_string(k) + " of W_Q, W_K and W_V.";
     return out;

@@ -11,6 +11,7 @@ import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
 import { attachProvenance, buildDiagram, openAnswered, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
+import { cellIndexOf } from './tables';
 import { readParentOrigin } from './embed-protocol';
 import { numberExercises, renderExercise, type AnswerRecord, type ExerciseHandle, type ExerciseProgress, type Reveal } from './exercises';
 import { HostBridge, readSavedProgress } from './host-bridge';
@@ -605,9 +606,9 @@ export class QkvLessonElement extends HTMLElement {
     if (size) {
       outcome = this.controller.editSize(size, target.value);
     } else if (field) {
-      // The table's inputs are in row-major order, like the cells.
-      const inputs = [...this.shadowRoot!.querySelectorAll(`input[data-field="${field}"]`)];
-      outcome = this.controller.editCell(field, inputs.indexOf(target), target.value);
+      const index = cellIndexOf(target);
+      if (index === undefined) return;
+      outcome = this.controller.editCell(field, index, target.value);
     } else {
       return;
     }
@@ -658,7 +659,7 @@ export class QkvLessonElement extends HTMLElement {
     let target: HTMLInputElement | null = null;
     let area = this.diagram!.fieldErrors[field];
     if ((sizeFields as readonly string[]).includes(field)) target = this.sizeInputs[field as SizeField];
-    else if (error.index >= 0) target = root.querySelectorAll<HTMLInputElement>(`input[data-field="${field}"]`)[error.index] ?? null;
+    else if (error.index >= 0) target = root.querySelector<HTMLInputElement>(`input[data-field="${field}"][data-index="${error.index}"]`);
     if (!area) area = this.sizesError;
     target?.setAttribute('aria-invalid', 'true');
     area.hidden = false;

@@ -161,6 +161,13 @@ export function editableTable(
       'aria-describedby': errorId,
     });
     input.value = tensor.cells[cell];
+    cellIndexes.set(input, cell);
     return input;
   });
+}
+
+// The row-major cell each editable input stands for (data-index says the same to CSS and tests).
+const cellIndexes = new WeakMap<HTMLInputElement, number>();
+export function cellIndexOf(input: HTMLInputElement): number | undefined {
+  return cellIndexes.get(input);
 }
