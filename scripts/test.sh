@@ -40,4 +40,7 @@ node --test tests/node/*.test.mjs
 step "browser tests (headless Chromium against dist/)"
 node --test --test-concurrency=1 tests/browser/*.test.mjs
 
+step "learner's checks in three engines (Chromium, Firefox ESR, WebKitGTK on a display of its own, against dist/)"
+node --test --test-concurrency=1 tests/engines/*.test.mjs
+
 step "all tests passed"
