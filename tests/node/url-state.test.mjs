@@ -1,6 +1,6 @@
 // The link format: the lesson's parameters live beside a host page's own, which survive every write.
 import assert from 'node:assert/strict';
-import { before, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import { importLesson } from './typescript.mjs';
 
 let withLessonParams;
@@ -18,4 +18,102 @@ test("the lesson's earlier parameters are replaced, not repeated, and foreign on
 
 test('an empty page query gives exactly the lesson\'s parameters', () => {
   assert.equal(withLessonParams('', 'b=1&t=2&d=3&h=2'), 'b=1&t=2&d=3&h=2');
+});
+
+// Issue 18, item 4: every link the page writes loads from any server. The numbers stay in the query while the
+// request target (path and query) is at most 2,000 characters; beyond, the cell lists move to the #fragment.
+describe('where a link keeps its numbers', () => {
+  let url;
+  before(async () => {
+    url = await importLesson('url-state');
+  });
+
+  const keys = ['input', 'query_weight', 'key_weight', 'value_weight', 'query_upstream', 'key_upstream', 'value_upstream'];
+  // A state as the core returns it; `digits` decimals in every cell.
+  function state([b, t, d, h], digits) {
+    const counts = { input: b * t * d, query_weight: d * h, key_weight: d * h, value_weight: d * h, query_upstream: b * t * h, key_upstream: b * t * h, value_upstream: b * t * h };
+    const out = { batch: String(b), tokens: String(t), model_width: String(d), head_width: String(h) };
+    for (const [n, key] of keys.entries()) out[key] = { shape: [], cells: Array.from({ length: counts[key] }, (_, i) => `-0.${String(i * 31 + n + 1).padStart(digits, '7')}`) };
+    return out;
+  }
+  const cellsOf = (s) => Object.fromEntries(keys.map((key) => [key, s[key].cells]));
+  const selfScore = { seed: '7', tokens: '5', dim: '8' };
+  // Where the browser would be after following `target` from `place`.
+  function follow(place, target) {
+    const next = new URL(target, `https://lesson.example${place.pathname}${place.search}${place.hash}`);
+    return { pathname: next.pathname, search: next.search, hash: next.hash };
+  }
+
+  test('a small state stays in the query, in the format earlier pages wrote, beside the host page’s own parameters and fragment', () => {
+    const small = state([1, 2, 3, 2], 1);
+    const lesson = url.stateToSearch(small, selfScore);
+    const place = { pathname: '/course/', search: '?unit=3&q=a%20b', hash: '#self-bias' };
+    assert.equal(url.linkTarget(place, lesson), `?unit=3&q=a%20b&${lesson}#self-bias`);
+    assert.match(lesson, /^sseed=7&sn=5&sd=8&b=1&t=2&d=3&h=2&x=-0\.1%2C-0\.(\d+)%2C/);
+    const after = follow(place, url.linkTarget(place, lesson));
+    assert.deepEqual(url.stateFromSearch(url.linkFromUrl(after.search, after.hash)), { ...small, ...Object.fromEntries(keys.map((key) => [key, { shape: [], cells: small[key].cells }])) });
+  });
+
+  test('every size at 8 with 17-digit cells: the query keeps the sizes and settings under 2,000 characters, the cells go to the fragment and read back', () => {
+    const large = state([8, 8, 8, 8], 17);
+    const lesson = url.stateToSearch(large, selfScore);
+    assert.ok(lesson.length > 40000, `all in the query it would be ${lesson.length} characters`);
+    const place = { pathname: '/lesson/', search: '?unit=3', hash: '' };
+    const target = url.linkTarget(place, lesson);
+    const after = follow(place, target);
+    assert.ok(after.pathname.length + after.search.length <= url.queryLimit, `request target ${after.pathname.length + after.search.length} characters`);
+    assert.equal(after.search, '?unit=3&sseed=7&sn=5&sd=8&b=8&t=8&d=8&h=8');
+    assert.ok(/^#\?x=-0\.7{16}1%2C/.test(after.hash), after.hash.slice(0, 60));
+    const read = url.stateFromSearch(url.linkFromUrl(after.search, after.hash));
+    assert.deepEqual(cellsOf(read), cellsOf(large));
+    assert.deepEqual(url.selfScoreFromSearch(url.linkFromUrl(after.search, after.hash), { seed: '1', tokens: '1', dim: '1' }), selfScore);
+  });
+
+  test('the path counts toward the 2,000 characters: the same numbers move to the fragment under a long path', () => {
+    const lesson = url.stateToSearch(state([1, 8, 8, 2], 1), selfScore);
+    const short = url.linkTarget({ pathname: '/', search: '', hash: '' }, lesson);
+    assert.ok(!short.includes('#'), `${short.length} characters fit in the query`);
+    const long = url.linkTarget({ pathname: `/${'p'.repeat(2000 - short.length)}/`, search: '', hash: '' }, lesson);
+    assert.match(long, /^\?sseed=7&sn=5&sd=8&b=1&t=8&d=8&h=2#\?x=/);
+  });
+
+  test('a section name, and a host page’s own fragment parameters, stay in front of the numbers; the section is read back', () => {
+    const lesson = url.stateToSearch(state([8, 8, 8, 8], 3), selfScore);
+    const target = url.linkTarget({ search: '', hash: '#diagram' }, lesson);
+    assert.match(target, /#diagram\?x=/);
+    assert.equal(url.fragmentAnchor(follow({ pathname: '/', search: '', hash: '' }, target).hash), 'diagram');
+    const routed = url.linkTarget({ search: '', hash: '#/unit/3?lang=en' }, lesson);
+    assert.match(routed, /#\/unit\/3\?lang=en&x=/);
+    assert.equal(url.fragmentAnchor('#self-bias'), 'self-bias');
+    assert.equal(url.fragmentAnchor(''), '');
+  });
+
+  test('growing and shrinking again: numbers are written in one place only, and the other place is cleaned', () => {
+    const large = url.stateToSearch(state([8, 8, 8, 8], 3), selfScore);
+    const small = url.stateToSearch(state([1, 2, 3, 2], 1), selfScore);
+    let place = { pathname: '/', search: '?unit=3', hash: '#diagram' };
+    place = follow(place, url.linkTarget(place, large));
+    assert.match(place.hash, /^#diagram\?x=/);
+    place = follow(place, url.linkTarget(place, small));
+    assert.equal(place.hash, '#diagram', 'the fragment loses the old cells');
+    assert.equal(place.search, `?unit=3&${small}`);
+    place = follow(place, url.linkTarget(place, large));
+    assert.ok(!/[?&]x=/.test(place.search), 'the query loses the cells when they move to the fragment');
+    assert.equal(url.linkTarget({ pathname: '/', search: '', hash: '#?x=1' }, small), `?${small}`, 'a fragment of numbers only leaves no bare #');
+  });
+
+  test('links written before the fragment form read as they did; a fragment’s cells win over the query’s', () => {
+    const old = '?b=1&t=2&d=3&h=2&x=1%2C2%2C3%2C4%2C5%2C6';
+    assert.equal(url.linkFromUrl(old, ''), old);
+    assert.equal(url.linkFromUrl(old, '#diagram'), old);
+    assert.deepEqual(url.stateFromSearch(url.linkFromUrl(old, '#self-bias')).input.cells, ['1', '2', '3', '4', '5', '6']);
+    assert.deepEqual(url.stateFromSearch(url.linkFromUrl(old, '#?x=9,8')).input.cells, ['9', '8']);
+  });
+
+  test('a link past linkLimit is handed on unread, and no link longer than the limit is written', () => {
+    assert.equal(url.linkLimit, 131072);
+    const hash = `#?x=${'1,'.repeat(70000)}`;
+    assert.ok(url.linkFromUrl('?b=1&t=2&d=3&h=2', hash).length > url.linkLimit);
+    assert.equal(url.selfScoreFromSearch(`sseed=4&x=${'1,'.repeat(70000)}`, selfScore), null);
+  });
 });

@@ -1,9 +1,12 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
-import { stateFromSearch } from './url-state';
+import { linkLimit, stateFromSearch } from './url-state';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 type Evaluation = Extract<LessonResponse, { ok: true }>;
+
+// 131072 as "131,072": the page's words are English.
+const count = (n: number): string => n.toLocaleString('en-US');
 
 // What the element shows after a call: new numbers (and notes on anything a link gave that was not used),
 // or the core's error while the last accepted numbers stay.
@@ -49,13 +52,18 @@ export class LessonController {
   }
 
   // A link-format state (b=1&t=2&…), or the fixture when empty; a link the core refuses leaves the
-  // fixture on screen and says why, in words.
+  // fixture on screen and says why, in words. One longer than linkLimit is refused before it is read: reading
+  // megabytes of cells held the page for seconds.
   startFrom(search: string): Outcome {
+    if (search.length > linkLimit) return this.refuseLink(`it is ${count(search.length)} characters long, and the lesson reads links of at most ${count(linkLimit)}`);
     const asked = search ? stateFromSearch(search) : null;
     if (!asked) return this.accept(this.fixtureEvaluation);
     const outcome = this.evaluate(asked);
-    if (outcome.ok) return outcome;
-    const reason = `The link’s numbers were not used (${outcome.error.message}); the lesson shows the frozen fixture instead.`;
+    return outcome.ok ? outcome : this.refuseLink(outcome.error.message);
+  }
+
+  private refuseLink(why: string): Outcome {
+    const reason = `The link’s numbers were not used (${why}); the lesson shows the frozen fixture instead.`;
     return { ...this.accept(this.fixtureEvaluation), notes: [reason] };
   }
 

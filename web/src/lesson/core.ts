@@ -2,6 +2,7 @@
 // same C++ exist, with the same bits: one with 128-bit SIMD (faster matmuls) and one without, for engines
 // that lack SIMD. The engine is asked which it can compile, and only that module is downloaded.
 import type { QkvCore } from './core-api';
+import { guardCore } from './core-boundary';
 import { simdSupported } from './simd';
 import simdWasmUrl from '../wasm/qkv-simd.wasm?url';
 import plainWasmUrl from '../wasm/qkv.wasm?url';
@@ -37,7 +38,8 @@ function compileCoreWasm(): Promise<WebAssembly.Module> {
 importCoreModule().catch(() => undefined);
 compileCoreWasm().catch(() => undefined);
 
-// A new instance of the core (the page makes one; the self-score worker makes its own).
+// A new instance of the core (the page makes one; the self-score worker makes its own), every call through
+// the boundary of core-boundary.ts (well-formed strings, fresh requests, the built-ins as they were at load).
 export function createCore(): Promise<QkvCore> {
   return new Promise<QkvCore>((resolve, reject) => {
     importCoreModule()
@@ -51,7 +53,7 @@ export function createCore(): Promise<QkvCore> {
           },
         }),
       )
-      .then((module) => resolve(module as QkvCore), reject);
+      .then((module) => resolve(guardCore(module as QkvCore)), reject);
   });
 }
 

@@ -19,7 +19,7 @@ import { registerMathFonts } from './fonts';
 import { buildScale, type ScaleView } from './scale';
 import { buildSelfBias, type SelfBiasView } from './self-bias';
 import { messageOf } from './worker-runner';
-import { stateToSearch } from './url-state';
+import { fragmentAnchor, stateToSearch } from './url-state';
 import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField, type SizeLimitView } from './types';
 
 const sizeLabels: Record<SizeField, string> = {
@@ -301,7 +301,7 @@ export class QkvLessonElement extends HTMLElement {
   private showFragment(): void {
     if (this.fragmentShown) return;
     this.fragmentShown = true;
-    this.sectionTarget(location.hash.slice(1))?.scrollIntoView({ block: 'start' });
+    this.sectionTarget(fragmentAnchor(location.hash))?.scrollIntoView({ block: 'start' }); // #diagram, or #diagram?x=… (url-state.ts)
   }
 
   // A value the element does not know is said on the console and shown as data-<name>-error.

@@ -2,7 +2,7 @@
 // kept across reloads) and messages to a parent frame (answer statements). Timers it starts, it cancels.
 import { answerMessageType, type AnswerStatement } from './answers';
 import { answerTarget } from './embed-protocol';
-import { selfScoreFromSearch, stateFromSearch, stateToSearch, withLessonParams } from './url-state';
+import { linkFromUrl, linkLimit, linkTarget, selfScoreFromSearch, stateFromSearch, stateToSearch } from './url-state';
 import type { ExerciseProgress } from './exercises';
 import type { LessonState, SelfScoreRequest } from './types';
 
@@ -31,28 +31,52 @@ export interface HostSettings {
 
 export class HostBridge {
   private urlTimer?: ReturnType<typeof setTimeout>;
+  // The lesson's part of the link last written, and the listener that puts it back after a jump to an anchor.
+  private written = '';
+  private watchingHash = false;
 
   constructor(private readonly settings: HostSettings) {}
 
-  // The lesson state of the page's own link, when the lesson keeps its numbers there.
+  // The lesson state of the page's own link (query and fragment), when the lesson keeps its numbers there. A
+  // link past linkLimit is handed on unread: the controller refuses it by its length, in words.
   linkState(): string | null {
-    return this.settings.syncUrl() && stateFromSearch(location.search) ? location.search : null;
+    if (!this.settings.syncUrl()) return null;
+    const link = linkFromUrl(location.search, location.hash);
+    return link.length > linkLimit || stateFromSearch(link) ? link : null;
   }
 
   linkSelfScore(defaults: SelfScoreRequest): SelfScoreRequest | null {
-    return this.settings.syncUrl() ? selfScoreFromSearch(location.search, defaults) : null;
+    return this.settings.syncUrl() ? selfScoreFromSearch(linkFromUrl(location.search, location.hash), defaults) : null;
   }
 
   // Writes the link once typing pauses (browsers throttle rapid history updates, and the write need not
-  // delay the diagram), keeping the host page's own parameters; `written` runs once the URL shows this state.
+  // delay the diagram), keeping the host page's own parameters and fragment; `written` runs once the URL
+  // shows this state. A state longer than linkLimit (cells of thousands of digits) is not put in the link: the
+  // link then holds the self-score settings and sizes only, never a link the lesson would refuse.
   scheduleUrl(state: LessonState, selfScore: SelfScoreRequest, written: () => void): void {
     if (!this.settings.syncUrl()) return;
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
-      history.replaceState(history.state, '', `?${withLessonParams(location.search, stateToSearch(state, selfScore))}${location.hash}`);
+      const lesson = stateToSearch(state, selfScore);
+      this.write(lesson.length <= linkLimit ? lesson : stateToSearch(state, selfScore, false));
       written();
     }, 150);
   }
+
+  private write(lesson: string): void {
+    this.written = lesson;
+    history.replaceState(history.state, '', linkTarget(location, lesson));
+    if (!this.watchingHash && typeof addEventListener === 'function') {
+      addEventListener('hashchange', this.onHashChange);
+      this.watchingHash = true;
+    }
+  }
+
+  // A jump to an anchor (the host page's table of contents, say) replaces the whole fragment: when the numbers
+  // were there, they are written again beside the new anchor. A fragment with numbers of its own is left as is.
+  private readonly onHashChange = (): void => {
+    if (this.written && this.settings.syncUrl() && linkFromUrl('', location.hash) === '') this.write(this.written);
+  };
 
   saveProgress(id: string, progress: ExerciseProgress): void {
     const key = this.settings.progressKey();
@@ -82,5 +106,7 @@ export class HostBridge {
 
   cancel(): void {
     clearTimeout(this.urlTimer);
+    if (this.watchingHash) removeEventListener('hashchange', this.onHashChange);
+    this.watchingHash = false;
   }
 }

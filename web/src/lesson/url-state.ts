@@ -1,4 +1,11 @@
 // The lesson's state in a link: sizes and every cell as typed (valid decimals never contain commas).
+//
+// Where the numbers go. While the page's path and query stay within queryLimit characters, everything is in the
+// query: ?sseed=1&sn=5&sd=8&b=1&t=2&d=3&h=2&x=…&wq=…. Longer than that (every size at 8 is 2,240 cells), the
+// cell lists move to the #fragment, which a browser never sends to a server, so no server's URL or header limit
+// can refuse the page: ?sseed=1&sn=5&sd=8&b=8&t=8&d=8&h=8#diagram?x=…&wq=…. In the fragment the lesson's
+// parameters follow a '?', after the section name or the host page's own fragment (kept as it was). A reader
+// takes the query's parameters and then the fragment's, so every link an earlier page wrote still reads.
 import { editableKeys, sizeFields, type EditableKey, type LessonState, type SelfScoreRequest, type SizeField } from './types';
 
 const sizeParams: Record<SizeField, string> = { batch: 'b', tokens: 't', model_width: 'd', head_width: 'h' };
@@ -15,22 +22,90 @@ const tensorParams: Record<EditableKey, string> = {
 // The self-score experiment's settings ride along: a copied link reopens the same seed.
 const selfScoreParams: Record<keyof SelfScoreRequest, string> = { seed: 'sseed', tokens: 'sn', dim: 'sd' };
 
-export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest): string {
+const lessonNames = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams)]);
+const cellNames = new Set<string>(Object.values(tensorParams));
+
+// The longest path and query (the request target a server reads) that keeps the numbers in the query: 2,000
+// characters pass every server, proxy and browser (nginx refuses a request line over 8 KiB by default, Node's
+// http all headers over 16 KiB, and a page's URL also travels as the Referer of each request it makes).
+export const queryLimit = 2000;
+
+// The longest lesson part of a link, or `state` attribute, the lesson reads; anything longer is refused unread
+// (the fixture and a note are shown). Every size at 8 with every cell a 17-digit decimal is about 65,000
+// characters; reading a link of this limit takes a fraction of a second, a 2 MB one took seconds.
+export const linkLimit = 131072;
+
+// `cells` false: the sizes and settings only (a reader fills the cells with zeros and says so).
+export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest, cells = true): string {
   const params = new URLSearchParams();
   if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof SelfScoreRequest)[]) params.set(selfScoreParams[key], selfScore[key]);
   for (const field of sizeFields) params.set(sizeParams[field], state[field]);
-  for (const key of editableKeys) params.set(tensorParams[key], state[key].cells.join(','));
+  if (cells) for (const key of editableKeys) params.set(tensorParams[key], state[key].cells.join(','));
   return params.toString();
 }
 
-// The page's own query with the lesson's parameters replaced by `lesson` (stateToSearch's output): a host
-// page's parameters (a course's ?unit=3) stay where they were, the lesson's follow them.
+// The name of one `name=value` piece of a query, decoded as URLSearchParams decodes it.
+function pieceName(piece: string): string {
+  const equals = piece.indexOf('=');
+  return new URLSearchParams(`${equals < 0 ? piece : piece.slice(0, equals)}=`).keys().next().value ?? '';
+}
+
+// The pieces of a query (without its '?') that are not the lesson's, exactly as written.
+function foreignPieces(query: string): string[] {
+  return query.split('&').filter((piece) => piece !== '' && !lessonNames.has(pieceName(piece)));
+}
+
+// The page's own query with the lesson's parameters replaced by `lesson` (stateToSearch's output, or part of
+// it): a host page's parameters (a course's ?unit=3) stay where and as they were, the lesson's follow them.
 export function withLessonParams(search: string, lesson: string): string {
-  const own = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams)]);
-  const params = new URLSearchParams(search);
-  for (const name of [...params.keys()]) if (own.has(name)) params.delete(name);
-  for (const [name, value] of new URLSearchParams(lesson)) params.append(name, value);
-  return params.toString();
+  const pieces = foreignPieces(search.startsWith('?') ? search.slice(1) : search);
+  if (lesson) pieces.push(lesson);
+  return pieces.join('&');
+}
+
+// A URL's #fragment as the lesson reads it: the section name (or the host page's own fragment) before the
+// first '?', and the parameters after it.
+export function splitFragment(hash: string): { anchor: string; params: string } {
+  const text = hash.startsWith('#') ? hash.slice(1) : hash;
+  const question = text.indexOf('?');
+  return question < 0 ? { anchor: text, params: '' } : { anchor: text.slice(0, question), params: text.slice(question + 1) };
+}
+
+// The section a link's fragment names (#diagram, or #diagram?x=… once the numbers are there too).
+export function fragmentAnchor(hash: string): string {
+  return splitFragment(hash).anchor;
+}
+
+// The lesson's parameters of a page URL: its query, with the fragment's lesson parameters in place of the
+// query's (a link the page wrote has each in one place only). The query as it is when the fragment has none.
+// Past linkLimit, the two are only joined, unread, for the reader to refuse by their length.
+export function linkFromUrl(search: string, hash: string): string {
+  const { params } = splitFragment(hash);
+  if (search.length + params.length > linkLimit) return `${search}&${params}`;
+  const fragment = new URLSearchParams(params);
+  if (![...fragment.keys()].some((name) => lessonNames.has(name))) return search;
+  const merged = new URLSearchParams();
+  for (const [name, value] of new URLSearchParams(search)) if (lessonNames.has(name) && !fragment.has(name)) merged.append(name, value);
+  for (const [name, value] of fragment) if (lessonNames.has(name)) merged.append(name, value);
+  return merged.toString();
+}
+
+// The relative URL (?query#fragment) that holds `lesson` (stateToSearch's output) at a page whose address is
+// `place`: in the query while the path and query fit queryLimit, else with the cell lists in the fragment.
+// The host page's parameters and fragment stay; the lesson's are written in one place and removed from the
+// other. (`pathname` counts toward the request's length when it is known.)
+export function linkTarget(place: { pathname?: string; search: string; hash: string }, lesson: string): string {
+  const { anchor, params } = splitFragment(place.hash);
+  const ownFragment = withLessonParams(params, '');
+  const query = withLessonParams(place.search, lesson);
+  if ((place.pathname ?? '').length + 1 + query.length <= queryLimit) {
+    const hash = anchor === '' && ownFragment === '' ? '' : `#${anchor}${ownFragment ? `?${ownFragment}` : ''}`;
+    return `?${query}${hash}`;
+  }
+  const pieces = lesson.split('&');
+  const cells = pieces.filter((piece) => cellNames.has(pieceName(piece))).join('&');
+  const rest = pieces.filter((piece) => !cellNames.has(pieceName(piece))).join('&');
+  return `?${withLessonParams(place.search, rest)}#${anchor}?${withLessonParams(ownFragment, cells)}`;
 }
 
 // Null when the link carries no lesson state. Shapes are left empty: the core takes the cells in
@@ -48,8 +123,9 @@ export function stateFromSearch(search: string): LessonState | null {
 }
 
 // The self-score settings of a link, as typed (the core reads and judges them), `defaults` for those the
-// link leaves out; null when the link has none.
+// link leaves out; null when the link has none, or is too long to read.
 export function selfScoreFromSearch(search: string, defaults: SelfScoreRequest): SelfScoreRequest | null {
+  if (search.length > linkLimit) return null;
   const params = new URLSearchParams(search);
   if (!params.has(selfScoreParams.seed)) return null;
   return {

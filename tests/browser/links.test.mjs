@@ -1,0 +1,201 @@
+// The page's input boundary (issue 18, items 4, 12, 13 and the long-link note): links that load from any
+// server at every size, a documented length limit, lone surrogates and built-ins changed by the host page.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { assertNoProblems, cell, host, openLesson, readFixture, rendered, tableTexts, useServerAndBrowser, waitReady, waitRenderedAfter, waitUrlSynced } from './harness.mjs';
+
+const run = useServerAndBrowser();
+
+const tensors = { input: 'x', query_weight: 'wq', key_weight: 'wk', value_weight: 'wv', query_upstream: 'uq', key_upstream: 'uk', value_upstream: 'uv' };
+const editable = Object.keys(tensors);
+
+// Every size at 8 (the largest the lesson accepts): X and the upstreams [8,8,8], the weights [8,8], 2,240 cells
+// in all; each cell a 17-digit decimal of its own ("-0.12345678901234567"), or a short one ("-0.25").
+function longState({ short = false } = {}) {
+  const cells = {};
+  for (const [n, key] of editable.entries()) {
+    const count = key.endsWith('_weight') ? 64 : 512;
+    const digits = (i) => (short ? String(10 + ((i + n) % 90)) : String(12345678901234567 + n * 1e6 + i * 7919).slice(-17));
+    cells[key] = Array.from({ length: count }, (_, i) => `${i % 3 ? '' : '-'}0.${digits(i)}`);
+  }
+  return cells;
+}
+
+function linkOf(cells, sizes = { b: 8, t: 8, d: 8, h: 8 }) {
+  const params = new URLSearchParams(Object.entries(sizes).map(([name, value]) => [name, String(value)]));
+  for (const key of editable) params.set(tensors[key], cells[key].join(','));
+  return params.toString();
+}
+
+async function shownCells(page) {
+  const shown = {};
+  for (const key of editable) shown[key] = await tableTexts(page, key);
+  return shown;
+}
+
+function notes(page) {
+  return page.locator('qkv-lesson .link-notes').innerText();
+}
+
+test('every size at 8 with 17-digit cells: the link the page writes keeps its query short, reloads from the server and gives the same numbers back', async () => {
+  const cells = longState();
+  const opened = await openLesson(run.browser, run.server.url);
+  const { page, problems, reload } = opened;
+  try {
+    // The numbers arrive as a course's state would; then a learner edits one cell, and the page writes its link.
+    let before = await rendered(page);
+    await page.locator('qkv-lesson').evaluate((lesson, state) => lesson.setAttribute('state', state), linkOf(cells));
+    await waitRenderedAfter(page, before);
+    before = await rendered(page);
+    await cell(page, 'value_upstream', 511).fill('0.98765432109876543');
+    await waitRenderedAfter(page, before);
+    cells.value_upstream[511] = '0.98765432109876543';
+    const written = new URL(await waitUrlSynced(page));
+
+    const oldFormat = `${written.origin}${written.pathname}?${linkOf(cells)}`;
+    assert.ok(oldFormat.length > 16384, `the same numbers all in the query would be ${oldFormat.length} characters, more than Node's default header limit`);
+    const target = written.pathname + written.search;
+    assert.ok(target.length <= 2000, `the request target (path and query) should be at most 2,000 characters, is ${target.length}: ${target.slice(0, 200)}…`);
+    assert.deepEqual(Object.fromEntries(['b', 't', 'd', 'h'].map((name) => [name, written.searchParams.get(name)])), { b: '8', t: '8', d: '8', h: '8' }, 'the sizes stay in the query');
+    assert.ok(written.hash.startsWith('#?x='), `the cells should follow the fragment's '?': ${written.hash.slice(0, 80)}`);
+    assert.deepEqual(await shownCells(page), cells, 'the page shows the numbers it was given');
+
+    await reload();
+    await waitReady(page);
+    assert.equal(page.url(), written.href, 'the reload asked for the same URL');
+    assert.deepEqual(await shownCells(page), cells, 'after the reload every cell is back, as typed');
+    assert.equal(await page.locator('qkv-lesson .link-notes').isVisible(), false, 'no note: every number was used');
+    assertNoProblems(problems, 'writing and reloading a link at every size 8');
+  } finally {
+    await opened.close();
+  }
+});
+
+test('a link an earlier page wrote, with every cell in an 18,000-character query, still loads from npm start’s server', async () => {
+  const cells = longState({ short: true });
+  const link = `${run.server.url}?${linkOf(cells)}`;
+  assert.ok(link.length > 16384, `the old link is ${link.length} characters, more than Node's default header limit`);
+  const opened = await openLesson(run.browser, link);
+  try {
+    assert.deepEqual(await shownCells(opened.page), cells, 'the old link’s numbers are shown');
+    const written = new URL(await waitUrlSynced(opened.page));
+    assert.ok((written.pathname + written.search).length <= 2000, 'the page writes it again in the short form');
+    assertNoProblems(opened.problems, 'opening an old long link');
+  } finally {
+    await opened.close();
+  }
+});
+
+test('a section name before the numbers in the fragment still takes the reader to that section', async () => {
+  const cells = longState();
+  const params = new URLSearchParams(linkOf(cells));
+  const cellsPart = editable.map((key) => `${tensors[key]}=${encodeURIComponent(params.get(tensors[key]))}`).join('&');
+  const opened = await openLesson(run.browser, `${run.server.url}?b=8&t=8&d=8&h=8#self-bias?${cellsPart}`);
+  const { page } = opened;
+  try {
+    assert.deepEqual(await shownCells(page), cells, 'the numbers in the fragment are read');
+    const top = await page.locator('qkv-lesson').evaluate((lesson) => lesson.shadowRoot.getElementById('self-bias').getBoundingClientRect().top);
+    assert.ok(Math.abs(top) < 2, `the self-bias section should be scrolled to the top of the viewport, its top is at ${top}`);
+    const written = new URL(await waitUrlSynced(page));
+    assert.ok(written.hash.startsWith('#self-bias?x='), `the page keeps the section name when it writes the link: ${written.hash.slice(0, 60)}`);
+    assertNoProblems(opened.problems, 'a link to a section with the numbers in the fragment');
+  } finally {
+    await opened.close();
+  }
+});
+
+test('a link or state attribute past 131,072 characters is refused unread, with a note that names the limit', async () => {
+  const fixtureInput = (await readFixture()).input.values.map(String);
+  const opened = await openLesson(run.browser, `${run.server.url}?b=1&t=2&d=3&h=2#?x=${'1,'.repeat(1_000_000)}1`);
+  const { page } = opened;
+  try {
+    const text = await notes(page);
+    assert.match(text, /^The link’s numbers were not used \(it is 2,000,\d{3} characters long, and the lesson reads links of at most 131,072\)/);
+    assert.deepEqual(await tableTexts(page, 'input'), fixtureInput, 'the fixture is shown');
+    // A course page's state attribute is held to the same limit.
+    await page.locator('qkv-lesson').evaluate((lesson) => lesson.setAttribute('state', `b=1&t=2&d=3&h=2&x=${'2,'.repeat(5_000_000)}2`));
+    await page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelector('.link-notes').textContent.includes('10,000,0'));
+    assert.match(await notes(page), /\(it is 10,000,\d{3} characters long, and the lesson reads links of at most 131,072\)/);
+    assert.deepEqual(await tableTexts(page, 'input'), fixtureInput, 'the fixture is still shown');
+    assertNoProblems(opened.problems, 'over-long links');
+  } finally {
+    await opened.close();
+  }
+});
+
+test('a lone surrogate typed into a cell reaches the core as U+FFFD and is refused, naming what was typed; the next character is kept', async () => {
+  const opened = await openLesson(run.browser, run.server.url);
+  const { page } = opened;
+  try {
+    const before = await tableTexts(page, 'query');
+    await cell(page, 'input', 0).evaluate((input) => {
+      input.value = '\ud800' + '5';
+      input.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    });
+    await page.waitForFunction(() => document.querySelector('qkv-lesson').dataset.error !== undefined);
+    const message = await host(page, 'data-error');
+    assert.ok(message.includes('"\ufffd5" is not read'), `the core's message should quote "\ufffd5", got: ${message}`);
+    const field = await page.locator('qkv-lesson .card.input .field-error, qkv-lesson .field-error:visible').first().innerText();
+    assert.ok(field.includes('"\ufffd5" is not read'), `the message next to the field should quote it too, got: ${field}`);
+    assert.deepEqual(await tableTexts(page, 'query'), before, 'the last valid numbers stay');
+    assertNoProblems(opened.problems, 'a lone surrogate');
+  } finally {
+    await opened.close();
+  }
+});
+
+test('built-ins the host page changes after load (Array.prototype[0] accessors, Array.from, Array.isArray, push) change no number', async () => {
+  const clean = await openLesson(run.browser, run.server.url);
+  const polluted = await openLesson(run.browser, run.server.url);
+  try {
+    const computed = ['query', 'key', 'value', 'input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'];
+    const edit = async (page) => {
+      const before = await rendered(page);
+      await cell(page, 'input', 1).fill('-3.25');
+      await waitRenderedAfter(page, before);
+    };
+    // Read with the built-ins back as they were: the test's own reading code (spreads, maps) is not under test.
+    const read = async (page) => {
+      const shown = {};
+      for (const key of computed) shown[key] = await tableTexts(page, key);
+      shown.loss = await page.locator('qkv-lesson .loss').innerText();
+      return shown;
+    };
+    await edit(clean.page);
+    const expected = await read(clean.page);
+    await polluted.page.evaluate(() => {
+      const from = Array.from;
+      const push = Array.prototype.push;
+      window.__pollution = {
+        get: () => 'polluted',
+        from: (items) => from.call(Array, items).map(() => 42),
+        isArray: () => false,
+        push(...items) {
+          return push.apply(this, items.map(() => 0));
+        },
+        originals: { from, isArray: Array.isArray, push },
+      };
+      Object.defineProperty(Array.prototype, 0, { get: window.__pollution.get, set() {}, configurable: true });
+      Array.from = window.__pollution.from;
+      Array.isArray = window.__pollution.isArray;
+      Array.prototype.push = window.__pollution.push;
+    });
+    await edit(polluted.page);
+    const intact = await polluted.page.evaluate(() => {
+      const { get, from, isArray, push, originals } = window.__pollution;
+      const still = Object.getOwnPropertyDescriptor(Array.prototype, 0)?.get === get && Array.from === from && Array.isArray === isArray && Array.prototype.push === push;
+      delete Array.prototype[0];
+      Object.assign(Array, { from: originals.from, isArray: originals.isArray });
+      Array.prototype.push = originals.push;
+      return still;
+    });
+    const shown = await read(polluted.page);
+    assert.deepEqual(shown, expected, 'the polluted page shows what the clean one does');
+    assert.equal(intact, true, 'the page’s own changes are still in place after the lesson’s calls');
+    assert.equal(await host(polluted.page, 'data-error'), null);
+    assertNoProblems(polluted.problems, 'a page that changed built-ins after load');
+  } finally {
+    await clean.close();
+    await polluted.close();
+  }
+});

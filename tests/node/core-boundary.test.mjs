@@ -1,0 +1,246 @@
+// The page's boundary with the core (web/src/lesson/core-boundary.ts) on the page's WebAssembly module, and the
+// limits in front of it: issue 18, items 12 (lone surrogates) and 13 (built-ins changed after load), and the
+// longest link or state attribute the lesson reads.
+import assert from 'node:assert/strict';
+import { before, describe, test } from 'node:test';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import ts from 'typescript';
+import { loadCore, root } from './load.mjs';
+import { importLesson } from './typescript.mjs';
+
+// A copy of a page module with no runtime imports, transpiled to a file of its own (a fresh instance).
+function transpiled(name) {
+  const source = readFileSync(`${root}web/src/lesson/${name}.ts`, 'utf8');
+  const { outputText } = ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 } });
+  const file = join(mkdtempSync(join(tmpdir(), 'qkv-boundary-')), `${name}.mjs`);
+  writeFileSync(file, outputText);
+  return file;
+}
+
+let raw; // the module as Emscripten made it
+let core; // the same module through the page's boundary
+let guardCore;
+let LessonController;
+let HostBridge;
+let url;
+before(async () => {
+  raw = await loadCore();
+  ({ guardCore } = await importLesson('core-boundary'));
+  ({ LessonController } = await importLesson('controller'));
+  ({ HostBridge } = await importLesson('host-bridge'));
+  url = await importLesson('url-state');
+  core = guardCore(raw);
+});
+
+const selfScore = { seed: '1', tokens: '5', dim: '8' };
+const withCell = (state, text) => ({ ...state, input: { ...state.input, cells: [text, ...state.input.cells.slice(1)] } });
+
+describe('strings reach the core well-formed (item 12)', () => {
+  const lone = '\ud800' + '5';
+
+  test('the old repro: through the bare module a lone high surrogate takes the next character with it', () => {
+    const refused = raw.evaluate(withCell(raw.fixture().state, lone));
+    assert.equal(refused.ok, false);
+    assert.ok(refused.error.message.startsWith('"\u{10035}" is not read'), refused.error.message); // one character, not two
+  });
+
+  test('a lone surrogate in a cell becomes U+FFFD: the core refuses "\ufffd5", naming it, and gives the cell back as read', () => {
+    const refused = core.evaluate(withCell(core.fixture().state, lone));
+    assert.equal(refused.ok, false);
+    assert.deepEqual([refused.error.kind, refused.error.field, refused.error.index], ['number', 'input', 0]);
+    assert.ok(refused.error.message.startsWith('"\ufffd5" is not read: expected a number'), refused.error.message);
+    assert.equal(refused.state.input.cells[0], '\ufffd5');
+    const low = core.evaluate(withCell(core.fixture().state, '5\udc00'));
+    assert.ok(low.error.message.startsWith('"5\ufffd" is not read'), low.error.message);
+  });
+
+  test('a well-formed pair crosses intact', () => {
+    const refused = core.evaluate(withCell(core.fixture().state, '\ud83d\ude005'));
+    assert.ok(refused.error.message.startsWith('"\u{1F600}5" is not read'), refused.error.message);
+  });
+
+  test('answers and self-score settings cross the same boundary', () => {
+    const answer = core.checkAnswer({ id: 'ch26-parameter-count', responses: [lone], self_score: selfScore });
+    assert.equal(answer.ok, false);
+    assert.ok(answer.error.message.startsWith('"\ufffd5" is not read'), answer.error.message);
+    const listed = core.exercises({ ...selfScore, seed: lone });
+    assert.ok(listed.error.message.startsWith('The seed: "\ufffd5" is not read'), listed.error.message);
+  });
+
+  test('a lone surrogate typed into a cell, or in a state attribute, is refused in words; the fixture or last numbers stay', () => {
+    const controller = new LessonController(core);
+    const start = controller.startFrom(`b=1&t=2&d=3&h=2&x=${lone}`);
+    assert.equal(start.ok, true);
+    assert.ok(start.notes[0].startsWith('The link’s numbers were not used (X: "\ufffd5" is not read') || start.notes[0].includes('"\ufffd5" is not read'), start.notes[0]);
+    assert.deepEqual(start.state.input.cells, controller.fixture.input.cells);
+    const typed = controller.editCell('input', 2, lone);
+    assert.equal(typed.ok, false);
+    assert.ok(typed.error.message.startsWith('"\ufffd5" is not read'), typed.error.message);
+    assert.deepEqual(controller.state.input.cells, controller.fixture.input.cells);
+  });
+
+  test('where the engine lacks String.prototype.toWellFormed, lone surrogates are replaced all the same', async () => {
+    const { toWellFormed } = String.prototype;
+    delete String.prototype.toWellFormed;
+    try {
+      // A fresh copy of the module, loaded while the engine has no toWellFormed.
+      const { wellFormed } = await import(pathToFileURL(transpiled('core-boundary')).href);
+      assert.equal(wellFormed('\ud8005'), '\ufffd5');
+      assert.equal(wellFormed('a\udc00\ud800'), 'a\ufffd\ufffd');
+      assert.equal(wellFormed('\ud83d\ude00'), '\ud83d\ude00');
+      assert.equal(wellFormed('\ude00\ud83d'), '\ufffd\ufffd');
+    } finally {
+      String.prototype.toWellFormed = toWellFormed;
+    }
+  });
+});
+
+describe('built-ins changed after load change no result (item 13)', () => {
+  // Each change as a host page (or a library on it) might make: installing it gives a check that it is still
+  // in place and the way to undo it.
+  const replaced = (owner, key, value) => {
+    const original = owner[key];
+    owner[key] = value;
+    return { present: () => owner[key] === value, undo: () => (owner[key] = original) };
+  };
+  const accessor = (owner, key) => {
+    const get = () => 'polluted';
+    Object.defineProperty(owner, key, { get, set() {}, configurable: true });
+    return { present: () => Object.getOwnPropertyDescriptor(owner, key)?.get === get, undo: () => delete owner[key] };
+  };
+  const { from } = Array;
+  const { push } = Array.prototype;
+  const changes = {
+    'an accessor at Array.prototype[0]': () => accessor(Array.prototype, 0),
+    'a replaced Array.from': () => replaced(Array, 'from', (items) => from.call(Array, items).map(() => 42)),
+    'a replaced Array.isArray': () => replaced(Array, 'isArray', () => false),
+    'a replaced Array.prototype.push': () =>
+      replaced(Array.prototype, 'push', function (...items) {
+        return push.apply(this, items.map(() => 0));
+      }),
+    'an accessor Object.prototype.ok': () => accessor(Object.prototype, 'ok'),
+    'a replaced String.fromCharCode': () => replaced(String, 'fromCharCode', () => '?'),
+  };
+
+  // Every call the page makes, on an edited state, as JSON (own properties only, so a hole a change left in a
+  // returned array shows); the progress callback keeps its counts in a string, through no array method.
+  function calls(target) {
+    const state = withCell(target.fixture().state, '2.5');
+    let progress = '';
+    return JSON.stringify([
+      target.fixture(),
+      target.evaluate(state),
+      target.provenance({ state, tensor: 'query', index: 1 }),
+      target.exercises(selfScore),
+      target.checkAnswer({ id: 'ch26-parameter-count', responses: ['18'], self_score: selfScore }),
+      target.selfScoreSummary(selfScore),
+      target.findSeedWithProgress({ kind: 'tied', tokens: '5', dim: '8', after: '', count: '50' }, (tried) => (progress += `${tried} `)),
+      progress,
+    ]);
+  }
+
+  for (const [name, change] of Object.entries(changes)) {
+    test(`${name}: the page's calls give what they gave before, and the change is still in place after them`, async () => {
+      const expected = calls(core);
+      let installed = change();
+      let shown;
+      let kept;
+      try {
+        shown = calls(core);
+        kept = installed.present();
+      } finally {
+        installed.undo();
+      }
+      assert.equal(shown, expected);
+      assert.equal(kept, true);
+      // The old repro: a bare module, under the same change, gives other results or throws (and may stay broken:
+      // a fresh instance each time).
+      const fresh = await loadCore();
+      let bare;
+      installed = change();
+      try {
+        bare = calls(fresh);
+      } catch (error) {
+        bare = `threw ${error}`;
+      } finally {
+        installed.undo();
+      }
+      assert.notEqual(bare, expected, 'without the boundary the change would show');
+    });
+  }
+});
+
+describe('the longest link and state the lesson reads', () => {
+  test('past 131,072 characters a link is refused before it is read, in words that name the limit', () => {
+    const controller = new LessonController(core);
+    const long = `b=1&t=2&d=3&h=2&x=${'1,'.repeat(70_000)}1`;
+    const start = controller.startFrom(long);
+    assert.equal(start.ok, true);
+    assert.deepEqual(start.notes, [`The link’s numbers were not used (it is ${(long.length).toLocaleString('en-US')} characters long, and the lesson reads links of at most 131,072); the lesson shows the frozen fixture instead.`]);
+    assert.deepEqual(start.state.input.cells, controller.fixture.input.cells);
+  });
+
+  test('a link of the limit is read: the largest sizes with a 17-digit decimal in each of the 2,240 cells fit', () => {
+    const controller = new LessonController(core);
+    const cell = '-1.2345678901234567e-123';
+    const counts = { x: 512, wq: 64, wk: 64, wv: 64, uq: 512, uk: 512, uv: 512 };
+    const link = `sseed=4294967295&sn=512&sd=512&b=8&t=8&d=8&h=8&${Object.entries(counts).map(([name, count]) => `${name}=${Array(count).fill(cell).join('%2C')}`).join('&')}`;
+    assert.ok(link.length <= url.linkLimit, `${link.length} characters`);
+    const start = controller.startFrom(link);
+    assert.deepEqual(start.notes, []);
+    assert.equal(start.state.value_upstream.cells[511], cell);
+  });
+});
+
+describe('HostBridge: the link after a jump to an anchor', () => {
+  function page(search, hash) {
+    const listeners = new Map();
+    globalThis.location = { pathname: '/', search, hash };
+    globalThis.history = {
+      state: null,
+      replaceState: (_, __, target) => {
+        const next = new URL(target, `https://lesson.example/${location.search}${location.hash}`);
+        Object.assign(globalThis.location, { search: next.search, hash: next.hash });
+      },
+    };
+    globalThis.addEventListener = (type, listener) => listeners.set(type, listener);
+    globalThis.removeEventListener = (type) => listeners.delete(type);
+    return { listeners };
+  }
+
+  test('numbers kept in the fragment are written again beside the new anchor; the listener goes with cancel', async () => {
+    const { listeners } = page('?unit=3', '');
+    const bridge = new HostBridge({ syncUrl: () => true, progressKey: () => '', parentOrigin: () => null });
+    const controller = new LessonController(core);
+    for (const size of ['batch', 'tokens', 'model_width', 'head_width']) controller.editSize(size, '8');
+    const large = controller.state;
+    assert.deepEqual([large.batch, large.tokens, large.model_width, large.head_width], ['8', '8', '8', '8']);
+    await new Promise((done) => bridge.scheduleUrl(large, selfScore, done));
+    const written = location.hash;
+    assert.match(written, /^#\?x=/);
+    location.hash = '#self-bias'; // the host page's table of contents
+    listeners.get('hashchange')();
+    assert.equal(location.hash, `#self-bias${written.slice(1)}`);
+    assert.deepEqual(url.stateFromSearch(new HostBridge({ syncUrl: () => true }).linkState()).input.cells, large.input.cells);
+    location.hash = '#?x=1'; // a fragment with numbers of its own is left as it is
+    listeners.get('hashchange')();
+    assert.equal(location.hash, '#?x=1');
+    bridge.cancel();
+    assert.equal(listeners.has('hashchange'), false);
+  });
+});
+
+// Last: a property that cannot be undone stays for the rest of this process, and every later call is refused.
+describe('a change that cannot be undone', () => {
+  test('a change that cannot be undone (a non-configurable property) refuses the call, naming it', () => {
+    Object.defineProperty(Math, 'qkvTestPollution', { value: 1, configurable: false });
+    const refused = core.evaluate(core.fixture().state);
+    assert.equal(refused.ok, false);
+    assert.equal(refused.error.kind, 'internal');
+    assert.match(refused.error.message, /built-in Math\[qkvTestPollution\] so that it cannot be set back/);
+    assert.equal(Math.qkvTestPollution, 1);
+  });
+});
