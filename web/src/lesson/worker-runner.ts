@@ -132,8 +132,16 @@ export function createRunner<J, R>(
         stop('superseded');
         const current: Running = { id: nextId++, job, settle, onProgress };
         running = current;
-        if (!useWorker) return void runInline(current);
-        worker ??= start();
+        if (useWorker && !worker) {
+          try {
+            worker = start();
+          } catch {
+            // Refused at once: a document of an opaque origin (a sandboxed iframe without allow-same-origin)
+            // may start no worker, whatever the script's URL (SecurityError).
+            useWorker = false;
+          }
+        }
+        if (!useWorker || !worker) return void runInline(current);
         ranIn = 'worker';
         worker.postMessage({ id: current.id, job } satisfies JobMessage<J>);
       }),
