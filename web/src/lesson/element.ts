@@ -11,23 +11,19 @@ import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
 import { attachProvenance, buildDiagram, openAnswered, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
+import { buildSizesBar, type SizesBar } from './sizes-bar';
 import { cellIndexOf } from './tables';
 import { readParentOrigin } from './embed-protocol';
 import { numberExercises, renderExercise, type AnswerRecord, type ExerciseHandle, type ExerciseProgress, type Reveal } from './exercises';
-import { HostBridge, readSavedProgress } from './host-bridge';
+import { HostBridge } from './host-bridge';
+import { attributeProblem, reveals, sectionNames, type SectionName } from './attributes';
+import { readLessonProgress, type LessonProgress } from './progress';
 import { registerMathFonts } from './fonts';
 import { buildScale, type ScaleView } from './scale';
 import { buildSelfBias, type SelfBiasView } from './self-bias';
 import { messageOf } from './worker-runner';
 import { fragmentAnchor, stateToSearch } from './url-state';
-import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField, type SizeLimitView } from './types';
-
-const sizeLabels: Record<SizeField, string> = {
-  batch: 'Batch B',
-  tokens: 'Tokens T',
-  model_width: 'Model width d_model',
-  head_width: 'Head width d_head',
-};
+import { sizeFields, type CoreError, type EditableKey, type QkvCore, type SizeField } from './types';
 
 let sheets: CSSStyleSheet[] | undefined;
 // Constructed style sheets: shared by every instance, isolated in each shadow root, and allowed under a
@@ -45,34 +41,9 @@ function lessonSheets(): CSSStyleSheet[] {
 
 let instances = 0;
 
-export const sectionNames = ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] as const;
-export type SectionName = (typeof sectionNames)[number];
-const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
-const themes = ['light', 'dark'] as const;
-
-/** What the lesson keeps of a learner's work: `progress`, `restoreProgress`, the qkv-lesson-progress event. */
-export interface LessonProgress {
-  answers: Record<string, ExerciseProgress>;
-  challenge: string; // the free-text challenge's answer
-  state: string; // the edited numbers in link format; '' for the frozen fixture
-}
-
-// An attribute value the element does not know: what it says on the console and in data-<name>-error.
-export function attributeProblem(name: string, value: string | null): string | null {
-  if (value === null) return null;
-  if (name === 'sections') {
-    const unknown = value.split(/[\s,]+/).filter((word) => word && !(sectionNames as readonly string[]).includes(word));
-    if (unknown.length === 0) return value.trim() === '' ? 'sections="" names no section: every section is shown.' : null;
-    return `sections names ${unknown.map((word) => `"${word}"`).join(', ')}, which ${unknown.length > 1 ? 'are not sections' : 'is not a section'}; the sections are ${sectionNames.join(' ')}. ${
-      value.split(/[\s,]+/).some((word) => (sectionNames as readonly string[]).includes(word)) ? 'The others are shown.' : 'Every section is shown.'
-    }`;
-  }
-  if (name === 'reveal' && !(reveals as readonly string[]).includes(value))
-    return `reveal="${value}" is not one of ${reveals.join(', ')}; after-check is used.`;
-  if (name === 'theme' && !(themes as readonly string[]).includes(value) && value !== '' && value !== 'auto')
-    return `theme="${value}" is not light, dark or auto; the learner's system setting decides.`;
-  return null;
-}
+// Re-exported for the package's types (web/lib).
+export type { LessonProgress } from './progress';
+export type { SectionName } from './attributes';
 
 export class QkvLessonElement extends HTMLElement {
   // Each observed attribute has a property of the same name (camelCase) that parses it.
@@ -89,10 +60,7 @@ export class QkvLessonElement extends HTMLElement {
   private diagram?: DiagramRefs;
   private selfBias?: SelfBiasView;
   private scale?: ScaleView;
-  private readonly status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' });
-  private readonly sizeInputs = {} as Record<SizeField, HTMLInputElement>;
-  private readonly sizesError = h('p', { class: 'field-error', id: `${this.idPrefix}-error-sizes`, hidden: true });
-  private readonly notes = h('ul', { class: 'link-notes', hidden: true });
+  private sizesBar?: SizesBar;
   private readonly sectionElements = new Map<SectionName, HTMLElement>();
   private readonly exerciseViews = new Map<string, ExerciseHandle>();
   // What a question needs beside it when it is asked in the exercises list (content.ts).
@@ -108,7 +76,6 @@ export class QkvLessonElement extends HTMLElement {
   private pathOrder: string[] = [];
   private renders = 0;
   // Work this element started and must stop when it leaves the page.
-  private announceTimer?: ReturnType<typeof setTimeout>;
   private idleHandle?: number;
   private firstFrame?: { frame: number; timer?: ReturnType<typeof setTimeout> };
   private warmRounds = 0;
@@ -216,7 +183,7 @@ export class QkvLessonElement extends HTMLElement {
     this.shadowRoot?.removeEventListener('click', this.onClick);
     this.selfBias?.release();
     this.scale?.release();
-    clearTimeout(this.announceTimer);
+    this.sizesBar?.cancel();
     this.bridge.cancel();
     if (this.idleHandle !== undefined) (window.cancelIdleCallback ?? clearTimeout)(this.idleHandle);
     this.idleHandle = undefined;
@@ -439,13 +406,14 @@ export class QkvLessonElement extends HTMLElement {
       },
     );
 
+    this.sizesBar = buildSizesBar(this.idPrefix, controller.sizeLimits, () => this.show(controller.reset()));
     const sections: Record<SectionName, HTMLElement> = {
       prediction: renderWorkedPrediction(controller.fixtureEvidence, this.workedQuestion),
       rule: renderForwardRule(),
       diagram: h(
         'section',
         { class: 'diagram-section', 'aria-labelledby': `${this.idPrefix}-diagram-title` },
-        this.renderControls(controller.sizeLimits),
+        this.sizesBar.element,
         diagram.root,
       ),
       scale: this.scale.element,
@@ -569,34 +537,6 @@ export class QkvLessonElement extends HTMLElement {
     });
   }
 
-  // Each size says what it accepts; the limits are the core's (cpp/learner/editable_state.hpp).
-  private renderControls(limits: SizeLimitView[]): HTMLElement {
-    const fields = sizeFields.map((field) => {
-      const id = `${this.idPrefix}-size-${field}`;
-      const limit = limits.find((candidate) => candidate.field === field);
-      const input = h('input', {
-        id,
-        type: 'text',
-        inputmode: 'numeric',
-        autocomplete: 'off',
-        'data-size': field,
-        'aria-describedby': this.sizesError.id,
-      });
-      this.sizeInputs[field] = input;
-      return h('p', { class: 'size' }, h('label', { for: id }, limit ? `${sizeLabels[field]} (${limit.min} to ${limit.max})` : sizeLabels[field]), input);
-    });
-    const reset = h('button', { type: 'button', class: 'reset' }, 'Reset to the frozen fixture');
-    reset.addEventListener('click', () => this.show(this.controller!.reset()));
-    return h(
-      'div',
-      { class: 'controls' },
-      h('fieldset', { class: 'sizes' }, h('legend', {}, 'Sizes (edit any cell below too)'), ...fields, reset),
-      this.sizesError,
-      this.notes,
-      this.status,
-    );
-  }
-
   private edited(event: Event): void {
     const target = event.target;
     if (!(target instanceof HTMLInputElement) || !this.controller) return;
@@ -619,16 +559,13 @@ export class QkvLessonElement extends HTMLElement {
   private show(outcome: Outcome, edited = false): void {
     if (!outcome.ok) {
       this.reject(outcome.error);
-      if (outcome.notes.length) this.showNotes(outcome.notes);
+      if (outcome.notes.length) this.sizesBar!.showNotes(outcome.notes);
       return;
     }
     const { state, evidence } = outcome;
     this.clearErrors();
-    if (!edited || outcome.notes.length) this.showNotes(outcome.notes);
-    for (const field of sizeFields) {
-      const input = this.sizeInputs[field];
-      if (!input.matches(':focus') && input.value !== state[field]) input.value = state[field];
-    }
+    if (!edited || outcome.notes.length) this.sizesBar!.showNotes(outcome.notes);
+    this.sizesBar!.showSizes(state);
     renderDiagram(this.diagram!, evidence, state);
     if (edited) this.announce('Recomputed: Q, K, V, the gradients and the checks are up to date.');
     else if (outcome.notes.length) this.announce(outcome.notes.join(' '));
@@ -646,11 +583,6 @@ export class QkvLessonElement extends HTMLElement {
     this.bridge.scheduleUrl(controller.state, controller.selfScore, () => (this.dataset.urlRevision = revision));
   }
 
-  private showNotes(notes: string[]): void {
-    this.notes.hidden = notes.length === 0;
-    this.notes.replaceChildren(...notes.map((note) => h('li', {}, note)));
-  }
-
   // The last valid diagram stays; the message goes next to the field and to the live region.
   private reject(error: CoreError): void {
     this.clearErrors();
@@ -658,9 +590,9 @@ export class QkvLessonElement extends HTMLElement {
     const field = error.field;
     let target: HTMLInputElement | null = null;
     let area = this.diagram!.fieldErrors[field];
-    if ((sizeFields as readonly string[]).includes(field)) target = this.sizeInputs[field as SizeField];
+    if ((sizeFields as readonly string[]).includes(field)) target = this.sizesBar!.inputs[field as SizeField];
     else if (error.index >= 0) target = root.querySelector<HTMLInputElement>(`input[data-field="${field}"][data-index="${error.index}"]`);
-    if (!area) area = this.sizesError;
+    if (!area) area = this.sizesBar!.error;
     target?.setAttribute('aria-invalid', 'true');
     area.hidden = false;
     area.textContent = `Rejected: ${error.message}. The diagram still shows the last accepted numbers.`;
@@ -670,19 +602,15 @@ export class QkvLessonElement extends HTMLElement {
 
   private clearErrors(): void {
     delete this.dataset.error;
-    for (const area of [this.sizesError, ...Object.values(this.diagram!.fieldErrors)]) {
+    for (const area of [this.sizesBar!.error, ...Object.values(this.diagram!.fieldErrors)]) {
       area.hidden = true;
       area.textContent = '';
     }
     for (const input of this.shadowRoot!.querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
   }
 
-  // Polite and debounced: one announcement after typing pauses, not one per keystroke.
   private announce(message: string): void {
-    clearTimeout(this.announceTimer);
-    this.announceTimer = setTimeout(() => {
-      this.status.textContent = message;
-    }, 400);
+    this.sizesBar?.announce(message);
   }
 
   // A question's answer was shown: its folds may open, and the course may keep that.
@@ -712,20 +640,4 @@ export class QkvLessonElement extends HTMLElement {
     this.dispatchEvent(new CustomEvent(answerEvent, { detail: statement, bubbles: true, composed: true }));
     this.bridge.postAnswer(statement);
   }
-}
-
-// A progress object from outside (a course's store): what is readable is kept, the rest dropped.
-export function readLessonProgress(value: unknown): LessonProgress | null {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
-  const given = value as Record<string, unknown>;
-  const answers: Record<string, ExerciseProgress> = {};
-  const listed = given.answers;
-  if (typeof listed === 'object' && listed !== null && !Array.isArray(listed)) {
-    for (const [id, saved] of Object.entries(listed as Record<string, unknown>)) {
-      const read = readSavedProgress(saved);
-      if (read) answers[id] = { responses: read.responses, correct: false, attempts: read.attempts ?? 1, revealed: read.revealed ?? false };
-    }
-  }
-  const text = (field: unknown) => (typeof field === 'string' && field.length <= 100000 ? field : '');
-  return { answers, challenge: text(given.challenge), state: text(given.state) };
 }

@@ -1,0 +1,27 @@
+// What the lesson keeps of a learner's work, for a course's own store (`progress`, `restoreProgress`, the
+// qkv-lesson-progress event; the SCORM launch page keeps it as suspend_data), and how a saved copy is read back.
+import type { ExerciseProgress } from './exercises';
+import { readSavedProgress } from './host-bridge';
+
+/** What the lesson keeps of a learner's work: `progress`, `restoreProgress`, the qkv-lesson-progress event. */
+export interface LessonProgress {
+  answers: Record<string, ExerciseProgress>;
+  challenge: string; // the free-text challenge's answer
+  state: string; // the edited numbers in link format; '' for the frozen fixture
+}
+
+// A progress object from outside (a course's store): what is readable is kept, the rest dropped.
+export function readLessonProgress(value: unknown): LessonProgress | null {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+  const given = value as Record<string, unknown>;
+  const answers: Record<string, ExerciseProgress> = {};
+  const listed = given.answers;
+  if (typeof listed === 'object' && listed !== null && !Array.isArray(listed)) {
+    for (const [id, saved] of Object.entries(listed as Record<string, unknown>)) {
+      const read = readSavedProgress(saved);
+      if (read) answers[id] = { responses: read.responses, correct: false, attempts: read.attempts ?? 1, revealed: read.revealed ?? false };
+    }
+  }
+  const text = (field: unknown) => (typeof field === 'string' && field.length <= 100000 ? field : '');
+  return { answers, challenge: text(given.challenge), state: text(given.state) };
+}
