@@ -1,6 +1,11 @@
 // The evidence request path: bytes in (with a limit), JSON out, every failure a CliError.
 #include "cli/request.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -22,6 +27,12 @@ std::string dump_line(const json& document) {
   return document.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
+namespace {
+CliError too_long(const std::string& name) {
+  return {"budget", name + " holds more than the limit of " + format_count(kMaxRequestBytes) + " bytes (8 MiB)", ""};
+}
+}  // namespace
+
 Result<std::string, CliError> read_limited(std::istream& in, const std::string& name) {
   // Chunked, so that an endless source (/dev/zero, a pipe that never closes its end) costs at most the
   // limit plus one chunk before it is refused.
@@ -29,21 +40,61 @@ Result<std::string, CliError> read_limited(std::istream& in, const std::string& 
   char chunk[65536];
   while (in.read(chunk, sizeof chunk) || in.gcount() > 0) {
     text.append(chunk, static_cast<std::size_t>(in.gcount()));
-    if (text.size() > kMaxRequestBytes) {
-      return fail(CliError{"budget", name + " holds more than the limit of " +
-                                         format_count(kMaxRequestBytes) + " bytes (8 MiB)"});
-    }
+    if (text.size() > kMaxRequestBytes) return fail(too_long(name));
   }
   if (in.bad()) return fail(CliError{"io", "cannot read " + name});
   return text;
 }
 
-Result<std::string, CliError> read_request(const std::string& path) {
+namespace {
+
+// A FIFO, opened without waiting for a writer (O_NONBLOCK: a plain open blocks until one appears), then read
+// chunk by chunk, each awaited with poll() for at most `wait_ms`. Before any writer has come, Linux reports
+// neither data nor hang-up, so poll() times out; once one has come and gone, read() gives end of input.
+Result<std::string, CliError> read_fifo(const std::string& path, int wait_ms) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return fail(CliError{"io", "cannot read " + path});
+  std::string text;
+  char chunk[65536];
+  Result<std::string, CliError> result = fail(CliError{"io", "cannot read " + path});
+  for (;;) {
+    pollfd ready{fd, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, wait_ms);
+    if (polled < 0 && errno == EINTR) continue;
+    if (polled < 0) break;
+    if (polled == 0) {
+      const std::string limit =
+          wait_ms % 1000 == 0 ? std::to_string(wait_ms / 1000) + " s" : std::to_string(wait_ms) + " ms";
+      result = fail(CliError{"io", "cannot read " + path + ": it is a FIFO that sent no data within the limit of " +
+                                       limit + " (a FIFO needs a writer)"});
+      break;
+    }
+    const ssize_t got = ::read(fd, chunk, sizeof chunk);
+    if (got < 0 && (errno == EINTR || errno == EAGAIN)) continue;
+    if (got < 0) break;
+    if (got == 0) {
+      result = std::move(text);
+      break;
+    }
+    text.append(chunk, static_cast<std::size_t>(got));
+    if (text.size() > kMaxRequestBytes) {
+      result = fail(too_long(path));
+      break;
+    }
+  }
+  ::close(fd);
+  return result;
+}
+
+}  // namespace
+
+Result<std::string, CliError> read_request(const std::string& path, int fifo_wait_ms) {
   if (path == "-") return read_limited(std::cin, "standard input");
   // A directory opens like a file on Linux and then reads as nothing: refuse it by name.
   std::error_code ignored;
   if (std::filesystem::is_directory(path, ignored))
     return fail(CliError{"io", "cannot read " + path + ": it is a directory"});
+  if (std::filesystem::is_fifo(path, ignored)) return read_fifo(path, fifo_wait_ms);
   std::ifstream file(path, std::ios::binary);
   if (!file) return fail(CliError{"io", "cannot read " + path});
   return read_limited(file, path);

@@ -32,8 +32,13 @@ std::string dump_line(const json& document);
 
 // All of `in`, at most kMaxRequestBytes; `name` is what messages call it ("standard input", a path).
 Result<std::string, CliError> read_limited(std::istream& in, const std::string& name);
-// The request file at `path`, or standard input for "-".
-Result<std::string, CliError> read_request(const std::string& path);
+// How long a FIFO given as --input may stay silent (no writer, or a writer that sends nothing): opening a
+// FIFO for reading would otherwise wait for a writer for ever. Past it, the request is refused (kind "io").
+constexpr int kFifoWaitMilliseconds = 10000;
+
+// The request file at `path`, or standard input for "-". A FIFO is read as data arrives, and refused once
+// it has been silent for `fifo_wait_ms` (tests pass a shorter wait than the tool's).
+Result<std::string, CliError> read_request(const std::string& path, int fifo_wait_ms = kFifoWaitMilliseconds);
 
 // The request document's fields as a ProjectionRequest, every malformed field named.
 Result<ProjectionRequest, CliError> request_from_json(const json& document);

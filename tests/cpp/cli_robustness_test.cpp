@@ -191,6 +191,49 @@ TEST(CliRobustness, AnEndlessInputStopsAtTheByteLimit) {
   expect_error(run, "budget", "/dev/zero holds more than the limit of 8,388,608 bytes (8 MiB)");
 }
 
+// Issue 18: a FIFO with no writer blocked `evidence --input` for ever (opening it for reading waits for a
+// writer). It is opened without waiting and refused once silent for kFifoWaitMilliseconds (10 s); the test
+// passes a 1 ms wait to the tool's own reader and checks that it comes back with the error, not how fast.
+TEST(CliRobustness, AFifoWithNoWriterIsRefusedOnceSilentForItsLimit) {
+  EXPECT_EQ(cli::kFifoWaitMilliseconds, 10000);
+  const std::string fifo = temp_path("fifo");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  auto text = cli::read_request(fifo, 1);
+  std::remove(fifo.c_str());
+  ASSERT_FALSE(text.ok());
+  EXPECT_EQ(text.error().kind, "io");
+  EXPECT_EQ(text.error().message, "cannot read " + fifo + ": it is a FIFO that sent no data within the limit of 1 ms (a FIFO needs a writer)");
+}
+
+// A FIFO whose writer comes is read to its end, through the tool: the evidence is the same as from stdin.
+TEST(CliRobustness, AFifoWithAWriterIsReadToItsEnd) {
+  const std::string fifo = temp_path("fifo"), out = temp_path("stdout");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string request = request_of({1, 2, 3}, 2).dump();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    const int fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(fd, STDOUT_FILENO);
+    ::execl(QKV_CLI_PATH, QKV_CLI_PATH, "evidence", "--input", fifo.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  const int writer = ::open(fifo.c_str(), O_WRONLY);  // returns once the tool has opened it for reading
+  // In two writes, the second after the first has been sent: the tool reads until the writer closes.
+  const std::size_t half = request.size() / 2;
+  EXPECT_EQ(::write(writer, request.data(), half), static_cast<ssize_t>(half));
+  EXPECT_EQ(::write(writer, request.data() + half, request.size() - half), static_cast<ssize_t>(request.size() - half));
+  ::close(writer);
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  const std::string printed = read_file(out);
+  std::remove(fifo.c_str());
+  std::remove(out.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << "killed by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << printed;
+  EXPECT_EQ(printed, run_cli("evidence --input -", request).out);
+}
+
 TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
   const CliRun run =
       run_cli("find-off-diagonal --kind tied --start 0 --tokens 512 --dim 512 --count 1000000");
