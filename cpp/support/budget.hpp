@@ -49,6 +49,13 @@ inline constexpr double kOutputValueOperations = 60;
 // Each element of the weight gradient's [B, d, h] intermediate: zeroed, written by a matmul, then summed
 // over B by a general broadcast reduction (measured: about 30 ns each).
 inline constexpr double kGradientRowOperations = 10;
+// Each batch item of a batched matmul: [B, T, d] · [d, h] is B calls of the kernel, each with its setup
+// (packing, a buffer allocated and freed). Negligible for a few large items, it is most of the time for
+// many tiny ones: X [100000, 1, 1] took 1.6 s (about 60 such batched products, 6e6 calls) while its
+// multiply-adds and elements counted 7.9e7 operations; a long T with d = h = 1 runs at 3.8 ns per counted
+// operation, and these calls measured 60 to 90 operations each at that rate (issue 18: X [286720, 1, 1]
+// was accepted and took 2.1 s).
+inline constexpr double kMatmulCallOperations = 100;
 // One Xavier-uniform weight: a SplitMix64 draw, then formatting it.
 inline constexpr double kInitValueOperations = kOutputValueOperations + 10;
 
@@ -59,7 +66,8 @@ inline constexpr double kInitValueOperations = kOutputValueOperations + 10;
 // (n = B·T); backward does two more per projection, and the weight gradient first builds a [B, d, h]
 // intermediate that is then summed over B; one gradcheck probe (no layer rebuilt, no tape: see objective_at)
 // copies the request and runs the forward and the loss again. With the query–key scores (the chapter's
-// look-ahead), K is transposed and each batch item's Q Kᵀ costs T·T·h multiply-adds.
+// look-ahead), K is transposed and each batch item's Q Kᵀ costs T·T·h multiply-adds. Every matmul over the
+// batch also costs kMatmulCallOperations per batch item.
 struct EvidenceCost {
   double forward = 0;    // the three projections, and writing Q, K, V (and the scores, when asked for)
   double backward = 0;   // the loss, backward, the rounding bound, and writing the four gradients
@@ -79,27 +87,34 @@ inline EvidenceCost evidence_cost(double batch, double tokens, double model_widt
   const double input = n * model_width, weight = model_width * head_width, output = n * head_width;
   const double macs = n * model_width * head_width;  // one projection
   const double weight_gradient_rows = batch * model_width * head_width;
+  // One matmul's kernel calls, one per batch item, made only when its result has elements (matmul returns an
+  // empty result at once): X·W [B, T, h], U·Wᵀ [B, T, d], Xᵀ·U (the [B, d, h] intermediate), Q·Kᵀ [B, T, T].
+  const auto calls_for = [batch](double rows, double cols) {
+    return rows > 0 && cols > 0 ? batch * kMatmulCallOperations : 0;
+  };
+  const double calls = calls_for(tokens, head_width);
+  const double backward_calls = calls_for(tokens, model_width) + calls_for(model_width, head_width);
   EvidenceCost cost;
-  cost.forward = 3 * macs + 3 * output + input + 3 * weight + 3 * output * kOutputValueOperations;
+  cost.forward = 3 * macs + 3 * calls + 3 * output + input + 3 * weight + 3 * output * kOutputValueOperations;
   cost.largest_elements = input > output ? input : output;
   if (weight > cost.largest_elements) cost.largest_elements = weight;
   if (with_scores) {
     const double scores = batch * tokens * tokens;  // [B, T, T]
     // Kᵀ copied, B·T·T·h multiply-adds, and every score written out.
-    cost.forward += output + scores * head_width + scores + scores * kOutputValueOperations;
+    cost.forward += output + scores * head_width + calls_for(tokens, tokens) + scores + scores * kOutputValueOperations;
     if (scores > cost.largest_elements) cost.largest_elements = scores;
   }
   if (!with_backward) return cost;
 
   if (weight_gradient_rows > cost.largest_elements) cost.largest_elements = weight_gradient_rows;
   const double loss = 9 * output;  // copy the upstream, multiply, sum
-  cost.backward = loss + 6 * macs +
+  cost.backward = loss + 6 * macs + 3 * backward_calls +
                   3 * (3 * input + kGradientRowOperations * weight_gradient_rows + 5 * output + 2 * weight) +
-                  3 * macs +  // the rounding bound on the loss (a forward in absolute values)
+                  3 * macs + 3 * calls +  // the rounding bound on the loss (a forward in absolute values)
                   (input + 3 * weight) * kOutputValueOperations;
 
   // One probe: the request copied, a fresh layer, the forward and the loss.
-  const double probe = 3 * macs + 2 * input + 12 * weight + 25 * output;
+  const double probe = 3 * macs + 3 * calls + 2 * input + 12 * weight + 25 * output;
   const double per_sample = 3 * 4 * probe;  // three probes, four tensors
   double samples = static_cast<double>(max_samples);
   if (per_sample * samples > kMaxGradcheckOperations) {

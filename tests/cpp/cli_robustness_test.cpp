@@ -129,10 +129,29 @@ TEST(CliRobustness, ZeroTokensWithAHugeBatchIsRefusedBeforeBackward) {
   std::remove(path.c_str());
   const json document = expect_error(run, "tensor", "shape [16777216,3,2] has more than 67,108,864 elements");
   EXPECT_EQ(document["error"].value("field", ""), "input");
-  // Under the element cap but over the work budget: refused by the budget, naming its limit.
+  // Under the element cap but over the work budget: refused by the budget, naming its limit. With T = 0 only
+  // Xᵀ·U of backward calls the kernel, once per batch item: 3 · 2e6 · kMatmulCallOperations (6e8) on top of
+  // the 9.6e8 counted before the calls were (issue 18).
   request = request_of({2000000, 0, 4}, 4);
   expect_error(run_cli("evidence --input -", request.dump()), "budget",
-               "evidence request costs 9.6e8 operations, more than the limit of 2e8");
+               "evidence request costs 1.6e9 operations, more than the limit of 2e8");
+}
+
+// Issue 18: X [286720, 1, 1] was accepted (1.99e8 counted operations) and took 2.1 s: a batched matmul calls
+// the kernel once per batch item, and each of those calls costs far more than its one multiply-add. Counted
+// per batch item (kMatmulCallOperations), the request is refused before it runs.
+TEST(CliRobustness, AHugeBatchOfTinyItemsIsRefusedByItsKernelCalls) {
+  EXPECT_EQ(kMatmulCallOperations, 100);
+  const CliRun run = run_cli("evidence --input -", request_of({286720, 1, 1}, 1).dump());
+  expect_error(run, "budget", "evidence request costs 1.6e9 operations, more than the limit of 2e8");
+  // The calls alone: 15 batched products (3 forward, 6 backward, 3 for the loss's rounding bound, 3 in
+  // each of at least one gradcheck probe), 100 operations per batch item each, are over the limit.
+  const EvidenceCost cost = evidence_cost(286720, 1, 1, 1, true, 32);
+  EXPECT_GE(cost.total(), 286720.0 * 15 * kMatmulCallOperations);
+  EXPECT_GT(15 * 286720.0 * kMatmulCallOperations, kMaxEvidenceOperations);
+  // A forward-only request of the same shape makes 3 batched products and is still accepted.
+  const CliRun forward = run_cli("evidence --input -", request_of({286720, 1, 1}, 1, false).dump());
+  EXPECT_EQ(forward.status, 0) << forward.out.substr(0, 200);
 }
 
 // ---- 3. allocation failure is the promised `allocation` error ---------------------------------------------
