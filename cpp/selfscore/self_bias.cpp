@@ -191,18 +191,18 @@ std::int64_t search_seed_cost(ScoreKind kind, std::int64_t tokens, std::int64_t 
   const std::int64_t n = tokens, d = dim;
   switch (kind) {
     case ScoreKind::None:
-      return n * d * kDrawCost + n * n * d + n * n;
+      return kSeedingCost + n * d * kDrawCost + n * n * d + n * n;
     case ScoreKind::Tied:
-      return (n * d + d * d) * kDrawCost + n * d * d + n * n * d + n * n;
+      return kSeedingCost + (n * d + d * d) * kDrawCost + n * d * d + n * n * d + n * n;
     case ScoreKind::Separate:
-      return (n * d + 2 * d * d) * kDrawCost + 2 * n * d * d + n * n * d + n * n;
+      return kSeedingCost + (n * d + 2 * d * d) * kDrawCost + 2 * n * d * d + n * n * d + n * n;
   }
   return 0;
 }
 
 std::int64_t self_bias_cost(std::int64_t tokens, std::int64_t dim) {
   const std::int64_t n = tokens, d = dim;
-  return (n * d + 2 * d * d) * kDrawCost + 2 * n * d * d + 3 * n * n * d + 3 * n * n;
+  return kSeedingCost + (n * d + 2 * d * d) * kDrawCost + 2 * n * d * d + 3 * n * n * d + 3 * n * n;
 }
 
 Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(

@@ -85,13 +85,21 @@ constexpr std::int64_t kMaxSearchSeeds = 1000000;
 
 // Work, counted in multiply-adds: a search tries seeds until one qualifies, so its cost is bounded by
 // seeds x the cost of one seed, and a search whose bound exceeds kSearchBudget is refused before it
-// starts. One seed of `kind` draws X (n x d, and W_q, d x d, for tied) and multiplies:
+// starts. One seed of `kind` is seeded (kSeedingCost), draws X (n x d, and W_q, d x d, for tied) and multiplies:
 //   none: n*d draws, X Xᵀ (n*n*d), the row maxima (n*n)
 //   tied: (n*d + d*d) draws, Q = X W_q (n*d*d), Q Qᵀ (n*n*d), the row maxima (n*n)
 // A normal draw (the Mersenne Twister, then Box–Muller's log and square root) costs about as much as
 // kDrawCost multiply-adds of the matrix kernels: in WebAssembly (Node 20, the development machine) a draw
 // took ~53 ns and a multiply-add 0.8-1.2 ns (2 ns at d = 512, whose 4 KiB rows alias in the cache).
 constexpr std::int64_t kDrawCost = 50;
+// Seeding, once per seed: numpy's legacy seed() fills the Mersenne Twister's 624-word state (init_by_array),
+// the first draw regenerates all of it, and the seed's buffers are allocated. Measured with one token of
+// width 1, where it is nearly all the work: 3.55 µs per seed natively (4.24 tied) and 28-33 µs in
+// WebAssembly (Node 20, both builds, load average 3 on the 2-core machine), that is 14,000-28,000 units at
+// the WebAssembly rate below. Before it was counted, 10^6 seeds of one token were accepted and took 3 s
+// natively and 17-22 s in WebAssembly (issue 18). With it, the most seeds of one token that fit (199,584)
+// take about 0.7 s natively and 5.6-6.6 s in WebAssembly.
+constexpr std::int64_t kSeedingCost = 25000;
 // 5-10 s of WebAssembly on the 2-core development machine (1-2 ns per unit above), in the page's worker,
 // with progress and a Cancel button. The page's search (1000 seeds) fits up to n = 512, d = 16 and
 // n = 64, d = 512 without projection, and up to n = d = 120 tied; at n = d = 512 a tied search fits 16

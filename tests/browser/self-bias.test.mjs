@@ -232,7 +232,7 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
     await page.locator(`${section} p[role="status"]`, { hasText: 'Not searched' }).waitFor();
     assert.equal(
       await page.locator(`${section} p[role="status"]`).innerText(),
-      'Not searched: a search of 1,000 seeds at 294,912,000 multiply-adds each exceeds the limit of 5,000,000,000 multiply-adds per search; at these sizes at most 16 seeds fit.',
+      'Not searched: a search of 1,000 seeds at 294,937,000 multiply-adds each exceeds the limit of 5,000,000,000 multiply-adds per search; at these sizes at most 16 seeds fit.',
     );
     assertNoProblems(problems, 'self-bias at 512 × 512');
   } finally {

@@ -272,6 +272,21 @@ TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
   EXPECT_NE(over.out.find("\"kind\":\"budget\""), std::string::npos) << over.out;
 }
 
+// Issue 18: 10^6 seeds of one token were accepted (52 multiply-adds each) and took 3 s natively, 17-22 s in
+// WebAssembly: seeding the generator, once per seed, was not counted. It is (kSeedingCost), and such a search
+// is refused before it starts, naming the limit and how many seeds fit: 5e9 / 25,052 = 199,584.
+TEST(CliRobustness, AMillionSeedsOfOneTokenAreRefusedForTheirSeeding) {
+  expect_error(run_cli("find-off-diagonal --kind none --start 0 --tokens 1 --dim 1 --count 1000000"), "budget",
+               "a search of 1,000,000 seeds at 25,052 multiply-adds each exceeds the limit of 5,000,000,000 "
+               "multiply-adds per search; at these sizes at most 199,584 seeds fit");
+  const CliRun over = run_cli("find-off-diagonal --kind none --start 0 --tokens 1 --dim 1 --count 199585");
+  EXPECT_EQ(over.status, 2) << over.out;
+  if (!kSanitized) {
+    EXPECT_EQ(run_cli("find-off-diagonal --kind none --start 0 --tokens 1 --dim 1 --count 199584").out,
+              "{\"seed\":null}\n");
+  }
+}
+
 // Issue 18: `bench` had no limit (sizes of 4096, or --repeat 2^64 - 1, ran for ever; B = 2^26 with d = h = 1,
 // only 1.2e9 flops, took 194 s and 6 GB). Refused before anything is allocated, by the passes and the work.
 TEST(CliRobustness, ABenchThatWouldRunForEverIsRefused) {

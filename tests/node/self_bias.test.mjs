@@ -190,9 +190,9 @@ describe('the worker’s calls', () => {
 
   test('findSeedWithProgress reports seeds tried; a search over the budget is refused', () => {
     const reports = [];
-    const got = core.findSeedWithProgress({ kind: 'none', after: '', count: '100000', tokens: '1', dim: '8' }, (tried) => reports.push(tried));
+    const got = core.findSeedWithProgress({ kind: 'none', after: '', count: '2500', tokens: '1', dim: '8' }, (tried) => reports.push(tried));
     assert.deepEqual(got, { ok: true, found: false, seed: 0, row: 0, argmax: 0 });
-    assert.deepEqual(reports, [48900, 97800]);
+    assert.deepEqual(reports, [788, 1576, 2364]); // every ceil(2e7 / 25409) seeds: seeding counts 25000 (issue 18)
     const refused = core.findSeedWithProgress({ kind: 'tied', after: '1', count: '1000', tokens: '512', dim: '512' }, () => assert.fail('no work, no progress'));
     assert.deepEqual([refused.ok, refused.error.kind, refused.error.field], [false, 'budget', 'count']);
     assert.match(refused.error.message, /exceeds the limit of 5,000,000,000 multiply-adds per search; at these sizes at most 16 seeds fit$/);
