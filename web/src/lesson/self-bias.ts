@@ -371,7 +371,8 @@ export function buildSelfBias(
     ),
     ),
   );
-  // Below the fold: compute when the browser is idle after the lesson is ready, not before.
+  // Below the fold: compute when the browser is idle after the lesson is ready, not before, or 2 s after at the
+  // latest: Chromium gives some frames no idle period at all (a sandboxed iframe's lesson waited for ever).
   let idleHandle: number | undefined;
   return {
     element,
@@ -379,11 +380,14 @@ export function buildSelfBias(
     challenge: { text: challengeText, modelAnswer: challengeModel, question: challengeQuestion },
     connect() {
       if (idleHandle !== undefined || results.dataset.shown !== undefined) return;
-      const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50) as unknown as number);
-      idleHandle = idle(() => {
-        idleHandle = undefined;
-        void compute();
-      });
+      const idle = window.requestIdleCallback ?? ((callback: () => void, _options?: IdleRequestOptions) => setTimeout(callback, 50) as unknown as number);
+      idleHandle = idle(
+        () => {
+          idleHandle = undefined;
+          void compute();
+        },
+        { timeout: 2000 },
+      );
     },
     release() {
       if (idleHandle !== undefined) (window.cancelIdleCallback ?? clearTimeout)(idleHandle);
