@@ -39,7 +39,8 @@ async function compileScaleWasm(): Promise<WebAssembly.Module> {
 }
 
 async function instantiate(): Promise<ScaleCore> {
-  importing ??= simd ? import('../wasm/qkv-scale-simd.mjs').then((imported) => imported.default) : import('../wasm/qkv-scale.mjs').then((imported) => imported.default);
+  // One import expression per variant, then one .then: the form the npm package's build unwraps (vite.lib.config.ts).
+  importing ??= (simd ? import('../wasm/qkv-scale-simd.mjs') : import('../wasm/qkv-scale.mjs')).then((imported) => imported.default);
   const [create, compiled] = await Promise.all([
     importing.catch((error: unknown) => {
       throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true);
