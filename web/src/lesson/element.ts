@@ -448,9 +448,12 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   // WebAssembly starts in a baseline tier; a few evaluations while the browser is idle let it compile the
-  // hot code optimised before the learner's first edit. Nothing is rendered; data-warmed marks the end.
+  // hot code optimised before the learner's first edit. Nothing is rendered; data-warmed marks the end. Each
+  // round waits for idle time, 2 s at most (a sandboxed frame may get none), or 50 ms where the browser has no
+  // requestIdleCallback (WebKit).
   private warmUp(): void {
-    const idle = window.requestIdleCallback ?? ((callback: () => void) => setTimeout(callback, 50) as unknown as number);
+    const idle = (callback: () => void): number =>
+      window.requestIdleCallback ? window.requestIdleCallback(callback, { timeout: 2000 }) : (setTimeout(callback, 50) as unknown as number);
     const step = () => {
       for (let i = 0; i < 5; i++) this.controller!.rehearse();
       if (++this.warmRounds < 8) this.idleHandle = idle(step);
