@@ -16,12 +16,11 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { createServer as createNetServer } from 'node:net';
-import { extname, join, normalize, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { Builder } from 'selenium-webdriver';
+import { serve } from '../../scripts/serve.mjs';
 import { csp, dist, launchBrowser } from '../browser/harness.mjs';
 
 // QKV_ENGINES=firefox (or a comma-separated list) runs only those engines.
@@ -109,21 +108,7 @@ const embedHostPage = (query) => `<!doctype html>
 <iframe data-qkv-lesson src="/embed.html?${query}" title="Lesson" width="900" frameborder="0"></iframe>
 <script src="/qkv-embed-host.js"></script></body></html>`;
 
-const types = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.mjs': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-  '.svg': 'image/svg+xml',
-  '.json': 'application/json',
-  '.woff2': 'font/woff2',
-  '.woff': 'font/woff',
-  '.ttf': 'font/ttf',
-  '.png': 'image/png',
-};
-
-// Serves `root` (dist/ or QKV_DIST) as scripts/serve.mjs does, under the browser tests' CSP and without caching
+// Serves `root` (dist/ or QKV_DIST) with scripts/serve.mjs, under the browser tests' CSP and without caching
 // (each page's downloads are its own), with capture.js in every HTML page, and the test pages:
 //   /__engines/frame.html?src=…&width=…&height=…  a narrow window (a frame of that size)
 //   /__engines/embed-host.html?<embed query>        a course page with embed.html and qkv-embed-host.js
@@ -131,36 +116,29 @@ const types = {
 // `requested` lists every path asked for, in order (clear it with requested.length = 0).
 export async function startEngineServer({ root = dist } = {}) {
   assert.ok(existsSync(resolve(root, 'index.html')), `${root}/index.html is missing: build the site first (scripts/build.sh, or vite build into QKV_DIST)`);
-  const top = resolve(root);
   const requested = [];
-  const server = createServer(async (request, response) => {
-    const url = new URL(request.url ?? '/', 'http://localhost');
+  const route = (url) => {
     requested.push(url.pathname);
-    const send = (type, body) => {
-      response.writeHead(200, { 'Content-Type': type, 'Content-Security-Policy': csp, 'Cache-Control': 'no-store' });
-      response.end(body);
-    };
-    if (url.pathname === '/__engines/capture.js') return send(types['.js'], captureJs);
-    if (url.pathname === '/__engines/refuse-simd.js') return send(types['.js'], refuseSimdJs);
+    if (url.pathname === '/__engines/capture.js') return { ext: '.js', body: captureJs };
+    if (url.pathname === '/__engines/refuse-simd.js') return { ext: '.js', body: refuseSimdJs };
     if (url.pathname === '/__engines/frame.html') {
       const { src, width, height } = Object.fromEntries(url.searchParams);
-      return send(types['.html'], withCapture(framePage(encodeAttribute(src), Number(width), Number(height)), false));
+      return { ext: '.html', body: withCapture(framePage(encodeAttribute(src), Number(width), Number(height)), false) };
     }
-    if (url.pathname === '/__engines/embed-host.html') return send(types['.html'], withCapture(embedHostPage(encodeAttribute(url.search.slice(1))), false));
-    const noSimd = url.pathname.startsWith('/nosimd/');
-    let path = normalize(join(top, decodeURIComponent(noSimd ? url.pathname.slice('/nosimd'.length) : url.pathname)));
-    if (!path.startsWith(top)) return response.writeHead(403).end('forbidden');
-    try {
-      if ((await stat(path)).isDirectory()) path = join(path, 'index.html');
-      let body = await readFile(path);
-      if (extname(path) === '.html') body = withCapture(body.toString('utf8'), noSimd);
-      else if (noSimd && /worker-[\w-]+\.js$/.test(path)) body = refuseSimdJs + body.toString('utf8');
-      send(types[extname(path)] ?? 'application/octet-stream', body);
-    } catch {
-      response.writeHead(404).end('not found');
-    }
+    if (url.pathname === '/__engines/embed-host.html') return { ext: '.html', body: withCapture(embedHostPage(encodeAttribute(url.search.slice(1))), false) };
+    if (url.pathname.startsWith('/nosimd/')) return { pathname: url.pathname.slice('/nosimd'.length) };
+    return undefined;
+  };
+  const noSimd = (url) => url.pathname.startsWith('/nosimd/');
+  const server = await serve({
+    root,
+    port: 0,
+    csp,
+    cache: false,
+    route,
+    inject: (html, url) => withCapture(html, noSimd(url)),
+    transform: (path, text, url) => (noSimd(url) && /worker-[\w-]+\.js$/.test(path) ? refuseSimdJs + text : undefined),
   });
-  await new Promise((done) => server.listen(0, '127.0.0.1', done));
   const origin = `http://127.0.0.1:${server.address().port}`;
   return { origin, url: `${origin}/`, requested, close: () => new Promise((done) => server.close(() => done())) };
 }
