@@ -9,6 +9,7 @@ import { answerEvent, answerStatement, challengeId, challengeStatement, type Ans
 import { renderExerciseContext, renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
+import { coreLoadError } from './core-load-error';
 import { attachProvenance, buildDiagram, openAnswered, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
@@ -174,7 +175,16 @@ export class QkvLessonElement extends HTMLElement {
           this.fail(error, 'The lesson could not start on this page.');
         }
       },
-      (error: unknown) => this.fail(error),
+      // The engine could not load: what failed, and Retry, which connects anew (core-load-error.ts).
+      (error: unknown) => {
+        this.dataset.state = 'error';
+        root.replaceChildren(
+          coreLoadError(error, () => {
+            this.started = false;
+            this.connectedCallback();
+          }),
+        );
+      },
     );
   }
 
@@ -354,6 +364,7 @@ export class QkvLessonElement extends HTMLElement {
   }
 
   private start(core: QkvCore): void {
+    const startedAt = performance.now();
     let controller: LessonController;
     try {
       controller = new LessonController(core);
@@ -443,6 +454,8 @@ export class QkvLessonElement extends HTMLElement {
     this.watchChallenge();
     this.restoreSavedWork();
     this.dataset.state = 'ready';
+    performance.measure('qkv-lesson-start', { start: startedAt }); // core loaded → ready
+    performance.mark('qkv-lesson-ready'); // navigation → ready, for bench/engines-ready.mjs
     this.dispatchEvent(new CustomEvent('qkv-lesson-ready', { bubbles: true, composed: true }));
     if (this.isConnected) this.attach();
   }
@@ -455,7 +468,9 @@ export class QkvLessonElement extends HTMLElement {
     const idle = (callback: () => void): number =>
       window.requestIdleCallback ? window.requestIdleCallback(callback, { timeout: 2000 }) : (setTimeout(callback, 50) as unknown as number);
     const step = () => {
+      const start = performance.now();
       for (let i = 0; i < 5; i++) this.controller!.rehearse();
+      performance.measure('qkv-lesson-warm-up', { start });
       if (++this.warmRounds < 8) this.idleHandle = idle(step);
       else {
         this.idleHandle = undefined;
@@ -543,6 +558,7 @@ export class QkvLessonElement extends HTMLElement {
   private edited(event: Event): void {
     const target = event.target;
     if (!(target instanceof HTMLInputElement) || !this.controller) return;
+    const start = performance.now();
     const size = target.dataset.size as SizeField | undefined;
     const field = target.dataset.field as EditableKey | undefined;
     let outcome: Outcome;
@@ -556,6 +572,7 @@ export class QkvLessonElement extends HTMLElement {
       return;
     }
     this.show(outcome, true);
+    performance.measure('qkv-lesson-edit', { start }); // an edit's time on the page's thread (bench/engines-ready.mjs)
   }
 
   // New numbers, or the core's error with the last accepted diagram left on screen.
