@@ -124,8 +124,10 @@ function checkDisabledFeatures() {
 // document unloaded) belongs to the document we left; so does an abort without a start time (Chromium gives
 // none for some worker requests) that arrived while our navigation was under way. Those are listed in
 // `abandoned`; every other failed request, and any other error for those requests, is a problem.
-export async function openPage(browser, { width = 1280, height = 900 } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce' });
+// The lesson's service worker (web/pwa.ts) is blocked unless `serviceWorkers: 'allow'`: requests a service worker
+// makes bypass page.route/context.route, and its precache would serve one test's files to the next load.
+export async function openPage(browser, { width = 1280, height = 900, serviceWorkers = 'block' } = {}) {
+  const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce', serviceWorkers });
   const page = await context.newPage();
   const problems = [];
   const requests = [];

@@ -113,6 +113,7 @@ const embedHostPage = (query) => `<!doctype html>
 //   /__engines/frame.html?src=…&width=…&height=…  a narrow window (a frame of that size)
 //   /__engines/embed-host.html?<embed query>        a course page with embed.html and qkv-embed-host.js
 //   /nosimd/<path>                                   <path> in an engine without WebAssembly SIMD
+//   …/sw.js                                           a service worker that does nothing
 // `requested` lists every path asked for, in order (clear it with requested.length = 0).
 export async function startEngineServer({ root = dist } = {}) {
   assert.ok(existsSync(resolve(root, 'index.html')), `${root}/index.html is missing: build the site first (scripts/build.sh, or vite build into QKV_DIST)`);
@@ -126,6 +127,9 @@ export async function startEngineServer({ root = dist } = {}) {
       return { ext: '.html', body: withCapture(framePage(encodeAttribute(src), Number(width), Number(height)), false) };
     }
     if (url.pathname === '/__engines/embed-host.html') return { ext: '.html', body: withCapture(embedHostPage(encodeAttribute(url.search.slice(1))), false) };
+    // The lesson's service worker would precache every file (both core variants too) while a check counts the
+    // page's own downloads: an empty one stands in (tests/browser/offline.test.mjs tests the real one).
+    if (url.pathname.endsWith('/sw.js')) return { ext: '.js', body: inertServiceWorker };
     if (url.pathname.startsWith('/nosimd/')) return { pathname: url.pathname.slice('/nosimd'.length) };
     return undefined;
   };
@@ -142,6 +146,8 @@ export async function startEngineServer({ root = dist } = {}) {
   const origin = `http://127.0.0.1:${server.address().port}`;
   return { origin, url: `${origin}/`, requested, close: () => new Promise((done) => server.close(() => done())) };
 }
+
+const inertServiceWorker = '// registered, but caches and intercepts nothing\n';
 
 const encodeAttribute = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 

@@ -1,10 +1,12 @@
 // The iframe embed: the same element, configured from this page's query string, reporting its height to
 // the parent in three dialects (H5P's resizer, Canvas's lti.frameResize, and our own message).
 import './lesson/define';
+import { registerOffline } from './offline';
 import { readHostMessage, heightMessages, heightIsReal, embedAttributes, helloRepeatDelays, readParentOrigin } from './lesson/embed-protocol';
 
 const lesson = document.querySelector('qkv-lesson')!;
 for (const [name, value] of embedAttributes(location.search)) lesson.setAttribute(name, value);
+registerOffline(lesson); // offline after one visit (web/pwa.ts)
 
 // Normalised (https://example.org/ → https://example.org), or null if not set or not an origin (the element
 // warns about that); only answers need it, which the element posts itself.

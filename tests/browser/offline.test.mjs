@@ -1,0 +1,188 @@
+// Offline after one visit (issue 19, item 5): the service worker (web/pwa.ts) precaches the build, so a reload
+// without the network shows the working lesson on the standalone page and in embed.html, and the scale
+// section, whose module loads only when a preset is chosen, runs too. A new build replaces the precache: after
+// the update the page runs the new build's files, and the old build's entries are gone.
+// Only this file lets the service worker run (openPage's serviceWorkers: 'allow'). Offline means both the
+// context's network switched off and the server closed.
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, test } from 'node:test';
+import { serve } from '../../scripts/serve.mjs';
+import {
+  assertNoProblems,
+  cell,
+  csp,
+  dist,
+  launchBrowser,
+  openPage,
+  qkvExpected,
+  readFixture,
+  rendered,
+  repo,
+  tableTexts,
+  waitLaidOut,
+  waitReady,
+  waitRenderedAfter,
+} from './harness.mjs';
+
+let browser;
+let fixture;
+before(async () => {
+  [browser, fixture] = await Promise.all([launchBrowser(), readFixture()]);
+});
+after(async () => {
+  await browser?.close();
+});
+
+async function start(root, port = 0) {
+  const server = await serve({ root, port, csp });
+  return {
+    port: server.address().port,
+    close: () => new Promise((done) => {
+      server.close(() => done());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+// Resolves once a service worker controls the page (clientsClaim makes the first one take over the page that
+// registered it); returns its script's URL.
+const controlled = () =>
+  navigator.serviceWorker.ready.then(() =>
+    navigator.serviceWorker.controller ??
+    new Promise((done) => navigator.serviceWorker.addEventListener('controllerchange', () => done(navigator.serviceWorker.controller), { once: true })),
+  ).then((worker) => worker.scriptURL);
+
+// Every URL in the page's caches (path and query), by cache name.
+const cached = async () => {
+  const all = {};
+  for (const name of await caches.keys()) all[name] = (await (await caches.open(name)).keys()).map((request) => new URL(request.url).pathname + new URL(request.url).search);
+  return all;
+};
+
+// X[0] 1 -> 2 recomputes Q as the fixture's arithmetic says (tests/browser/lesson.test.mjs checks all outputs).
+async function editComputes(page, context) {
+  const before = await rendered(page);
+  await cell(page, 'input', 0).fill('2');
+  await waitRenderedAfter(page, before);
+  const edited = structuredClone(fixture);
+  edited.input.values[0] = 2;
+  const expected = qkvExpected(edited);
+  assert.deepEqual(qkvExpected(fixture).query, fixture.expected.query.values, 'test oracle: the arithmetic gives the fixture’s Q');
+  assert.notDeepEqual(expected.query, fixture.expected.query.values, 'the edit changes Q');
+  assert.deepEqual(await tableTexts(page, 'query'), expected.query.map(String), `${context}: Q after X[0] = 2`);
+}
+
+test('after one visit, the standalone page, embed.html and the scale section work without the network', async () => {
+  const server = await start(dist);
+  const origin = `http://127.0.0.1:${server.port}`;
+  const { context, page, problems, requests, reload, goto, close } = await openPage(browser, { serviceWorkers: 'allow' });
+  let online = true;
+  try {
+    await goto(`${origin}/`);
+    await waitReady(page);
+    await waitLaidOut(page);
+    assert.equal(await page.evaluate(controlled), `${origin}/sw.js`);
+    const precache = Object.values(await page.evaluate(cached)).flat();
+    for (const pattern of [/^\/index\.html\?__WB_REVISION__=/, /^\/embed\.html\?__WB_REVISION__=/, /^\/assets\/qkv-scale-simd-[\w-]{8}\.(js|wasm)$/, /^\/assets\/qkv-scale-[\w-]{8}\.wasm$/, /^\/assets\/scale-worker-[\w-]{8}\.js$/]) {
+      assert.ok(precache.some((url) => pattern.test(url)), `the precache holds ${pattern} (it holds ${precache.join(', ')})`);
+    }
+    assert.ok(!precache.some((url) => /host-example|qkv-embed-host|qkv-lesson\.js/.test(url)), 'nothing of the course-host example or the element’s stable entry');
+    assert.ok(!requests.some((url) => url.includes('qkv-scale')), 'the page itself has not loaded the scale module');
+
+    await context.setOffline(true);
+    await server.close();
+    online = false;
+    requests.length = 0;
+    await reload();
+    await waitReady(page);
+    await waitLaidOut(page);
+    await editComputes(page, 'the standalone page offline');
+
+    await page.locator('qkv-lesson section.scale button[data-preset="lesson"]').click();
+    await page.locator('qkv-lesson section.scale:not([data-busy]) .scale-results[data-shown="lesson"]').waitFor({ timeout: 60000 });
+    const rows = await page.locator('qkv-lesson section.scale table.scale-table').first().locator('tbody tr').count();
+    assert.ok(rows > 0, 'the scale preset shows its table offline');
+    assert.ok(requests.some((url) => /\/qkv-scale(-simd)?-[\w-]{8}\.wasm$/.test(url)), 'the scale module was loaded, offline');
+
+    await goto(`${origin}/embed.html?reveal=never`); // a query string: the same precached page
+    await waitReady(page);
+    await waitLaidOut(page);
+    await editComputes(page, 'embed.html offline');
+    assertNoProblems(problems, 'offline');
+  } finally {
+    await close();
+    if (online) await server.close();
+  }
+});
+
+// Two builds of the same sources but one changed file (src/main.ts marks the document with the build's name).
+async function buildInto(name) {
+  const { build } = await import('vite');
+  const outDir = mkdtempSync(join(tmpdir(), `qkv-offline-${name}-`));
+  await build({
+    configFile: resolve(repo, 'web/vite.config.ts'),
+    root: resolve(repo, 'web'),
+    logLevel: 'silent',
+    build: { outDir, emptyOutDir: true },
+    plugins: [{
+      name: 'qkv-offline-test-mark',
+      transform: (code, id) => (id.endsWith('/src/main.ts') ? `${code}\ndocument.documentElement.dataset.build = ${JSON.stringify(name)};\n` : undefined),
+    }],
+  });
+  assert.ok(existsSync(join(outDir, 'sw.js')), `${outDir}/sw.js was built`);
+  return outDir;
+}
+
+test('a new build at the same address replaces the precache: the page runs the new files, the old ones are gone', async () => {
+  const [one, two] = [await buildInto('one'), await buildInto('two')];
+  let server = await start(one);
+  const origin = `http://127.0.0.1:${server.port}`;
+  const { page, problems, reload, goto, close } = await openPage(browser, { serviceWorkers: 'allow' });
+  try {
+    await goto(`${origin}/`);
+    await waitReady(page);
+    await page.evaluate(controlled);
+    assert.equal(await page.evaluate(() => document.documentElement.dataset.build), 'one');
+    const entry = () => page.evaluate(() => document.querySelector('script[type="module"]').getAttribute('src').replace('./', '/'));
+    const oldEntry = await entry();
+    const before = Object.values(await page.evaluate(cached)).flat();
+    assert.ok(before.includes(oldEntry), `build one's entry ${oldEntry} is precached`);
+
+    await server.close();
+    server = await start(two, server.port);
+    await reload();
+    // The browser looks for a new sw.js on navigation; asked here too, so the test does not depend on when.
+    await page.evaluate(() => navigator.serviceWorker.getRegistration().then((registration) => registration.update()));
+    // Installed (the new build precached), activated and in control, with the old build's entries deleted.
+    await page.waitForFunction(async (oldEntry) => {
+      const registration = await navigator.serviceWorker.getRegistration();
+      if (!registration || registration.installing || registration.waiting || registration.active !== navigator.serviceWorker.controller) return false;
+      const urls = [];
+      for (const name of await caches.keys()) urls.push(...(await (await caches.open(name)).keys()).map((request) => new URL(request.url).pathname));
+      return !urls.includes(oldEntry);
+    }, oldEntry, { timeout: 60000, polling: 100 });
+
+    await reload();
+    await waitReady(page);
+    await waitLaidOut(page);
+    const shown = await page.evaluate(() => ({ build: document.documentElement.dataset.build, entry: document.querySelector('script[type="module"]').getAttribute('src') }));
+    assert.equal(shown.build, 'two', `the reload runs the new build (${JSON.stringify(shown)}, ${JSON.stringify(await page.evaluate(cached))})`);
+    const newEntry = await entry();
+    assert.notEqual(newEntry, oldEntry);
+    assert.ok(existsSync(join(two, newEntry)), `the entry ${newEntry} is build two's`);
+    const caches = await page.evaluate(cached);
+    assert.equal(Object.keys(caches).filter((name) => name.startsWith('workbox-precache')).length, 1, `one precache (${Object.keys(caches).join(', ')})`);
+    const after = Object.values(caches).flat();
+    assert.ok(after.includes(newEntry), `build two's entry ${newEntry} is precached`);
+    for (const url of after) assert.ok(existsSync(join(two, url.split('?')[0])), `${url} is a file of build two (no old entry left)`);
+    assert.ok(after.length >= before.length - 1 && after.length <= before.length + 1, `as many entries as the build has (${before.length} then ${after.length})`);
+    assertNoProblems(problems, 'update');
+  } finally {
+    await close();
+    await server.close();
+    for (const dir of [one, two]) rmSync(dir, { recursive: true, force: true });
+  }
+});
