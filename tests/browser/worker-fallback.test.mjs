@@ -1,5 +1,6 @@
-// When a section's worker starts but its engine cannot load (issue 18): the self-score worker's .wasm is
-// refused to the worker alone (the page's own fetch of the same file goes through), and the section's results
+// When a section's worker starts but its engine cannot load (issue 18): the self-score worker's engine script
+// (the Emscripten module it imports; its .wasm it gets compiled from the page) is refused to the worker alone
+// (the page's own import of the same file goes through), and the section's results
 // still appear, computed on the page's thread with the core the page already has (data-ran-in="page", from
 // worker-runner.ts); the worker is not tried again for the next job.
 import assert from 'node:assert/strict';
@@ -11,12 +12,12 @@ const section = 'qkv-lesson section.self-bias';
 
 // A request the worker made names the worker's script as its referrer; the page's names the page.
 const fromWorker = (request) => /\/self-score-worker-[\w-]+\.js$/.test(request.headers().referer ?? '');
-const coreWasm = /\/assets\/qkv(-simd)?-[\w-]+\.wasm$/;
+const coreScript = /\/assets\/qkv(-simd)?-[\w-]+\.js$/;
 
-test('the self-score worker’s .wasm fails to load: the results are computed on the page’s thread, once', async () => {
+test('the self-score worker’s engine fails to load: the results are computed on the page’s thread, once', async () => {
   const { page, context, problems, requests, close } = await openPage(run.browser);
   const refused = [];
-  await context.route(coreWasm, (route) => {
+  await context.route(coreScript, (route) => {
     if (!fromWorker(route.request())) return route.continue();
     refused.push(route.request().url());
     return route.abort('failed');
@@ -26,7 +27,7 @@ test('the self-score worker’s .wasm fails to load: the results are computed on
     await waitReady(page);
     const results = page.locator(`${section}:not([data-busy]) .self-bias-results[data-shown="1 5 8"]`);
     await results.waitFor({ timeout: 60000 });
-    assert.equal(refused.length, 1, `the worker asked for its .wasm once and was refused: ${refused.join(', ')}`);
+    assert.equal(refused.length, 1, `the worker asked for its engine script once and was refused: ${refused.join(', ')}`);
     assert.ok(requests.some((url) => /\/self-score-worker-[\w-]+\.js$/.test(url)), 'a worker was started');
     assert.equal(await results.getAttribute('data-ran-in'), 'page', 'the module settings were computed on the page’s thread');
     assert.ok((await page.locator(`${section} table[data-scores="none"] tbody td`).count()) === 25, 'the 5 × 5 scores are shown');

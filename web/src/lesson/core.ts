@@ -1,65 +1,82 @@
 // Loads the WebAssembly core once per page, however many <qkv-lesson> elements there are. Two builds of the
 // same C++ exist, with the same bits: one with 128-bit SIMD (faster matmuls) and one without, for engines
-// that lack SIMD. The engine is asked which it can compile, and only that module is downloaded.
+// that lack SIMD. The engine is asked which it can compile, and only that module is downloaded, once: the
+// self-score worker gets the page's compiled module (compiledCore) and never fetches it. A load that fails
+// says what failed (CoreLoadError), and a later loadCore() (the element's Retry) tries again.
 import type { QkvCore } from './core-api';
-import { guardCore } from './core-boundary';
+import { CoreLoadError, createCore, importCoreModule, messageOf, type CoreEngine } from './core-instance';
 import { simdSupported } from './simd';
 import simdWasmUrl from '../wasm/qkv-simd.wasm?url';
 import plainWasmUrl from '../wasm/qkv.wasm?url';
 
-type ModuleFactory = (options?: EmscriptenModuleOptions) => Promise<unknown>;
+export { CoreLoadError, type CoreEngine } from './core-instance';
 
 const simd = simdSupported();
-let importing: Promise<ModuleFactory> | undefined;
-let compiling: Promise<WebAssembly.Module> | undefined;
+const fileName = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
-// The Emscripten factory of the module this engine can run. Each import is its own chunk, so the other
-// variant's script is never fetched (nor its .wasm: compileCoreWasm fetches the chosen one).
-function importCoreModule(): Promise<ModuleFactory> {
-  importing ??= (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then((imported) => imported.default);
-  return importing;
+let compiling: Promise<CoreEngine> | undefined;
+let compiled: CoreEngine | undefined;
+
+// The chosen .wasm, fetched and compiled while its script is still on its way. The request is the one the
+// built page preloads (web/preload-wasm.ts: the same URL, mode 'cors' and credentials 'same-origin', fetch's
+// defaults), so the browser hands over the preloaded response. Compiled as it streams in, which needs the
+// application/wasm media type; from a host that serves another type, compiled from the whole bytes.
+async function fetchAndCompile(): Promise<CoreEngine> {
+  if (typeof WebAssembly !== 'object') throw new CoreLoadError('This browser does not run WebAssembly, which the lesson needs to compute anything.');
+  const url = simd ? simdWasmUrl : plainWasmUrl;
+  const failed = (reason: string) => new CoreLoadError(`Could not download the lesson's engine (${fileName(url)}): ${reason}`);
+  let response: Response;
+  try {
+    response = await fetch(url);
+  } catch (error) {
+    throw failed(`the network request failed (${messageOf(error)}).`);
+  }
+  if (!response.ok) throw failed(`the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
+  try {
+    const streamable = response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm';
+    const module = await (streamable ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer()));
+    return { module, simd };
+  } catch (error) {
+    if (error instanceof WebAssembly.CompileError) {
+      throw new CoreLoadError(`The lesson's engine (${fileName(url)}) is not a WebAssembly module this browser can compile (truncated or damaged?): ${error.message}`);
+    }
+    throw failed(`the download broke off (${messageOf(error)}).`);
+  }
 }
 
-// The chosen .wasm, fetched and compiled while its script (the chunk above) is still on its way: the two
-// downloads overlap instead of following each other. Compiled as it streams in, which needs the
-// application/wasm media type; from a host that serves another type, compiled from the whole bytes.
-function compileCoreWasm(): Promise<WebAssembly.Module> {
-  const url = simd ? simdWasmUrl : plainWasmUrl;
-  compiling ??= fetch(url).then(async (response) => {
-    if (!response.ok) throw new Error(`the lesson's engine (${url}) could not be fetched: HTTP ${response.status}`);
-    const streamable = response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm';
-    return streamable ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer());
-  });
+function compileCoreWasm(): Promise<CoreEngine> {
+  compiling ??= fetchAndCompile().then(
+    (engine) => (compiled = engine),
+    (error: unknown) => {
+      compiling = undefined; // Retry fetches it again
+      throw error;
+    },
+  );
   return compiling;
 }
 
-// Both start as soon as this file runs, not when the first element asks for the core. (A failure reaches
-// createCore's caller.)
-importCoreModule().catch(() => undefined);
-compileCoreWasm().catch(() => undefined);
-
-// A new instance of the core (the page makes one; the self-score worker makes its own), every call through
-// the boundary of core-boundary.ts (well-formed strings, fresh requests, the built-ins as they were at load).
-export function createCore(): Promise<QkvCore> {
-  return new Promise<QkvCore>((resolve, reject) => {
-    importCoreModule()
-      .then((create) =>
-        create({
-          instantiateWasm(imports, receive) {
-            compileCoreWasm()
-              .then((module) => WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module)))
-              .catch(reject);
-            return {}; // instantiated asynchronously
-          },
-        }),
-      )
-      .then((module) => resolve(guardCore(module as QkvCore)), reject);
-  });
-}
+// The page's compiled module once loadCore() has succeeded: what the self-score worker is given.
+export const compiledCore = (): CoreEngine | undefined => compiled;
 
 let loading: Promise<QkvCore> | undefined;
 
+// The page's core. After a failure the next call (the element's Retry) tries again.
 export function loadCore(): Promise<QkvCore> {
-  loading ??= createCore();
+  loading ??= createCore(compileCoreWasm(), simd).catch((error: unknown) => {
+    loading = undefined;
+    throw error;
+  });
   return loading;
+}
+
+// Both downloads (the Emscripten script and the .wasm) start as soon as this file runs, not when the first
+// element connects: a course page that loads the element's script gets them in parallel with its own work.
+// (A failure reaches loadCore's caller.)
+importCoreModule(simd).catch(() => undefined);
+loadCore().catch(() => undefined);
+// The built page preloads the SIMD file (web/preload-wasm.ts). An engine without SIMD cannot use it, but
+// reads it anyway, so that no engine warns of a preload left unused: those engines (older Safari) pay one
+// download for nothing, every other gets its .wasm in parallel with the script.
+if (!simd && document.querySelector(`link[rel="preload"][href$="/${fileName(simdWasmUrl)}"]`)) {
+  fetch(simdWasmUrl).then((response) => response.arrayBuffer()).catch(() => undefined);
 }

@@ -9,6 +9,7 @@ import { answerEvent, answerStatement, challengeId, challengeStatement, type Ans
 import { renderExerciseContext, renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
+import { coreLoadError } from './core-load-error';
 import { attachProvenance, buildDiagram, openAnswered, renderDiagram, type DiagramRefs } from './diagram';
 import { h } from './dom';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
@@ -174,7 +175,16 @@ export class QkvLessonElement extends HTMLElement {
           this.fail(error, 'The lesson could not start on this page.');
         }
       },
-      (error: unknown) => this.fail(error),
+      // The engine could not load: what failed, and Retry, which connects anew (core-load-error.ts).
+      (error: unknown) => {
+        this.dataset.state = 'error';
+        root.replaceChildren(
+          coreLoadError(error, () => {
+            this.started = false;
+            this.connectedCallback();
+          }),
+        );
+      },
     );
   }
 

@@ -5,7 +5,7 @@
 // A load that fails says what failed in words (EngineUnavailable), never Emscripten's "Aborted(…)": the
 // .wasm is fetched and compiled here, as core.ts does for the page's module.
 import { simdSupported } from './simd';
-import type { ScaleCore } from './scale';
+import type { ScaleCore } from './scale-api';
 import { EngineUnavailable, messageOf } from './worker-runner';
 import scaleSimdWasmUrl from '../wasm/qkv-scale-simd.wasm?url';
 import scalePlainWasmUrl from '../wasm/qkv-scale.wasm?url';

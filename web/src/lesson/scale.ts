@@ -8,36 +8,10 @@
 // has been painted. If the section's engine cannot load, the section says so in words, with the reason as a
 // detail, and offers to try again where another attempt can succeed.
 import { h } from './dom';
-import type { ErrorView } from './core-api';
-import { loadScaleCore } from './scale-core';
+import type { ScaleResponse } from './scale-api';
 import scaleWorker from './scale-worker.ts?worker&url';
 import { trustedWorkerScript } from './trusted-types';
-import { createRunner } from './worker-runner';
-
-export interface ScaleRunView {
-  shape: string;
-  multiply_adds: string;
-  seconds: string;
-  gflops: string;
-  runs: string;
-}
-export interface ScaleResponse {
-  ok: boolean;
-  preset: string;
-  label: string;
-  input_shape: string;
-  weight_shape: string;
-  output_shape: string;
-  parameters: string;
-  run: ScaleRunView;
-  smaller: ScaleRunView;
-  linear: string;
-  summaries: { name: string; shape: string; mean: string; rms: string; min: string; max: string }[];
-  error?: ErrorView;
-}
-export interface ScaleCore {
-  scale(request: { preset: string }): ScaleResponse;
-}
+import { createRunner, EngineUnavailable, messageOf } from './worker-runner';
 
 // The buttons name the sizes in words only: their shapes and counts are the core's, shown once it has run
 // (its module is not loaded before a choice).
@@ -88,6 +62,10 @@ export interface ScaleView {
   release(): void;
 }
 
+// The section's loader, for the page's thread: a chunk of its own, not in the lesson's script (one plain import
+// expression, the form the npm package's build unwraps: vite.lib.config.ts).
+const importScaleCore = () => import('./scale-core');
+
 export function buildScale(idPrefix: string): ScaleView {
   const id = (name: string) => `${idPrefix}-scale-${name}`;
   const buttons = presets.map(([preset, label]) => h('button', { type: 'button', 'data-preset': preset }, label));
@@ -108,7 +86,14 @@ export function buildScale(idPrefix: string): ScaleView {
 
   const runner = createRunner<string, ScaleResponse>(
     () => new Worker(trustedWorkerScript(scaleWorker), { type: 'module' }),
-    (preset) => loadScaleCore().then((core) => core.scale({ preset })),
+    // On the page's thread only where no worker can start: its loader is a chunk of its own, not in the lesson's script.
+    (preset) =>
+      importScaleCore().then(
+        (imported) => imported.loadScaleCore().then((core) => core.scale({ preset })),
+        (error: unknown) => {
+          throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true);
+        },
+      ),
     { pageHasEngine: false }, // the page loads the scale module only where no worker can
   );
   const clearFailure = () => {

@@ -1,6 +1,7 @@
 // The self-score section's long calls (the experiment at up to 512 × 512, the seed searches), run by
 // worker-runner.ts in self-score-worker.ts, or on the page's thread where a worker cannot start; one job at
 // a time, Cancel stops it.
+import { compiledCore } from './core';
 import type { QkvCore, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
 import { runSelfScoreJob, type SelfScoreJob } from './self-score-jobs';
 import selfScoreWorker from './self-score-worker.ts?worker&url';
@@ -19,6 +20,7 @@ export function createSelfScoreRunner(core: QkvCore): SelfScoreRunner {
   const runner = createRunner<SelfScoreJob, SelfScoreSummaryResponse | SeedSearchResponse>(
     () => new Worker(trustedWorkerScript(selfScoreWorker), { type: 'module' }),
     (job, onProgress) => Promise.resolve(runSelfScoreJob(core, job, onProgress)),
+    { engine: compiledCore }, // the page's compiled module: the worker does not download the .wasm again
   );
   return {
     summary: (request) => runner.run({ kind: 'summary', request }) as Promise<Outcome<SelfScoreSummaryResponse>>,

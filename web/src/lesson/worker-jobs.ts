@@ -1,8 +1,9 @@
-// The worker's side of worker-runner.ts: each message is one job; progress, the response (its Float64Arrays
-// moved, not copied) or the failure goes back with the job's id. The page terminates the worker to cancel.
-// A worker whose engine (its module script or .wasm) could not load answers every job 'unavailable', not
-// 'failed': the job was never tried, and the page runs it on its own thread instead.
-import { messageOf, type JobMessage, type JobReply } from './worker-runner';
+// The worker's side of worker-runner.ts: the first message says what to load the engine from (the page's
+// compiled module, or nothing: load it here); each later message is one job; progress, the response (its
+// Float64Arrays moved, not copied) or the failure goes back with the job's id. The page terminates the worker
+// to cancel. A worker whose engine (its module script or .wasm) could not load answers every job
+// 'unavailable', not 'failed': the job was never tried, and the page runs it on its own thread instead.
+import { messageOf, type InitMessage, type JobMessage, type JobReply } from './worker-runner';
 
 // The Float64Arrays' buffers in a response, so that postMessage moves them instead of copying.
 function buffers(value: unknown, out: Transferable[] = []): Transferable[] {
@@ -12,12 +13,18 @@ function buffers(value: unknown, out: Transferable[] = []): Transferable[] {
   return out;
 }
 
-// `loading` is the worker's engine, started when the worker starts; `handle` does one job with it.
-export function serveJobs<C, J>(loading: Promise<C>, handle: (core: C, job: J, onProgress: (tried: number) => void) => unknown): void {
-  loading.catch(() => undefined); // a failure is told to the page with the first job, not as an unhandled rejection
-  self.addEventListener('message', (event: MessageEvent<JobMessage<J>>) => {
+// `load` makes the worker's engine from what the first message carries; `handle` does one job with it.
+export function serveJobs<C, J>(load: (engine: unknown) => Promise<C>, handle: (core: C, job: J, onProgress: (tried: number) => void) => unknown): void {
+  let loading: Promise<C> | undefined;
+  self.addEventListener('message', (event: MessageEvent<InitMessage | JobMessage<J>>) => {
+    if ('init' in event.data) {
+      loading ??= load(event.data.engine);
+      loading.catch(() => undefined); // a failure is told to the page with the first job, not as an unhandled rejection
+      return;
+    }
     const { id, job } = event.data;
     const reply = (message: JobReply, transfer: Transferable[] = []) => self.postMessage(message, { transfer });
+    loading ??= load(undefined);
     loading.then(
       (core) =>
         new Promise((done) => done(handle(core, job, (tried) => reply({ id, type: 'progress', tried })))).then(

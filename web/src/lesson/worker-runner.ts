@@ -26,7 +26,9 @@ export class EngineUnavailable extends Error {
   }
 }
 
-// What the page sends a worker, and what the worker answers for that job.
+// What the page sends a worker: first what it loads its engine from (`engine`: the page's compiled module, or
+// undefined: the worker fetches its own), then jobs; and what the worker answers for each job.
+export type InitMessage = { init: true; engine: unknown };
 export type JobMessage<J> = { id: number; job: J };
 // 'unavailable': the worker's engine could not load, so the job was not tried (worker-jobs.ts).
 export type JobReply =
@@ -51,10 +53,12 @@ export const messageOf = (error: unknown): string => (error instanceof Error ? e
 // `startWorker` makes the section's worker (written at the caller, so that the bundler sees its URL);
 // `inline` does the same job on the page's thread. `pageHasEngine`: a worker whose engine cannot load hands
 // its jobs to the page's thread (true), or they end 'unavailable' and the next job starts a fresh worker.
+// `engine`: what a fresh worker gets in its first message to load its engine from (the page's compiled
+// WebAssembly.Module, so that the .wasm is downloaded and compiled once per page).
 export function createRunner<J, R>(
   startWorker: () => Worker,
   inline: (job: J, onProgress: (tried: number) => void) => Promise<R>,
-  { pageHasEngine = true } = {},
+  { pageHasEngine = true, engine = (): unknown => undefined } = {},
 ): Runner<J, R> {
   type Running = { id: number; job: J; settle: (outcome: Outcome<R>) => void; onProgress?: (tried: number) => void };
   let useWorker = typeof Worker === 'function' && new URL(import.meta.url).origin === location.origin;
@@ -116,6 +120,13 @@ export function createRunner<J, R>(
       event.preventDefault();
       fallBack(fresh);
     });
+    const init = engine();
+    try {
+      fresh.postMessage({ init: true, engine: init } satisfies InitMessage);
+    } catch {
+      // A module this engine cannot post (DataCloneError): the worker fetches and compiles its own.
+      fresh.postMessage({ init: true, engine: undefined } satisfies InitMessage);
+    }
     return fresh;
   };
 

@@ -1,0 +1,54 @@
+// An instance of the WebAssembly core from a module compiled elsewhere: the page compiles the .wasm it
+// downloaded (core.ts), and the self-score worker is given that module in its first message (worker-runner.ts),
+// so it imports only the Emscripten script and never downloads the .wasm. Every call goes through the
+// boundary of core-boundary.ts (well-formed strings, fresh requests, the built-ins as they were at load).
+import type { QkvCore } from './core-api';
+import { guardCore } from './core-boundary';
+
+type ModuleFactory = (options?: EmscriptenModuleOptions) => Promise<unknown>;
+
+// A compiled core module and which build it is (SIMD or not), so that the matching Emscripten script is used.
+export interface CoreEngine {
+  module: WebAssembly.Module;
+  simd: boolean;
+}
+
+// A core that could not load, in words that name the file and the reason (shown by core-load-error.ts).
+export class CoreLoadError extends Error {}
+
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+let importing: Promise<ModuleFactory> | undefined;
+
+// The Emscripten factory of the chosen build. Each import is its own chunk, so the other variant's script is
+// never fetched. One import expression per variant, then one .then: the form the npm package's build unwraps
+// (vite.lib.config.ts).
+export function importCoreModule(simd: boolean): Promise<ModuleFactory> {
+  importing ??= (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then(
+    (imported) => imported.default,
+    (error: unknown) => {
+      importing = undefined; // Retry imports it again
+      throw new CoreLoadError(`Could not load the lesson's engine script: ${messageOf(error)}`);
+    },
+  );
+  return importing;
+}
+
+// A new instance from `engine` (a promise: the page's download may still be under way).
+export function createCore(engine: Promise<CoreEngine>, simd: boolean): Promise<QkvCore> {
+  engine.catch(() => undefined); // its failure is reported below, or the script's is, not as an unhandled rejection
+  return new Promise<QkvCore>((resolve, reject) => {
+    importCoreModule(simd)
+      .then((create) =>
+        create({
+          instantiateWasm(imports, receive) {
+            engine
+              .then(({ module }) => WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module)))
+              .catch((error: unknown) => reject(error instanceof CoreLoadError ? error : new CoreLoadError(`The lesson's engine could not start: ${messageOf(error)}`)));
+            return {}; // instantiated asynchronously
+          },
+        }),
+      )
+      .then((instance) => resolve(guardCore(instance as QkvCore)), reject);
+  });
+}
