@@ -27,9 +27,9 @@ async function compileScaleWasm(): Promise<WebAssembly.Module> {
   try {
     response = await fetch(url);
   } catch (error) {
-    throw new EngineUnavailable(`its .wasm (${fileName(url)}) could not be fetched: ${messageOf(error)}`);
+    throw new EngineUnavailable(`its .wasm (${fileName(url)}) could not be downloaded: the network request failed (${messageOf(error)})`, false, true);
   }
-  if (!response.ok) throw new EngineUnavailable(`its .wasm (${fileName(url)}) could not be fetched: HTTP ${response.status}`);
+  if (!response.ok) throw new EngineUnavailable(`its .wasm (${fileName(url)}) could not be downloaded: the server answered HTTP ${response.status}`);
   try {
     const streamable = response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm';
     return await (streamable ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer()));
@@ -43,7 +43,7 @@ async function instantiate(): Promise<ScaleCore> {
   importing ??= (simd ? import('../wasm/qkv-scale-simd.mjs') : import('../wasm/qkv-scale.mjs')).then((imported) => imported.default);
   const [create, compiled] = await Promise.all([
     importing.catch((error: unknown) => {
-      throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true);
+      throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true, true);
     }),
     compileScaleWasm(),
   ]);

@@ -91,7 +91,7 @@ export function buildScale(idPrefix: string): ScaleView {
       importScaleCore().then(
         (imported) => imported.loadScaleCore().then((core) => core.scale({ preset })),
         (error: unknown) => {
-          throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true);
+          throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true, true);
         },
       ),
     { pageHasEngine: false }, // the page loads the scale module only where no worker can
@@ -110,8 +110,11 @@ export function buildScale(idPrefix: string): ScaleView {
   };
   // What another attempt can do: a fresh worker imports the module and fetches its .wasm anew; on the page's
   // thread the .wasm is fetched anew, but a module script that failed to import stays failed until a reload.
-  const showUnavailable = (preset: string, message: string | undefined, reloadNeeded: boolean) => {
-    status.textContent = 'The engine of this section could not load, so nothing was computed.';
+  const showUnavailable = (preset: string, message: string | undefined, reloadNeeded: boolean, network: boolean) => {
+    // The section's engine is downloaded only when a preset runs: without the network, say so plainly.
+    status.textContent = network
+      ? 'Running a preset needs the network: this section’s engine could not be downloaded, so nothing was computed.'
+      : 'The engine of this section could not load, so nothing was computed.';
     const reason = h('p', { class: 'scale-reason' }, `Reason: ${message ?? 'unknown'}`);
     if (reloadNeeded) {
       failure.replaceChildren(reason, h('p', {}, 'This page cannot load it again: reload the page to try again.'));
@@ -131,7 +134,7 @@ export function buildScale(idPrefix: string): ScaleView {
     if (outcome.done) return show(outcome.response);
     if (outcome.reason === 'superseded') return; // a newer choice is running
     section.removeAttribute('data-busy');
-    if (outcome.reason === 'unavailable') return showUnavailable(preset, outcome.message, outcome.reloadNeeded === true);
+    if (outcome.reason === 'unavailable') return showUnavailable(preset, outcome.message, outcome.reloadNeeded === true, outcome.network === true);
     status.textContent = `The computation could not run: ${outcome.message ?? outcome.reason}`;
   };
   for (const button of buttons) button.addEventListener('click', () => run(button.dataset.preset!));

@@ -3,7 +3,7 @@
 // Float64Arrays moved, not copied) or the failure goes back with the job's id. The page terminates the worker
 // to cancel. A worker whose engine (its module script or .wasm) could not load answers every job
 // 'unavailable', not 'failed': the job was never tried, and the page runs it on its own thread instead.
-import { messageOf, type InitMessage, type JobMessage, type JobReply } from './worker-runner';
+import { EngineUnavailable, messageOf, type InitMessage, type JobMessage, type JobReply } from './worker-runner';
 
 // The Float64Arrays' buffers in a response, so that postMessage moves them instead of copying.
 function buffers(value: unknown, out: Transferable[] = []): Transferable[] {
@@ -31,7 +31,7 @@ export function serveJobs<C, J>(load: (engine: unknown) => Promise<C>, handle: (
           (response) => reply({ id, type: 'done', response }, buffers(response)),
           (error: unknown) => reply({ id, type: 'failed', message: messageOf(error) }),
         ),
-      (error: unknown) => reply({ id, type: 'unavailable', message: messageOf(error) }),
+      (error: unknown) => reply({ id, type: 'unavailable', message: messageOf(error), network: error instanceof EngineUnavailable && error.network }),
     );
   });
 }

@@ -13,14 +13,15 @@
 // again, as a module script that failed to import stays failed in that document).
 export type Outcome<T> =
   | { done: true; response: T }
-  | { done: false; reason: 'cancelled' | 'superseded' | 'failed' | 'unavailable'; message?: string; reloadNeeded?: boolean };
+  | { done: false; reason: 'cancelled' | 'superseded' | 'failed' | 'unavailable'; message?: string; reloadNeeded?: boolean; network?: boolean };
 
 // Thrown by a section's engine loader (scale-core.ts) when the engine cannot load; the runner reports it as
-// the outcome 'unavailable' rather than 'failed'.
+// the outcome 'unavailable' rather than 'failed'. `network`: a download failed (offline, say).
 export class EngineUnavailable extends Error {
   constructor(
     message: string,
     readonly reloadNeeded = false,
+    readonly network = false,
   ) {
     super(message);
   }
@@ -35,7 +36,7 @@ export type JobReply =
   | { id: number; type: 'progress'; tried: number }
   | { id: number; type: 'done'; response: unknown }
   | { id: number; type: 'failed'; message: string }
-  | { id: number; type: 'unavailable'; message: string };
+  | { id: number; type: 'unavailable'; message: string; network?: boolean };
 
 export interface Runner<J, R> {
   run(job: J, onProgress?: (tried: number) => void): Promise<Outcome<R>>;
@@ -84,7 +85,7 @@ export function createRunner<J, R>(
           running === job &&
           finish(
             error instanceof EngineUnavailable
-              ? { done: false, reason: 'unavailable', message: error.message, reloadNeeded: error.reloadNeeded }
+              ? { done: false, reason: 'unavailable', message: error.message, reloadNeeded: error.reloadNeeded, network: error.network }
               : { done: false, reason: 'failed', message: messageOf(error) },
           ),
       );
@@ -110,7 +111,7 @@ export function createRunner<J, R>(
       else if (reply.type === 'unavailable') {
         fresh.terminate(); // the next job starts a fresh worker, which loads the engine anew
         worker = undefined;
-        finish({ done: false, reason: 'unavailable', message: reply.message });
+        finish({ done: false, reason: 'unavailable', message: reply.message, network: reply.network });
       }
       else if (reply.type === 'failed') finish({ done: false, reason: 'failed', message: reply.message });
       else finish({ done: true, response: reply.response as R });
