@@ -1,13 +1,15 @@
 // Offline after one visit (issue 19, item 5): the service worker (web/pwa.ts) precaches the build, so a reload
 // without the network shows the working lesson on the standalone page and in embed.html, and the scale
 // section, whose module loads only when a preset is chosen, runs too. A new build replaces the precache: after
-// the update the page runs the new build's files, and the old build's entries are gone.
+// the update the page runs the new build's files, and the old build's entries are gone. Opened from disk
+// (file://), index.html says how to serve it.
 // Only this file lets the service worker run (openPage's serviceWorkers: 'allow'). Offline means both the
 // context's network switched off and the server closed.
 import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
 import {
@@ -91,6 +93,7 @@ test('after one visit, the standalone page, embed.html and the scale section wor
     }
     assert.ok(!precache.some((url) => /host-example|qkv-embed-host|qkv-lesson\.js/.test(url)), 'nothing of the course-host example or the element’s stable entry');
     assert.ok(!requests.some((url) => url.includes('qkv-scale')), 'the page itself has not loaded the scale module');
+    assert.ok(await page.locator('.from-disk').isHidden(), 'served, the page does not show the note for a page opened from disk');
 
     await context.setOffline(true);
     await server.close();
@@ -165,11 +168,12 @@ test('a new build at the same address replaces the precache: the page runs the n
       return !urls.includes(oldEntry);
     }, oldEntry, { timeout: 60000, polling: 100 });
 
-    await reload();
+    const response = await reload();
     await waitReady(page);
     await waitLaidOut(page);
+    const how = { fromServiceWorker: response?.fromServiceWorker(), status: response?.status(), timing: await page.evaluate(() => JSON.stringify(performance.getEntriesByType('navigation')[0])) };
     const shown = await page.evaluate(() => ({ build: document.documentElement.dataset.build, entry: document.querySelector('script[type="module"]').getAttribute('src') }));
-    assert.equal(shown.build, 'two', `the reload runs the new build (${JSON.stringify(shown)}, ${JSON.stringify(await page.evaluate(cached))})`);
+    assert.equal(shown.build, 'two', `the reload runs the new build (${JSON.stringify(shown)}, ${JSON.stringify(how)}, ${JSON.stringify(await page.evaluate(cached))})`);
     const newEntry = await entry();
     assert.notEqual(newEntry, oldEntry);
     assert.ok(existsSync(join(two, newEntry)), `the entry ${newEntry} is build two's`);
@@ -184,5 +188,19 @@ test('a new build at the same address replaces the precache: the page runs the n
     await close();
     await server.close();
     for (const dir of [one, two]) rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('opened from disk (file://), index.html says to serve it with npm start', async () => {
+  const page = await browser.newPage();
+  try {
+    await page.goto(pathToFileURL(join(dist, 'index.html')).href);
+    const note = page.locator('header .from-disk');
+    await note.waitFor({ state: 'visible', timeout: 15000 });
+    const text = await note.innerText();
+    assert.match(text, /^This page was opened from a file, and browsers run the lesson’s modules and WebAssembly only from a web server\./);
+    assert.match(text, /run npm start and open the address it prints/);
+  } finally {
+    await page.close();
   }
 });
