@@ -1,3 +1,2 @@
-// Opened from disk (file://), browsers refuse the lesson's module script or its WebAssembly: this classic
-// script, which they do run from a file, shows index.html's note on how to serve the page instead.
+// Shows index.html's note on serving the page when it was opened from a file (a classic script runs there).
 if (location.protocol === 'file:') document.querySelector('.from-disk')?.removeAttribute('hidden');
