@@ -410,7 +410,11 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgres
                    "kind must be \"none\" or \"tied\", got \"" + shortened(typed.kind) + "\"", "kind"});
   search.kind = *kind;
   std::int64_t start = 0;
-  if (!typed.after.empty()) {
+  if (!typed.start.empty()) {
+    auto first = read_setting(typed.start, "start", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
+    if (!first) return refuse(first.error());
+    start = *first;
+  } else if (!typed.after.empty()) {
     auto after = read_setting(typed.after, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
     if (!after) return refuse(after.error());
     start = (*after + 1) % (NumpyLegacyRandom::kMaxSeed + 1);
@@ -518,23 +522,31 @@ ProjectionResponse projection_response(const ProjectionEvidence& evidence) {
 ProjectionResponse evidence(const EvidenceRequest& typed) {
   ProjectionResponse out;
   out.ok = false;
-  const auto tensor = [&](const TensorData& data, const char* field) -> std::optional<Tensor> {
-    auto made = Tensor::from_values(data.shape, data.values);
+  // Validation order: input, query_weight, key_weight, value_weight, then the upstreams' query, key, value;
+  // the first absent or malformed tensor is the error.
+  const auto tensor = [&](const std::optional<TensorData>& data, const char* path,
+                          const char* field) -> std::optional<Tensor> {
+    if (out.error) return std::nullopt;
+    if (!data) {
+      out.error = error_view({ErrorKind::Arguments, std::string("request.") + path + " is missing", field});
+      return std::nullopt;
+    }
+    auto made = Tensor::from_values(data->shape, data->values);
     if (!made) {
-      if (!out.error) out.error = error_view(lesson_error(made.error(), field));
+      out.error = error_view(lesson_error(made.error(), field));
       return std::nullopt;
     }
     return std::move(*made);
   };
-  auto input = tensor(typed.input, "input");
-  auto query = tensor(typed.query_weight, "query_weight");
-  auto key = tensor(typed.key_weight, "key_weight");
-  auto value = tensor(typed.value_weight, "value_weight");
+  auto input = tensor(typed.input, "input", "input");
+  auto query = tensor(typed.query_weight, "query_weight", "query_weight");
+  auto key = tensor(typed.key_weight, "key_weight", "key_weight");
+  auto value = tensor(typed.value_weight, "value_weight", "value_weight");
   ProjectionRequest request;
   if (typed.upstream) {
-    auto uq = tensor(typed.upstream->query, "query_upstream");
-    auto uk = tensor(typed.upstream->key, "key_upstream");
-    auto uv = tensor(typed.upstream->value, "value_upstream");
+    auto uq = tensor(typed.upstream->query, "upstream.query", "query_upstream");
+    auto uk = tensor(typed.upstream->key, "upstream.key", "key_upstream");
+    auto uv = tensor(typed.upstream->value, "upstream.value", "value_upstream");
     if (uq && uk && uv) request.upstream = Upstreams{std::move(*uq), std::move(*uk), std::move(*uv)};
   }
   if (out.error) return out;

@@ -212,6 +212,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& request);
 struct SeedSearchRequest {
   std::string kind = "none";  // "none" or "tied"
   std::string after, count = "1000", tokens = "5", dim = "8";
+  std::string start;  // the first seed tried (the command line's --start); when given, `after` is not read
 };
 struct SeedSearchResponse {
   bool ok = false;
@@ -307,11 +308,12 @@ struct ProjectionResponse {
 };
 ProjectionResponse projection_response(const ProjectionEvidence& evidence);
 
+// Every tensor is required: an absent one is refused by name (optional only so that a reader can tell).
 struct UpstreamData {
-  TensorData query, key, value;
+  std::optional<TensorData> query, key, value;
 };
 struct EvidenceRequest {
-  TensorData input, query_weight, key_weight, value_weight;
+  std::optional<TensorData> input, query_weight, key_weight, value_weight;
   std::optional<UpstreamData> upstream;  // absent: forward only
 };
 // compute_projection_evidence for any request, as `qkv-lesson evidence` computes it.
@@ -380,7 +382,7 @@ template <class V> void describe(V& v, const ProvenanceResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(target); QKV_FIELD(sources); QKV_FIELD(expression); QKV_FIELD(description); QKV_FIELD(error);
 }
 template <class V> void describe(V& v, const SeedSearchRequest& t) {
-  QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim);
+  QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(start);
 }
 template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); }
 template <class V> void describe(V& v, const FixtureResponse& t) { QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); }

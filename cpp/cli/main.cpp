@@ -22,6 +22,7 @@
 
 #include "bench/core_bench.hpp"
 #include "chapter26/chapter26.hpp"
+#include "cli/field_lists.hpp"
 #include "cli/request.hpp"
 #include "selfscore/numpy_random.hpp"
 #include "selfscore/self_bias.hpp"
@@ -30,30 +31,35 @@
 
 namespace {
 
-using nlohmann::json;
+using qkv::cli::ordered_json;
+using qkv::ErrorKind;
+using qkv::LessonError;
 using qkv::Result;
-using qkv::Tensor;
-using qkv::cli::CliError;
+using qkv::cli::dump_line;
 
 constexpr int kBadInput = 2;
 
 // Everything the tool prints on stdout goes through here; whether it all arrived is checked once, at exit.
 void emit(const std::string& text) { std::cout << text; }
 
-int report_error(const CliError& error) {
-  emit(qkv::cli::dump_line(qkv::cli::error_json(error)));
+int report_error(const LessonError& error) {
+  emit(dump_line(qkv::cli::error_json(error)));
   return kBadInput;
 }
 
-int report_error(const qkv::LessonError& error) { return report_error(qkv::cli::cli_error(error)); }
+// A described response (api/lesson_api.hpp), as cli::response_json() writes it: status 2 when it refuses.
+template <class Response>
+int print_response(const Response& response) {
+  emit(dump_line(qkv::cli::response_json(response)));
+  return response.error ? kBadInput : 0;
+}
 
 int run_evidence(const std::string& path) {
   auto text = qkv::cli::read_request(path);
   if (!text) return report_error(text.error());
-  auto out = qkv::cli::evidence_from_text(*text);
-  if (!out) return report_error(out.error());
-  emit(qkv::cli::dump_line(*out));
-  return 0;
+  const ordered_json out = qkv::cli::evidence_from_text(*text);
+  emit(dump_line(out));
+  return out.contains("error") ? kBadInput : 0;
 }
 
 // Validation order: the library's widths and element cap (zero widths and oversized shapes get its
@@ -64,7 +70,7 @@ int run_init(std::uint64_t seed, std::uint64_t model_width, std::uint64_t head_w
     const double cost = qkv::init_cost(static_cast<double>(model_width), static_cast<double>(head_width));
     if (cost > qkv::kMaxInitOperations) {
       return report_error(
-          CliError{"budget", qkv::BudgetError{"initialization", cost, qkv::kMaxInitOperations,
+          LessonError{ErrorKind::Budget, qkv::BudgetError{"initialization", cost, qkv::kMaxInitOperations,
                                               "three weights of " + std::to_string(model_width) + " x " +
                                                   std::to_string(head_width)}
                                  .message()});
@@ -73,14 +79,14 @@ int run_init(std::uint64_t seed, std::uint64_t model_width, std::uint64_t head_w
   qkv::SplitMix64 rng(seed);
   auto layer = qkv::QkvProjections::create(prefix, model_width, head_width, rng);
   if (!layer) return report_error(qkv::lesson_error(layer.error()));
-  json parameters = json::array();
+  ordered_json parameters = ordered_json::array();
   for (const qkv::NamedParameter& parameter : layer->parameters()) {
     parameters.push_back({{"name", parameter.name()},
                           {"shape", parameter.shape()},
                           {"values", parameter.value().value().values()}});
   }
-  emit(qkv::cli::dump_line(
-      json{{"parameters", parameters}, {"generator_state", qkv::format_hex64(rng.state())}}));
+  emit(dump_line(
+      ordered_json{{"parameters", parameters}, {"generator_state", qkv::format_hex64(rng.state())}}));
   return 0;
 }
 
@@ -106,27 +112,27 @@ std::optional<std::uint64_t> decimal_digits(const std::string& digits) {
 
 // 0 to 2^64 - 1 (SplitMix64 seeds and widths). "-0" is 0, as in parse_i64 (the numpy seeds) and as
 // Python's int("-0") that numpy's seed() receives: every integer option reads the same text the same way.
-Result<std::uint64_t, CliError> parse_u64(const std::string& option, const std::string& text) {
+Result<std::uint64_t, LessonError> parse_u64(const std::string& option, const std::string& text) {
   const bool negative = !text.empty() && text[0] == '-';
   const std::optional<std::uint64_t> value = decimal_digits(negative ? text.substr(1) : text);
   if (value && (!negative || *value == 0)) return *value;
   return qkv::fail(
-      CliError{"arguments", option + " must be an integer from 0 to 18446744073709551615, got " + text});
+      LessonError{ErrorKind::Arguments, option + " must be an integer from 0 to 18446744073709551615, got " + text});
 }
 
 // An optional '-' then decimal digits, within int64_t. Ranges are the library's business: "-1" parses
 // here and comes back from the library with its own message.
-Result<std::int64_t, CliError> parse_i64(const std::string& option, const std::string& text) {
+Result<std::int64_t, LessonError> parse_i64(const std::string& option, const std::string& text) {
   const bool negative = !text.empty() && text[0] == '-';
   const std::string digits = negative ? text.substr(1) : text;
   if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos) {
-    return qkv::fail(CliError{"arguments", option + " must be an integer, got " + text});
+    return qkv::fail(LessonError{ErrorKind::Arguments, option + " must be an integer, got " + text});
   }
   const std::optional<std::uint64_t> magnitude = decimal_digits(digits);
   const std::uint64_t limit = negative ? 9223372036854775808u : 9223372036854775807u;
   if (!magnitude || *magnitude > limit) {
-    return qkv::fail(CliError{
-        "arguments",
+    return qkv::fail(LessonError{
+        ErrorKind::Arguments,
         option + " must be an integer from -9223372036854775808 to 9223372036854775807, got " + text});
   }
   if (!negative) return static_cast<std::int64_t>(*magnitude);
@@ -138,21 +144,18 @@ constexpr std::int64_t kMaxRandnExtent = 100000;
 constexpr std::int64_t kMaxRandnDraws = 10000000;
 
 // --rows or --cols: a whole number in [1, kMaxRandnExtent].
-Result<std::int64_t, CliError> parse_extent(const std::string& option, const std::string& text) {
+Result<std::int64_t, LessonError> parse_extent(const std::string& option, const std::string& text) {
   auto value = parse_i64(option, text);
   if (!value) return value;
   if (*value < 1 || *value > kMaxRandnExtent) {
-    return qkv::fail(CliError{
-        "arguments", option + " must be between 1 and " + std::to_string(kMaxRandnExtent) + ", got " + text});
+    return qkv::fail(LessonError{
+        ErrorKind::Arguments, option + " must be between 1 and " + std::to_string(kMaxRandnExtent) + ", got " + text});
   }
   return value;
 }
 
-CliError random_error(const qkv::RandomError& error) { return {"random", error.message()}; }
-CliError self_bias_error(const qkv::SelfBiasError& error) {
-  const bool budget = error.kind == qkv::SelfBiasErrorKind::SearchOverBudget;
-  return {budget ? "budget" : "self_bias", error.message()};
-}
+// numpy's seed range, in the kind the API's randn() gives it.
+LessonError random_error(const qkv::RandomError& error) { return {ErrorKind::SelfScore, error.message()}; }
 
 // `np.random.seed(seed); np.random.randn(rows, cols)`: one line per row, draws as %.17g (enough digits
 // to read back the exact double) separated by single spaces.
@@ -167,7 +170,7 @@ int run_randn(const std::string& seed_text, const std::string& rows_text, const 
   auto cols = parse_extent("--cols", cols_text);
   if (!cols) return report_error(cols.error());
   if (*rows * *cols > kMaxRandnDraws) {  // both at most 10^5, so the product fits
-    return report_error(CliError{"arguments", "--rows times --cols must be at most " +
+    return report_error(LessonError{ErrorKind::Arguments, "--rows times --cols must be at most " +
                                                   std::to_string(kMaxRandnDraws) + ", got " + rows_text +
                                                   " * " + cols_text});
   }
@@ -190,82 +193,18 @@ int run_randn(const std::string& seed_text, const std::string& rows_text, const 
   return 0;
 }
 
-// Ordered, so the document reads in the order the experiment runs.
-using ordered_json = nlohmann::ordered_json;
-
-// scores [n, n] as n rows, plus where each row peaks.
-ordered_json summary_json(const qkv::ScoreSummary& summary, std::size_t n) {
-  ordered_json rows = ordered_json::array();
-  for (std::size_t i = 0; i < n; ++i) {
-    const auto first = summary.scores.begin() + static_cast<std::ptrdiff_t>(i * n);
-    rows.push_back(std::vector<double>(first, first + static_cast<std::ptrdiff_t>(n)));
-  }
-  return {{"scores", rows},
-          {"argmax", summary.argmax},
-          {"diagonal_rows", summary.diagonal_rows},
-          {"guaranteed_rows", summary.guaranteed_rows}};
-}
-
-// Validation order: seed, tokens, dim (each parsed, then range-checked by the library in that order).
-int run_self_bias_json(const std::string& seed_text, const std::string& tokens_text,
-                       const std::string& dim_text) {
-  auto seed = parse_i64("--seed", seed_text);
-  if (!seed) return report_error(seed.error());
-  auto tokens = parse_i64("--tokens", tokens_text);
-  if (!tokens) return report_error(tokens.error());
-  auto dim = parse_i64("--dim", dim_text);
-  if (!dim) return report_error(dim.error());
-  auto result = qkv::run_self_bias({*seed, *tokens, *dim});
-  if (!result) return report_error(self_bias_error(result.error()));
-  const qkv::SelfBiasResult& r = *result;
-  const ordered_json out{{"seed", *seed},
-                         {"tokens", r.tokens},
-                         {"dim", r.dim},
-                         {"norms", r.norms},
-                         {"projected_norms", r.projected_norms},
-                         {"none", summary_json(r.none, r.tokens)},
-                         {"separate", summary_json(r.separate, r.tokens)},
-                         {"tied", summary_json(r.tied, r.tokens)}};
-  emit(qkv::cli::dump_line(out));
-  return 0;
-}
-
-struct SearchText {
-  std::string kind;
-  std::string start;
-  std::string count = "1000";
-  std::string tokens = "5";
-  std::string dim = "8";
-};
-
-// Validation order: kind, then the library's start, count, tokens, dim (each parsed first).
-int run_find_off_diagonal(const SearchText& text) {
-  qkv::CounterexampleSearch search;
-  const std::optional<qkv::ScoreKind> kind = qkv::search_kind_named(text.kind);
-  if (!kind) return report_error(CliError{"arguments", "--kind must be none or tied, got " + text.kind});
-  search.kind = *kind;
-  const std::pair<const char*, const std::string*> fields[] = {
-      {"--start", &text.start}, {"--count", &text.count}, {"--tokens", &text.tokens}, {"--dim", &text.dim}};
-  std::int64_t* const targets[] = {&search.start_seed, &search.max_seeds, &search.tokens, &search.dim};
-  for (std::size_t i = 0; i < 4; ++i) {
-    auto value = parse_i64(fields[i].first, *fields[i].second);
-    if (!value) return report_error(value.error());
-    *targets[i] = *value;
-  }
-  auto found = qkv::find_off_diagonal_seed(search);
-  if (!found) return report_error(self_bias_error(found.error()));
-  ordered_json out{{"seed", nullptr}};
-  if (*found) {
-    const qkv::Counterexample& c = **found;
-    out = {{"seed", c.seed}, {"row", c.row}, {"argmax", c.argmax}};
-  }
-  emit(qkv::cli::dump_line(out));
+// The experiment as api::self_score() gives the page's tests (SelfScoreView, without {ok, result}): the
+// settings are read as typed, by the API, as the page's are.
+int run_self_score(const qkv::api::SelfScoreRequest& request) {
+  const qkv::api::SelfScoreResponse response = qkv::api::self_score(request);
+  if (response.error) return print_response(response);
+  emit(dump_line(qkv::cli::to_json(*response.result)));
   return 0;
 }
 
 // ---- bench: `qkv-lesson bench --batch B --tokens T --model-width D --head-width H [--repeat N]`
 // ------------- Times the layer's forward and backward on seeded data; prints
-// {"median_seconds","gflops","peak_bytes"}. Kept in one block (its own parser, dispatched first in run()) so
+// api::BenchResponse {median_seconds, gflops, peak_bytes, minimum_bytes}. Kept in one block (its own parser, dispatched first in run()) so
 // it stays apart from the lesson commands.
 int run_bench(int argc, char** argv) {
   CLI::App app{"qkv-lesson bench: the Q/K/V layer's forward and backward, timed, with peak heap bytes"};
@@ -278,7 +217,7 @@ int run_bench(int argc, char** argv) {
   } catch (const CLI::CallForHelp& help) {
     return app.exit(help);
   } catch (const CLI::ParseError& error) {
-    return report_error(CliError{"arguments", error.what()});
+    return report_error(LessonError{ErrorKind::Arguments, error.what()});
   }
   std::uint64_t values[5];
   for (int i = 0; i < 5; ++i) {
@@ -286,17 +225,7 @@ int run_bench(int argc, char** argv) {
     if (!value) return report_error(value.error());
     values[i] = *value;
   }
-  auto result = qkv::run_qkv_bench({values[0], values[1], values[2], values[3], values[4]});
-  if (!result) {
-    const bool budget = result.error().kind == qkv::BenchErrorKind::Budget;
-    return report_error(CliError{budget ? "budget" : "bench", result.error().message()});
-  }
-  std::cout << json{{"median_seconds", result->median_seconds},
-                    {"gflops", result->gflops},
-                    {"peak_bytes", result->peak_bytes}}
-                   .dump()
-            << "\n";
-  return 0;
+  return print_response(qkv::api::bench({values[0], values[1], values[2], values[3], values[4]}));
 }
 
 int run(int argc, char** argv) {
@@ -327,19 +256,23 @@ int run(int argc, char** argv) {
   randn->add_option("--cols", cols, "C, 1 to 100000 (R * C at most 10000000)")->required();
 
   CLI::App* self_bias = app.add_subcommand("self-bias", "X X^T, (X Wq)(X Wk)^T and (X Wq)(X Wq)^T, as JSON");
-  std::string bias_seed, tokens, dim;
-  self_bias->add_option("--seed", bias_seed, "numpy seed, 0 to 4294967295")->required();
-  self_bias->add_option("--tokens", tokens, "n, 1 to 512")->required();
-  self_bias->add_option("--dim", dim, "d, 1 to 512")->required();
+  // Options straight into the API's requests, as text: the API reads the numbers, as it does the page's.
+  qkv::api::SelfScoreRequest settings;
+  self_bias->add_option("--seed", settings.seed, "numpy seed, 0 to 4294967295")->required();
+  self_bias->add_option("--tokens", settings.tokens, "n, 1 to 512")->required();
+  self_bias->add_option("--dim", settings.dim, "d, 1 to 512")->required();
 
   CLI::App* find =
       app.add_subcommand("find-off-diagonal", "the first seed where a row peaks off the diagonal");
-  SearchText search;
+  qkv::api::SeedSearchRequest search;
   find->add_option("--kind", search.kind, "none (Q = K = X) or tied (Q = K = X Wq)")->required();
   find->add_option("--start", search.start, "first seed tried")->required();
   find->add_option("--count", search.count, "seeds tried at most, 1 to 1000000")->capture_default_str();
   find->add_option("--tokens", search.tokens, "n, 1 to 512")->capture_default_str();
   find->add_option("--dim", search.dim, "d, 1 to 512")->capture_default_str();
+
+  CLI::App* fields = app.add_subcommand(
+      "fields", "every request and response type's field list, as both front ends convert them, as JSON");
 
   // The first word names the command: CLI11 would say only "A subcommand is required" for a misspelt one.
   std::string names;
@@ -351,7 +284,7 @@ int run(int argc, char** argv) {
   names += "bench";
   const std::string first = argc > 1 ? argv[1] : "";
   if (!known && first != "-h" && first != "--help" && first != "--help-all") {
-    return report_error(CliError{"arguments", (argc > 1 ? "unknown subcommand \"" + first + "\"; expected"
+    return report_error(LessonError{ErrorKind::Arguments, (argc > 1 ? "unknown subcommand \"" + first + "\"; expected"
                                                         : std::string("a subcommand is required:")) +
                                                   " one of " + names});
   }
@@ -360,7 +293,11 @@ int run(int argc, char** argv) {
   } catch (const CLI::CallForHelp& help) {
     return app.exit(help);
   } catch (const CLI::ParseError& error) {
-    return report_error(CliError{"arguments", error.what()});
+    return report_error(LessonError{ErrorKind::Arguments, error.what()});
+  }
+  if (*fields) {
+    emit(dump_line(qkv::cli::field_lists()));
+    return 0;
   }
   if (*report) return run_chapter(false);
   if (*trace) return run_chapter(true);
@@ -374,19 +311,24 @@ int run(int argc, char** argv) {
     return run_init(*parsed_seed, *parsed_model, *parsed_head, prefix);
   }
   if (*randn) return run_randn(randn_seed, rows, cols);
-  if (*self_bias) return run_self_bias_json(bias_seed, tokens, dim);
-  if (*find) return run_find_off_diagonal(search);
+  if (*self_bias) return run_self_score(settings);
+  if (*find) return print_response(qkv::api::find_seed(search));
   return run_evidence(input_path);
 }
 
 // The last resort for an exception that escapes where it cannot be caught: nlohmann's destructors free
 // deep documents with a heap-allocated stack, so running out of memory there terminates. Report it in the
 // promised form; _exit, because the half-written buffers must not be flushed after it.
+// The lines the last resorts print, written at start (through error_json, the kinds from kind_name()):
+// neither a terminate handler out of memory nor a signal handler may allocate.
+const LessonError kOutOfMemory{ErrorKind::Allocation, "not enough memory for the requested sizes"};
+std::string g_allocation_line, g_internal_line, g_sigint_line, g_sigterm_line;
+
+void write_line(const std::string& line) {
+  [[maybe_unused]] const ssize_t written = ::write(STDOUT_FILENO, line.data(), line.size());
+}
+
 [[noreturn]] void on_terminate() {
-  static const char allocation[] =
-      "{\"error\":{\"kind\":\"allocation\",\"message\":\"not enough memory for the requested sizes\"}}\n";
-  static const char internal[] =
-      "{\"error\":{\"kind\":\"internal\",\"message\":\"the tool stopped on an unexpected error\"}}\n";
   bool out_of_memory = false;
   if (const std::exception_ptr current = std::current_exception()) {
     try {
@@ -396,9 +338,7 @@ int run(int argc, char** argv) {
     } catch (...) {
     }
   }
-  const char* text = out_of_memory ? allocation : internal;
-  const std::size_t size = out_of_memory ? sizeof allocation - 1 : sizeof internal - 1;
-  [[maybe_unused]] const ssize_t written = ::write(STDOUT_FILENO, text, size);
+  write_line(out_of_memory ? g_allocation_line : g_internal_line);
   ::_exit(kBadInput);
 }
 
@@ -406,11 +346,7 @@ int run(int argc, char** argv) {
 // "interrupted" and status 2. Only async-signal-safe calls: one write() of a fixed line, then _exit (what
 // is still buffered is dropped, so the line follows only what had already reached stdout).
 extern "C" void on_stop_signal(int signal) {
-  static const char interrupt[] = "{\"error\":{\"kind\":\"interrupted\",\"message\":\"stopped by SIGINT\"}}\n";
-  static const char terminate[] = "{\"error\":{\"kind\":\"interrupted\",\"message\":\"stopped by SIGTERM\"}}\n";
-  const bool by_interrupt = signal == SIGINT;
-  [[maybe_unused]] const ssize_t written = ::write(STDOUT_FILENO, by_interrupt ? interrupt : terminate,
-                                                   (by_interrupt ? sizeof interrupt : sizeof terminate) - 1);
+  write_line(signal == SIGINT ? g_sigint_line : g_sigterm_line);
   ::_exit(kBadInput);
 }
 
@@ -419,13 +355,19 @@ int finish(int status) {
   std::cout.flush();
   const bool failed = !std::cout || std::fflush(stdout) != 0 || std::ferror(stdout);
   if (!failed) return status;
-  std::cerr << qkv::cli::dump_line(qkv::cli::error_json({"io", "cannot write to standard output"}));
+  std::cerr << dump_line(qkv::cli::error_json(LessonError{ErrorKind::Io, "cannot write to standard output"}));
   return kBadInput;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  g_allocation_line = dump_line(qkv::cli::error_json(kOutOfMemory));
+  g_internal_line =
+      dump_line(qkv::cli::error_json(LessonError{ErrorKind::Internal, "the tool stopped on an unexpected error"}));
+  // The tool's one kind of its own: no call of the API can be stopped by a signal.
+  g_sigint_line = dump_line(qkv::cli::error_json(qkv::api::ErrorView{"interrupted", "stopped by SIGINT"}));
+  g_sigterm_line = dump_line(qkv::cli::error_json(qkv::api::ErrorView{"interrupted", "stopped by SIGTERM"}));
   std::set_terminate(on_terminate);
   // A closed pipe should be a write error we report, not a signal that kills the tool.
   std::signal(SIGPIPE, SIG_IGN);
@@ -440,8 +382,8 @@ int main(int argc, char** argv) {
   try {
     return finish(run(argc, argv));
   } catch (const std::bad_alloc&) {
-    return finish(report_error(CliError{"allocation", "not enough memory for the requested sizes"}));
+    return finish(report_error(kOutOfMemory));
   } catch (const std::length_error&) {  // a std::vector asked for more than it can ever hold
-    return finish(report_error(CliError{"allocation", "not enough memory for the requested sizes"}));
+    return finish(report_error(kOutOfMemory));
   }
 }

@@ -135,15 +135,15 @@ TEST(CliNumpySelfBias, MatchesNumpyForEveryFixtureCase) {
     EXPECT_EQ(got.at("tokens"), c.at("tokens"));
     EXPECT_EQ(got.at("dim"), c.at("dim"));
     const std::size_t n = c.at("tokens").get<std::size_t>();
-    expect_close(flatten(got.at("norms")), flatten(c.at("norms")), where + "norms");
-    expect_close(flatten(got.at("projected_norms")), flatten(c.at("projected_norms")),
+    // api::SelfScoreView: each list of numbers is a RoundedView {values, text, rounded}, matrices row-major.
+    expect_close(flatten(got.at("norms").at("values")), flatten(c.at("norms")), where + "norms");
+    expect_close(flatten(got.at("projected_norms").at("values")), flatten(c.at("projected_norms")),
                  where + "projected_norms");
     for (const char* name : {"none", "separate", "tied"}) {
       const json& want = c.at(name);
       const json& summary = got.at(name);
-      ASSERT_EQ(summary.at("scores").size(), n) << where << name << ": one list per row";
-      for (const json& row : summary.at("scores")) ASSERT_EQ(row.size(), n) << where << name;
-      expect_close(flatten(summary.at("scores")), flatten(want.at("scores")), where + name + " scores");
+      ASSERT_EQ(summary.at("scores").at("values").size(), n * n) << where << name << ": n x n, row-major";
+      expect_close(flatten(summary.at("scores").at("values")), flatten(want.at("scores")), where + name + " scores");
       EXPECT_EQ(summary.at("argmax"), want.at("argmax")) << where << name;
       EXPECT_EQ(summary.at("diagonal_rows"), want.at("diagonal_rows")) << where << name;
     }
@@ -164,19 +164,19 @@ TEST(CliNumpySelfBias, FindOffDiagonalAgreesWithNumpysSearches) {
                                 want.at("tokens").dump(), "--dim", want.at("dim").dump()});
     ASSERT_EQ(run.status, 0) << run.out;
     const json got = json::parse(run.out);
-    EXPECT_EQ(got, (json{{"seed", want.at("seed")}, {"row", want.at("row")}, {"argmax", want.at("argmax")}}))
+    EXPECT_EQ(got, (json{{"found", true}, {"seed", want.at("seed")}, {"row", want.at("row")}, {"argmax", want.at("argmax")}}))
         << want.dump();
   }
   // One token always peaks on itself: nothing to find.
   const CliRun none = run_cli({"find-off-diagonal", "--kind", "tied", "--start", "0", "--tokens", "1"});
   EXPECT_EQ(none.status, 0);
-  EXPECT_EQ(json::parse(none.out), (json{{"seed", nullptr}}));
+  EXPECT_EQ(json::parse(none.out), (json{{"found", false}, {"seed", 0}, {"row", 0}, {"argmax", 0}}));
 }
 
-// Exactly exit status 2 and one line {"error":{"kind","message"}}, the message being the library's
+// Exactly exit status 2 and one line {"error":{"kind","message"[,"field"]}}, the message being the library's
 // where the library has one.
-void expect_rejected(const std::vector<std::string>& arguments, const std::string& kind,
-                     const std::string& message) {
+void expect_rejected(const std::vector<std::string>& arguments, const std::string& kind, const std::string& message,
+                     const std::string& field = "") {
   std::string shown;
   for (const std::string& argument : arguments) shown += " " + argument;
   const CliRun run = run_cli(arguments);
@@ -184,7 +184,9 @@ void expect_rejected(const std::vector<std::string>& arguments, const std::strin
   ASSERT_FALSE(run.out.empty()) << shown;
   EXPECT_EQ(std::count(run.out.begin(), run.out.end(), '\n'), 1) << shown;
   const json got = json::parse(run.out);
-  EXPECT_EQ(got, (json{{"error", {{"kind", kind}, {"message", message}}}})) << shown;
+  json error{{"kind", kind}, {"message", message}};
+  if (!field.empty()) error["field"] = field;
+  EXPECT_EQ(got, (json{{"error", error}})) << shown;
 }
 
 std::vector<std::string> randn_args(const std::string& seed, const std::string& rows,
@@ -198,9 +200,10 @@ std::vector<std::string> bias_args(const std::string& seed, const std::string& t
 }
 
 TEST(CliNumpyErrors, RandnRejectsBadSeedsAndSizes) {
+  // numpy's seed range, in the kind the API's randn() gives it (self_score).
   const std::string seed_range = "seed must be between 0 and 4,294,967,295, got ";
-  expect_rejected(randn_args("-1", "2", "3"), "random", seed_range + "-1");
-  expect_rejected(randn_args("4294967296", "2", "3"), "random", seed_range + "4294967296");
+  expect_rejected(randn_args("-1", "2", "3"), "self_score", seed_range + "-1");
+  expect_rejected(randn_args("4294967296", "2", "3"), "self_score", seed_range + "4294967296");
   expect_rejected(randn_args("abc", "2", "3"), "arguments", "--seed must be an integer, got abc");
   expect_rejected(randn_args("1.5", "2", "3"), "arguments", "--seed must be an integer, got 1.5");
   expect_rejected(randn_args("99999999999999999999", "2", "3"), "arguments",
@@ -213,36 +216,44 @@ TEST(CliNumpyErrors, RandnRejectsBadSeedsAndSizes) {
                   "--rows times --cols must be at most 10000000, got 100000 * 101");
   expect_rejected(randn_args("1", "2", "3e2"), "arguments", "--cols must be an integer, got 3e2");
   // Validation order: seed, rows, cols.
-  expect_rejected(randn_args("-1", "0", "0"), "random", seed_range + "-1");
+  expect_rejected(randn_args("-1", "0", "0"), "self_score", seed_range + "-1");
   expect_rejected(randn_args("1", "0", "0"), "arguments", "--rows must be between 1 and 100000, got 0");
   expect_rejected({"randn", "--seed", "1", "--rows", "2"}, "arguments", "--cols is required");
 }
 
-TEST(CliNumpyErrors, SelfBiasRejectsBadSeedsAndSizesWithTheLibrarysMessages) {
-  const std::string seed_range = "seed must be between 0 and 4,294,967,295, got ";
-  expect_rejected(bias_args("-1", "5", "8"), "self_bias", seed_range + "-1");
-  expect_rejected(bias_args("4294967296", "5", "8"), "self_bias", seed_range + "4294967296");
-  expect_rejected(bias_args("abc", "5", "8"), "arguments", "--seed must be an integer, got abc");
-  expect_rejected(bias_args("1", "0", "8"), "self_bias", "tokens must be between 1 and 512, got 0");
-  expect_rejected(bias_args("1", "100000", "8"), "self_bias", "tokens must be between 1 and 512, got 100000");
-  expect_rejected(bias_args("1", "5", "0"), "self_bias", "dim must be between 1 and 512, got 0");
-  expect_rejected(bias_args("1", "5", "513"), "self_bias", "dim must be between 1 and 512, got 513");
-  expect_rejected(bias_args("1", "1.5", "8"), "arguments", "--tokens must be an integer, got 1.5");
-  expect_rejected(bias_args("1", "5", "eight"), "arguments", "--dim must be an integer, got eight");
+// The settings are read as typed by the API, as the page's are (api::self_score, api::find_seed): a setting
+// it cannot use is named by the page's label and its field, in the answer reader's words (ReadError).
+std::string not_read(const std::string& label, const std::string& typed, const std::string& range) {
+  return label + ": \"" + typed + "\" is not read: expected a whole number from " + range;
+}
+
+TEST(CliNumpyErrors, SelfBiasRejectsBadSeedsAndSizesWithTheApisMessages) {
+  const std::string seeds = "0 to 4,294,967,295", sizes = "1 to 512";
+  expect_rejected(bias_args("-1", "5", "8"), "self_score", not_read("The seed", "-1", seeds), "seed");
+  expect_rejected(bias_args("4294967296", "5", "8"), "self_score", not_read("The seed", "4294967296", seeds), "seed");
+  expect_rejected(bias_args("abc", "5", "8"), "self_score", not_read("The seed", "abc", seeds), "seed");
+  expect_rejected(bias_args("1", "0", "8"), "self_score", not_read("Tokens T", "0", sizes), "tokens");
+  expect_rejected(bias_args("1", "100000", "8"), "self_score", not_read("Tokens T", "100000", sizes), "tokens");
+  expect_rejected(bias_args("1", "5", "0"), "self_score", not_read("The width d", "0", sizes), "dim");
+  expect_rejected(bias_args("1", "5", "513"), "self_score", not_read("The width d", "513", sizes), "dim");
+  expect_rejected(bias_args("1", "1.5", "8"), "self_score", not_read("Tokens T", "1.5", sizes), "tokens");
+  expect_rejected(bias_args("1", "5", "eight"), "self_score", not_read("The width d", "eight", sizes), "dim");
   // Validation order: seed, tokens, dim.
-  expect_rejected(bias_args("-1", "0", "0"), "self_bias", seed_range + "-1");
-  expect_rejected(bias_args("1", "0", "0"), "self_bias", "tokens must be between 1 and 512, got 0");
+  expect_rejected(bias_args("-1", "0", "0"), "self_score", not_read("The seed", "-1", seeds), "seed");
+  expect_rejected(bias_args("1", "0", "0"), "self_score", not_read("Tokens T", "0", sizes), "tokens");
+  // Read as the page reads them: "-0" is 0 and "2 of 5" is 2.
+  EXPECT_EQ(run_cli(bias_args("-0", "2 of 5", "8")).out, run_cli(bias_args("0", "2", "8")).out);
 }
 
 TEST(CliNumpyErrors, FindOffDiagonalRejectsBadKindsAndCounts) {
   expect_rejected({"find-off-diagonal", "--kind", "separate", "--start", "0"}, "arguments",
-                  "--kind must be none or tied, got separate");
-  expect_rejected({"find-off-diagonal", "--kind", "none", "--start", "-1"}, "self_bias",
-                  "seed must be between 0 and 4,294,967,295, got -1");
-  expect_rejected({"find-off-diagonal", "--kind", "none", "--start", "0", "--count", "0"}, "self_bias",
-                  "seed count must be between 1 and 1,000,000, got 0");
-  expect_rejected({"find-off-diagonal", "--kind", "tied", "--start", "0", "--tokens", "0"}, "self_bias",
-                  "tokens must be between 1 and 512, got 0");
+                  "kind must be \"none\" or \"tied\", got \"separate\"", "kind");
+  expect_rejected({"find-off-diagonal", "--kind", "none", "--start", "-1"}, "self_score",
+                  not_read("The first seed", "-1", "0 to 4,294,967,295"), "start");
+  expect_rejected({"find-off-diagonal", "--kind", "none", "--start", "0", "--count", "0"}, "self_score",
+                  not_read("The number of seeds", "0", "1 to 1,000,000"), "count");
+  expect_rejected({"find-off-diagonal", "--kind", "tied", "--start", "0", "--tokens", "0"}, "self_score",
+                  not_read("Tokens T", "0", "1 to 512"), "tokens");
 }
 
 }  // namespace

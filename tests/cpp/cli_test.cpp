@@ -272,72 +272,88 @@ TEST(CliEvidenceErrors, UnreadableFileAndMalformedJson) {
   const std::string directory = QKV_FIXTURES_DIR;
   expect_rejected(run_cli("evidence --input " + quoted(directory)), "io",
                   "cannot read " + directory + ": it is a directory");
+  // A request that is not JSON is an argument the tool cannot use (kind arguments, nlohmann's message).
   expect_rejected(
-      run_cli("evidence --input -", "{\"input\":"), "json",
+      run_cli("evidence --input -", "{\"input\":"), "arguments",
       "[json.exception.parse_error.101] parse error at line 1, column 10: syntax error while parsing "
       "value - unexpected end of input; expected '[', '{', or a literal");
   expect_rejected(
-      run_cli("evidence --input -", ""), "json",
+      run_cli("evidence --input -", ""), "arguments",
       "[json.exception.parse_error.101] parse error at line 1, column 1: syntax error while parsing "
       "value - unexpected end of input; expected '[', '{', or a literal");
-  expect_rejected(run_cli("evidence --input -", "[1, 2]"), "input", "the request must be a JSON object");
+  expect_rejected(run_cli("evidence --input -", "[1, 2]"), "arguments", "request must be an object, got an array",
+                  "request");
 }
 
+// The request is read through the API's field lists by the rules of the WebAssembly module's reader
+// (wasm/bindings.hpp): a field of the wrong type is named by its path, an absent tensor by its name.
 TEST(CliEvidenceErrors, MissingOrMalformedFields) {
   json request = fixture_request();
   request.erase("key_weight");
-  expect_rejected(run_evidence(request), "input", "key_weight is missing");
+  expect_rejected(run_evidence(request), "arguments", "request.key_weight is missing", "key_weight");
 
   request = fixture_request();
   request["upstream"].erase("value");
-  expect_rejected(run_evidence(request), "input", "upstream.value is missing");
+  expect_rejected(run_evidence(request), "arguments", "request.upstream.value is missing", "value_upstream");
 
   request = fixture_request();
   request["upstream"] = json::array({1});
-  expect_rejected(run_evidence(request), "input", "upstream must be an object");
+  expect_rejected(run_evidence(request), "arguments", "request.upstream must be an object, got an array",
+                  "request.upstream");
 
   request = fixture_request();
   request["query_weight"] = json::array({1, 0});
-  expect_rejected(run_evidence(request), "input",
-                  "query_weight must be an object with \"shape\" and \"values\"");
+  expect_rejected(run_evidence(request), "arguments", "request.query_weight must be an object, got an array",
+                  "request.query_weight");
 
+  // An absent list keeps its default, an empty one: the tensor then has too few values.
   request = fixture_request();
   request["value_weight"].erase("values");
-  expect_rejected(run_evidence(request), "input", "value_weight needs a \"values\" array");
+  expect_rejected(run_evidence(request), "tensor", "shape needs 6 values, but data has 0", "value_weight");
 
-  for (const json& extent : {json(-1), json(1.5), json("1"), json(18446744073709551615.0 * 2)}) {
+  const std::string extent = "request.input.shape[0]";
+  for (const json& bad : {json(-1), json(1.5), json(18446744073709551615.0 * 2), json(9007199254740992.0)}) {
     request = fixture_request();
-    request["input"]["shape"][0] = extent;
-    expect_rejected(run_evidence(request), "input", "input shape entries must be non-negative integers");
+    request["input"]["shape"][0] = bad;
+    expect_rejected(run_evidence(request), "arguments", extent + " must be a whole number", extent);
   }
-  // 2^64 as an integer literal: the reader holds it as a float, so it is not a valid extent either.
+  request = fixture_request();
+  request["input"]["shape"][0] = "1";
+  expect_rejected(run_evidence(request), "arguments", extent + " must be a number, got string", extent);
+  // A whole number written with a fraction is read as JavaScript reads it.
+  request = fixture_request();
+  request["input"]["shape"][0] = 1.0;
+  EXPECT_EQ(run_evidence(request).status, 0);
+  // 2^64 as an integer literal: the parser holds it as a float, past 2^53 - 1, so not a valid extent either.
   std::string text = fixture_request().dump();
   const std::string shape = "\"shape\":[1,2,3]";
   ASSERT_NE(text.find(shape), std::string::npos) << text;
   text.replace(text.find(shape), shape.size(), "\"shape\":[18446744073709551616,2,3]");
-  expect_rejected(run_cli("evidence --input -", text), "input",
-                  "input shape entries must be non-negative integers");
+  expect_rejected(run_cli("evidence --input -", text), "arguments", extent + " must be a whole number", extent);
 }
 
 TEST(CliEvidenceErrors, ValuesThatAreNotFiniteNumbers) {
-  for (const json& value : {json("2"), json(true), json(nullptr), json::array({2})}) {
+  const std::pair<json, const char*> values[] = {
+      {json("2"), "string"}, {json(true), "boolean"}, {json(nullptr), "null"}, {json::array({2}), "an array"}};
+  for (const auto& [value, type] : values) {
     json request = fixture_request();
     request["input"]["values"][1] = value;
-    expect_rejected(run_evidence(request), "input", "input value at index 1 is not a number");
+    expect_rejected(run_evidence(request), "arguments",
+                    std::string("request.input.values[1] must be a number, got ") + type, "request.input.values[1]");
   }
-  // JSON has no NaN or infinity: a literal too large for binary64 is refused by the reader.
+  // JSON has no NaN or infinity: a literal too large for binary64 is refused by the parser.
   std::string text = fixture_request().dump();
   const std::string upstream_value = "\"values\":[2,1,0,-0.5]";
   ASSERT_NE(text.find(upstream_value), std::string::npos) << text;
   text.replace(text.find(upstream_value), upstream_value.size(), "\"values\":[2,-1e400,0,-0.5]");
-  expect_rejected(run_cli("evidence --input -", text), "json",
+  expect_rejected(run_cli("evidence --input -", text), "arguments",
                   "[json.exception.out_of_range.406] number overflow parsing '-1e400'");
 }
 
 TEST(CliEvidenceErrors, ShapeAndValueCountDisagree) {
   json request = fixture_request();
   request["input"]["values"].erase(5);
-  expect_rejected(run_evidence(request), "tensor", "shape needs 6 values, but data has 5");
+  expect_rejected(run_evidence(request), "tensor", "shape needs 6 values, but data has 5", "input");
 }
 
 TEST(CliEvidenceErrors, LayerRejectionsUseTheLayersMessages) {
@@ -375,13 +391,14 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
   // A weight whose shape alone is too large (its values are never looked at).
   json request = fixture_request();
   request["query_weight"] = {{"shape", {1, 100000000}}, {"values", {1.0}}};
-  expect_rejected(run_evidence(request), "tensor", "shape [1,100000000] has more than 67,108,864 elements");
+  expect_rejected(run_evidence(request), "tensor", "shape [1,100000000] has more than 67,108,864 elements",
+                  "query_weight");
 
   // A shape whose element count overflows 64 bits.
   request = fixture_request();
   request["input"] = {{"shape", {4294967296ULL, 4294967296ULL, 1}}, {"values", {1.0}}};
   expect_rejected(run_evidence(request), "tensor",
-                  "shape [4294967296,4294967296,1] has more than 67,108,864 elements");
+                  "shape [4294967296,4294967296,1] has more than 67,108,864 elements", "input");
 
   // Small inputs whose output is too large: [8192,1,1] · [1,16384] -> [8192,1,16384] = 2^27 values.
   request = {{"input", values_tensor({8192, 1, 1}, 0.5)},
@@ -394,7 +411,7 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
 
 TEST(CliArguments, UnknownOrIncompleteCommandLines) {
   expect_rejected(run_cli("evidence"), "arguments", "--input is required");
-  const std::string commands = "one of report, trace, init, evidence, randn, self-bias, find-off-diagonal, bench";
+  const std::string commands = "one of report, trace, init, evidence, randn, self-bias, find-off-diagonal, fields, bench";
   expect_rejected(run_cli(""), "arguments", "a subcommand is required: " + commands);
   // Issue 18: a misspelt command said only "A subcommand is required".
   expect_rejected(run_cli("x"), "arguments", "unknown subcommand \"x\"; expected " + commands);

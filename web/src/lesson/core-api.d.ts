@@ -195,6 +195,7 @@ export interface SeedSearchRequest extends Omit<SelfScoreRequest, 'seed'> {
   kind: 'none' | 'tied';
   after: string; // the current seed: the search starts at the next one; '' starts at seed 0
   count: string;
+  start?: string; // the first seed tried, instead of after (the command line's --start; the page never sends it)
 }
 export type SeedSearchResponse = { ok: true; found: boolean; seed: number; row: number; argmax: number } | Failure;
 
