@@ -24,10 +24,7 @@ std::string of_total(std::size_t count, std::size_t total) {
 }
 
 // A score to two decimals, with the page's minus sign ("−7.67").
-std::string score_text(double value) {
-  const std::string text = format_fixed(value, 2);
-  return text[0] == '-' ? "\xE2\x88\x92" + text.substr(1) : text;
-}
+std::string score_text(double value) { return with_minus_sign(format_fixed(value, 2)); }
 
 // Row `token` of batch item 0 of a [B, T, H] tensor.
 std::vector<double> first_batch_row(const Tensor& tensor, std::size_t token) {

@@ -27,11 +27,7 @@ constexpr ScalePreset kScalePresets[] = {
 std::string three_digits(double value) { return format_significant(value, 3); }
 
 // three_digits with the page's minus sign (U+2212), as prose shows numbers: "−3.21", "4.1e−5".
-std::string prose_digits(double value) {
-  std::string out;
-  for (char c : three_digits(value)) out += c == '-' ? std::string("\u2212") : std::string(1, c);
-  return out;
-}
+std::string prose_digits(double value) { return with_minus_sign(three_digits(value)); }
 
 std::string duration_text(double seconds) {
   if (seconds >= 1.0) return three_digits(seconds) + " s";

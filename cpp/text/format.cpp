@@ -67,10 +67,13 @@ std::string format_shortest(double value) {
   return buffer;
 }
 
-std::string format_prose(double value) {
-  const std::string text = format_shortest(value);
-  return text[0] == '-' ? "\xE2\x88\x92" + text.substr(1) : text;
+std::string with_minus_sign(const std::string& number) {
+  std::string out;
+  for (char c : number) out += c == '-' ? std::string("\xE2\x88\x92") : std::string(1, c);
+  return out;
 }
+
+std::string format_prose(double value) { return with_minus_sign(format_shortest(value)); }
 
 namespace {
 

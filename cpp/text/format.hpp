@@ -23,7 +23,10 @@ std::string format_significant17(double value);
 std::string format_hex64(std::uint64_t value);
 // The shortest decimal that reads back to the same double ("1", "-1.5", "0.1", "4.4e-10").
 std::string format_shortest(double value);
-// format_shortest with the page's minus sign (U+2212), as prose and answers show numbers: "−1.5".
+// A number's text with the page's minus sign (U+2212) for every "-", the exponent's included: "−1.5",
+// "4.1e−5". The one writer of that sign; every number the page shows in prose goes through it.
+std::string with_minus_sign(const std::string& number);
+// format_shortest with the page's minus sign, as prose and answers show numbers: "−1.5".
 std::string format_prose(double value);
 // %.<digits>g as a C literal without "+" or leading exponent zeros: "0.0123", "4.5e8", "1.2e-5".
 std::string format_significant(double value, int digits);
