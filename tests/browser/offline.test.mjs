@@ -49,13 +49,11 @@ async function start(root, port = 0) {
   };
 }
 
-// Resolves once a service worker controls the page (clientsClaim makes the first one take over the page that
-// registered it); returns its script's URL.
-const controlled = () =>
-  navigator.serviceWorker.ready.then(() =>
-    navigator.serviceWorker.controller ??
-    new Promise((done) => navigator.serviceWorker.addEventListener('controllerchange', () => done(navigator.serviceWorker.controller), { once: true })),
-  ).then((worker) => worker.scriptURL);
+// The script URL of the service worker that controls the page, once one does (clientsClaim makes the first one
+// take over the page that registered it).
+async function controlledBy(page) {
+  return (await page.waitForFunction(() => navigator.serviceWorker.controller?.scriptURL, undefined, { timeout: 60000 })).jsonValue();
+}
 
 // Every URL in the page's caches (path and query), by cache name.
 const cached = async () => {
@@ -86,7 +84,7 @@ test('after one visit, the standalone page, embed.html and the scale section wor
     await goto(`${origin}/`);
     await waitReady(page);
     await waitLaidOut(page);
-    assert.equal(await page.evaluate(controlled), `${origin}/sw.js`);
+    assert.equal(await controlledBy(page), `${origin}/sw.js`);
     const precache = Object.values(await page.evaluate(cached)).flat();
     for (const pattern of [/^\/index\.html\?__WB_REVISION__=/, /^\/embed\.html\?__WB_REVISION__=/, /^\/assets\/qkv-scale-simd-[\w-]{8}\.(js|wasm)$/, /^\/assets\/qkv-scale-[\w-]{8}\.wasm$/, /^\/assets\/scale-worker-[\w-]{8}\.js$/]) {
       assert.ok(precache.some((url) => pattern.test(url)), `the precache holds ${pattern} (it holds ${precache.join(', ')})`);
@@ -147,7 +145,7 @@ test('a new build at the same address replaces the precache: the page runs the n
   try {
     await goto(`${origin}/`);
     await waitReady(page);
-    await page.evaluate(controlled);
+    await controlledBy(page);
     assert.equal(await page.evaluate(() => document.documentElement.dataset.build), 'one');
     const entry = () => page.evaluate(() => document.querySelector('script[type="module"]').getAttribute('src').replace('./', '/'));
     const oldEntry = await entry();
@@ -211,5 +209,46 @@ test('opened from disk (file://), index.html says to serve it with npm start', a
     assert.notEqual(await page.locator('qkv-lesson').getAttribute('data-state'), 'ready', 'Chromium does not run the lesson from a file (else the note would be wrong)');
   } finally {
     await page.close();
+  }
+});
+
+// navigator.serviceWorker.register is a Trusted Types sink: the page passes sw.js's URL through its policy.
+test('under Trusted Types (require-trusted-types-for), the page registers its service worker with no violation', async () => {
+  const server = await serve({ root: dist, port: 0, csp: `${csp}; require-trusted-types-for 'script'; trusted-types qkv-lesson` });
+  const { page, problems, goto, close } = await openPage(browser, { serviceWorkers: 'allow' });
+  try {
+    await page.addInitScript(() => {
+      window.__violations = [];
+      document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(`${event.violatedDirective}: ${event.blockedURI} ${event.sample}`));
+    });
+    await goto(`http://127.0.0.1:${server.address().port}/`);
+    await waitReady(page);
+    assert.equal(await controlledBy(page), `http://127.0.0.1:${server.address().port}/sw.js`);
+    assert.deepEqual(await page.evaluate(() => window.__violations), []);
+    assertNoProblems(problems, 'Trusted Types');
+  } finally {
+    await close();
+    await new Promise((done) => server.close(done));
+  }
+});
+
+// A sandboxed frame (allow-scripts, no allow-same-origin) has an opaque origin, where reading
+// navigator.serviceWorker throws: the lesson starts there, says nothing in the console and registers nothing.
+test('in a sandboxed frame, the lesson registers no service worker and says nothing about it', async () => {
+  const hostPage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Course page</title><link rel="icon" href="/favicon.svg"></head>
+<body><iframe sandbox="allow-scripts" src="/embed.html?sections=diagram" title="Lesson" width="900" height="600"></iframe></body></html>`;
+  const server = await serve({ root: dist, port: 0, csp, headers: { 'Access-Control-Allow-Origin': '*' }, route: (url) => (url.pathname === '/course.html' ? { ext: '.html', body: hostPage } : undefined) });
+  const { page, problems, goto, close } = await openPage(browser, { serviceWorkers: 'allow' });
+  try {
+    await goto(`http://127.0.0.1:${server.address().port}/course.html`);
+    const frame = await (await page.waitForSelector('iframe[title="Lesson"]')).contentFrame();
+    assert.equal(await frame.evaluate(() => self.origin), 'null', 'the frame has an opaque origin');
+    await waitReady(frame);
+    await waitLaidOut(frame);
+    assert.deepEqual(await page.evaluate(() => navigator.serviceWorker.getRegistrations().then((all) => all.map((one) => one.scope))), [], 'no service worker on the lesson’s origin');
+    assertNoProblems(problems, 'sandboxed frame');
+  } finally {
+    await close();
+    await new Promise((done) => server.close(done));
   }
 });
