@@ -25,6 +25,13 @@ const passingFraction = 0.8;
 const escapeXml = (text) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
 const fileList = (files, indent) => files.map((file) => `${indent}<file href="${escapeXml(file)}"/>`).join('\n');
 
+// The one SCO and every file it uses; the versions differ only in the case of the SCO-type attribute's name.
+const resources = (files, scormTypeAttribute) => `  <resources>
+    <resource identifier="qkv-resource" type="webcontent" ${scormTypeAttribute}="sco" href="${launchFile}">
+${fileList(files, '      ')}
+    </resource>
+  </resources>`;
+
 // SCORM 1.2 (IMS CP 1.1.2 + ADL CP 1.2): one SCO; masteryscore is in the 0–100 range of cmi.core.score.raw.
 function manifest12({ identifier, version, files }) {
   return `<?xml version="1.0" encoding="UTF-8"?>
@@ -46,11 +53,7 @@ function manifest12({ identifier, version, files }) {
       </item>
     </organization>
   </organizations>
-  <resources>
-    <resource identifier="qkv-resource" type="webcontent" adlcp:scormtype="sco" href="${launchFile}">
-${fileList(files, '      ')}
-    </resource>
-  </resources>
+${resources(files, 'adlcp:scormtype')}
 </manifest>
 `;
 }
@@ -87,11 +90,7 @@ function manifest2004({ identifier, version, files }) {
       </item>
     </organization>
   </organizations>
-  <resources>
-    <resource identifier="qkv-resource" type="webcontent" adlcp:scormType="sco" href="${launchFile}">
-${fileList(files, '      ')}
-    </resource>
-  </resources>
+${resources(files, 'adlcp:scormType')}
 </manifest>
 `;
 }
