@@ -2,21 +2,12 @@
 // the tests' module with SIMD, in Node, three runs each after one warm-up. Run after scripts/build.sh:
 //   node bench/evidence_limits.mjs
 // (The native figures: time build/native/qkv-lesson evidence --input r.json with the same requests.)
-import { loadTestCore } from '../tests/node/load.mjs';
+import { evidenceRequest, loadTestCore } from '../tests/node/load.mjs';
 
 const core = await loadTestCore('-simd');
 // Cells cycle through -1.5 … 1.5: the cost depends on the shapes only.
-function request(b, t, d, h) {
-  const cells = (count) => Array.from({ length: count }, (_, i) => ((i % 7) - 3) / 2);
-  const tensor = (shape) => ({ shape, values: cells(shape.reduce((a, n) => a * n, 1)) });
-  return {
-    input: tensor([b, t, d]),
-    query_weight: tensor([d, h]),
-    key_weight: tensor([d, h]),
-    value_weight: tensor([d, h]),
-    upstream: { query: tensor([b, t, h]), key: tensor([b, t, h]), value: tensor([b, t, h]) },
-  };
-}
+const cells = (count) => Array.from({ length: count }, (_, i) => ((i % 7) - 3) / 2);
+const request = (b, t, d, h) => evidenceRequest([b, t, d, h], (shape) => ({ shape, values: cells(shape.reduce((a, n) => a * n, 1)) }));
 for (const [b, t, d, h] of [[36132, 1, 1, 1], [23437, 1, 4, 4], [26366, 4, 1, 1]]) {
   const asked = request(b, t, d, h);
   if (!core.evidence(asked).ok) throw new Error(`[${b},${t},${d}]→${h} was refused`);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { before, describe, test } from 'node:test';
-import { bits, loadCore, loadTestCore, readJson, root, variants } from './load.mjs';
+import { bits, evidenceRequest, loadCore, loadTestCore, readJson, root, variants } from './load.mjs';
 
 let core;
 let testCore;
@@ -131,16 +131,7 @@ describe('native and WebAssembly agree bit for bit', () => {
     const count = shape.reduce((a, x) => a * x, 1);
     return { shape, values: Array.from({ length: count }, () => (next() - 0.5) * 8) };
   };
-  const randomRequest = (next, [b, t, d, h]) => {
-    const tensor = randomTensor(next);
-    return {
-      input: tensor([b, t, d]),
-      query_weight: tensor([d, h]),
-      key_weight: tensor([d, h]),
-      value_weight: tensor([d, h]),
-      upstream: { query: tensor([b, t, h]), key: tensor([b, t, h]), value: tensor([b, t, h]) },
-    };
-  };
+  const randomRequest = (next, sizes) => evidenceRequest(sizes, randomTensor(next));
 
   test('the SIMD variants are built with -msimd128 and the others without', () => {
     for (const { name, suffix } of variants) assert.equal(modules[name].test.features().simd128, suffix === '-simd', name);

@@ -33,6 +33,18 @@ export async function loadTestCore(suffix = '') {
   return create({ wasmBinary: await readFile(`${root}${dir}/qkv-test${suffix}.wasm`) });
 }
 
+// An evidence request (the tests' module's `evidence`, the CLI's --input) for X [b, t, d] and head width h,
+// every tensor made by `tensor(shape)`: the one place that names the request's tensors and their shapes.
+export function evidenceRequest([b, t, d, h], tensor) {
+  return {
+    input: tensor([b, t, d]),
+    query_weight: tensor([d, h]),
+    key_weight: tensor([d, h]),
+    value_weight: tensor([d, h]),
+    upstream: { query: tensor([b, t, h]), key: tensor([b, t, h]), value: tensor([b, t, h]) },
+  };
+}
+
 export async function readJson(path) {
   return JSON.parse(await readFile(`${root}${path}`, 'utf8'));
 }
