@@ -132,6 +132,8 @@ export async function openPage(browser, { width = 1280, height = 900, serviceWor
   const problems = [];
   const requests = [];
   page.on('console', (message) => {
+    // Playwright's own note each time it refuses a registration (the lesson registers once laid out).
+    if (serviceWorkers === 'block' && message.type() === 'warning' && message.text() === 'Service Worker registration blocked by Playwright') return;
     if (message.type() === 'error' || message.type() === 'warning') {
       const where = message.location();
       problems.push(`console.${message.type()}: ${message.text()}${where?.url ? ` (at ${where.url}:${where.lineNumber})` : ''}`);
