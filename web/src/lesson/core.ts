@@ -17,16 +17,31 @@ const fileName = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 let compiling: Promise<CoreEngine> | undefined;
 let compiled: CoreEngine | undefined;
 
-// The chosen .wasm, fetched and compiled while its script is still on its way. The request is the one the
-// built page preloads (web/preload-wasm.ts: the same URL, mode 'cors' and credentials 'same-origin', fetch's
-// defaults), so the browser hands over the preloaded response. Compiled as it streams in, which needs the
-// application/wasm media type; from a host that serves another type, compiled from the whole bytes.
+// Settles once the built page's preload of `url` (web/preload-wasm.ts) has ended, at once if there is none or it
+// has. Chromium and Firefox would hand an in-flight preload to fetch(), but WebKit does not: its fetch() made a
+// second download beside the preload's. After the preload, every engine's fetch() gets it without a download
+// (Chromium and Firefox from the preload, WebKit from the HTTP cache of a host that lets it cache).
+function preloadEnded(url: string): Promise<void> {
+  const link = [...document.querySelectorAll<HTMLLinkElement>('link[rel="preload"][as="fetch"]')].find((candidate) => candidate.href === url);
+  if (!link || performance.getEntriesByName(url).length > 0) return Promise.resolve(); // none, or it has arrived
+  return new Promise((ended) => {
+    link.addEventListener('load', () => ended(), { once: true });
+    link.addEventListener('error', () => ended(), { once: true });
+  });
+}
+
+// The chosen .wasm, fetched and compiled. The request is the one the built page preloads (web/preload-wasm.ts:
+// the same URL, mode 'cors' and credentials 'same-origin', fetch's defaults), made once that preload has ended,
+// so the browser hands over the preloaded response: the download runs in parallel with the script, and the
+// compile follows it (a few milliseconds for this module). Compiled as it streams in where nothing was preloaded,
+// which needs the application/wasm media type; from a host that serves another type, from the whole bytes.
 async function fetchAndCompile(): Promise<CoreEngine> {
   if (typeof WebAssembly !== 'object') throw new CoreLoadError('This browser does not run WebAssembly, which the lesson needs to compute anything.');
   const url = simd ? simdWasmUrl : plainWasmUrl;
   const failed = (reason: string) => new CoreLoadError(`Could not download the lesson's engine (${fileName(url)}): ${reason}`);
   let response: Response;
   try {
+    await preloadEnded(url);
     response = await fetch(url);
   } catch (error) {
     throw failed(`the network request failed (${messageOf(error)}).`);
@@ -78,5 +93,5 @@ loadCore().catch(() => undefined);
 // reads it anyway, so that no engine warns of a preload left unused: those engines (older Safari) pay one
 // download for nothing, every other gets its .wasm in parallel with the script.
 if (!simd && document.querySelector(`link[rel="preload"][href$="/${fileName(simdWasmUrl)}"]`)) {
-  fetch(simdWasmUrl).then((response) => response.arrayBuffer()).catch(() => undefined);
+  preloadEnded(simdWasmUrl).then(() => fetch(simdWasmUrl)).then((response) => response.arrayBuffer()).catch(() => undefined);
 }
