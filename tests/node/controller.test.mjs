@@ -60,12 +60,28 @@ describe('LessonController', () => {
 
   test('checks answers with the core against the current self-score settings', () => {
     const controller = new LessonController(core);
-    controller.selfScore = { seed: '42', tokens: '5', dim: '8' };
-    const listed = controller.exercises('qkv04-');
+    controller.setSelfScore({ seed: '42', tokens: '5', dim: '8' });
+    assert.deepEqual(controller.selfScore, { seed: '42', tokens: '5', dim: '8' });
+    const listed = controller.exercises().filter((view) => view.id.startsWith('qkv04-'));
     assert.equal(listed.length, 8);
+    assert.ok(controller.exercises().some((view) => view.id.startsWith('ch26-')), 'one listing holds the chapter questions too');
     const tied = listed.find((view) => view.id === 'qkv04-exercise-3');
     assert.match(tied.explanation, /^At seed 42 /);
     assert.equal(controller.check('qkv04-exercise-3', tied.answer).correct, true);
+  });
+
+  test('knows whether the numbers were edited, and asks the core once per explained cell of the numbers on screen', () => {
+    const controller = new LessonController(core);
+    assert.equal(controller.edited, false);
+    const first = controller.provenance('query', 1);
+    assert.equal(first.ok, true);
+    assert.equal(controller.provenance('query', 1), first, 'the same cell again: the answer kept, not asked again');
+    assert.equal(controller.editCell('input', 0, '0.5').ok, true);
+    assert.equal(controller.edited, true);
+    assert.notEqual(controller.provenance('query', 1), first, 'new numbers: asked again');
+    controller.reset();
+    assert.equal(controller.edited, false);
+    assert.match(controller.link(), /(^|&)sseed=1(&|$)/);
   });
 });
 

@@ -88,7 +88,7 @@ export function answerStatement(record: AnswerRecord, at = new Date()): AnswerSt
 }
 
 // The challenge's text, when the learner leaves the box after changing it: a response with no verdict.
-export function challengeStatement(question: string, text: string, durationMs: number, attempt: number, at = new Date()): AnswerStatement {
+export function challengeStatement(question: string, text: string, durationMs: number, attempt: number, revealed: boolean, at = new Date()): AnswerStatement {
   const name = { 'en-US': question };
   return {
     verb: answered,
@@ -98,7 +98,7 @@ export function challengeStatement(question: string, text: string, durationMs: n
       definition: { name, description: name, type: interaction, interactionType: 'long-fill-in' },
     },
     result: { completion: true, response: text, duration: isoDuration(durationMs), extensions: {} },
-    context: { extensions: { [attemptExtension]: attempt, [revealedExtension]: false } },
+    context: { extensions: { [attemptExtension]: attempt, [revealedExtension]: revealed } },
     timestamp: at.toISOString(),
   };
 }

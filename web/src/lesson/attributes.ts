@@ -1,5 +1,7 @@
-// The element's attributes as course authors write them: the values each takes, and what is said (on the
-// console and in data-<name>-error) about a value the element does not know.
+// The element's attributes as course authors write them: the values each takes, the property that parses each
+// (LessonAttributes, the base of <qkv-lesson>), and what is said (on the console and in data-<name>-error) about
+// a value the element does not know.
+import { readParentOrigin } from './embed-protocol';
 import type { Reveal } from './exercises';
 
 export const sectionNames = ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] as const;
@@ -22,4 +24,81 @@ export function attributeProblem(name: string, value: string | null): string | n
   if (name === 'theme' && !(themes as readonly string[]).includes(value) && value !== '' && value !== 'auto')
     return `theme="${value}" is not light, dark or auto; the learner's system setting decides.`;
   return null;
+}
+
+// The observed attributes, each with a property of the same name (camelCase) that parses it.
+export class LessonAttributes extends HTMLElement {
+  static observedAttributes = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme'];
+
+  /** Keep the lesson's numbers in the page URL (for the standalone page; off when embedded). */
+  get syncUrl(): boolean {
+    return this.hasAttribute('sync-url');
+  }
+  set syncUrl(value: boolean) {
+    this.toggleAttribute('sync-url', value);
+  }
+
+  /** Which sections show, in the lesson's order; unknown names are ignored; default all. */
+  get sections(): SectionName[] {
+    const asked = (this.getAttribute('sections') ?? '').split(/[\s,]+/).filter(Boolean);
+    const known = sectionNames.filter((name) => asked.includes(name));
+    return known.length > 0 ? known : [...sectionNames];
+  }
+  set sections(value: SectionName[]) {
+    this.setAttribute('sections', value.join(' '));
+  }
+
+  /** When exercise answers are shown: after-check (default), never, always. */
+  get reveal(): Reveal {
+    const value = this.getAttribute('reveal') as Reveal | null;
+    return value && reveals.includes(value) ? value : 'after-check';
+  }
+  set reveal(value: Reveal) {
+    this.setAttribute('reveal', value);
+  }
+
+  /** The starting numbers, in the page-link format (b=1&t=2&d=3&h=2&x=…); empty means the frozen fixture. */
+  get state(): string {
+    return this.getAttribute('state') ?? '';
+  }
+  set state(value: string) {
+    this.setAttribute('state', value);
+  }
+
+  /** With a key, answers are kept in localStorage under "<key>:<exercise id>" and restored on load. */
+  get progressKey(): string {
+    return this.getAttribute('progress-key') ?? '';
+  }
+  set progressKey(value: string) {
+    this.setAttribute('progress-key', value);
+  }
+
+  /** The origin answer messages are posted to when embedded in an iframe (https://example.org/x → https://example.org); null if not set or not an origin. */
+  get parentOrigin(): string | null {
+    return readParentOrigin(this.getAttribute('parent-origin')).origin;
+  }
+  set parentOrigin(value: string | null) {
+    if (value === null) this.removeAttribute('parent-origin');
+    else this.setAttribute('parent-origin', value);
+  }
+
+  /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */
+  get theme(): 'light' | 'dark' | 'auto' {
+    const value = this.getAttribute('theme');
+    return value === 'light' || value === 'dark' ? value : 'auto';
+  }
+  set theme(value: 'light' | 'dark' | 'auto') {
+    if (value === 'auto') this.removeAttribute('theme');
+    else this.setAttribute('theme', value);
+  }
+
+  // A value the element does not know is said on the console and shown as data-<name>-error.
+  protected checkValue(name: 'sections' | 'reveal' | 'theme' | 'parent-origin', value: string | null): void {
+    const problem = name === 'parent-origin' ? readParentOrigin(value).problem : attributeProblem(name, value);
+    const key = name === 'parent-origin' ? 'parentOriginError' : (`${name}Error` as const);
+    if (problem) {
+      console.warn(`<qkv-lesson>: ${problem}`);
+      this.dataset[key] = problem;
+    } else delete this.dataset[key];
+  }
 }

@@ -1,6 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
-import { linkLimit, stateFromSearch } from './url-state';
+import { linkLimit, stateFromSearch, stateToSearch } from './url-state';
+import type { ExperimentFacts, SelfScoreRequestWithFacts } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 type Evaluation = Extract<LessonResponse, { ok: true }>;
@@ -17,19 +18,42 @@ export type Outcome =
 export class LessonController {
   readonly sizeLimits: SizeLimitView[];
   state: LessonState;
-  // The module's experiment, where the self-score section starts (the core's SelfScoreRequest defaults).
-  selfScore: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
+  // The self-score experiment's settings have one owner, this controller, as the edited numbers do: links and
+  // progress write both, and the core grades every question against them. The section (self-bias.ts) is a view
+  // that edits them once its worker accepted new ones, with the facts the worker computed about them. They start
+  // as the numpy module's experiment (the core's SelfScoreRequest defaults).
+  private selfScoreSettings: SelfScoreRequestWithFacts = { seed: '1', tokens: '5', dim: '8' };
   // Typed text that was not accepted: kept so that the next edit starts from what is on screen.
   private typed: LessonState;
   // The fixture's evaluation, as the core computed it once: starting and resetting show it.
   private readonly fixtureEvaluation: Evaluation;
   private shown = '';
+  // Explanations of cells of the numbers on screen, as the core wrote them: a cell focused or hovered again
+  // is not asked twice. Emptied whenever the numbers change.
+  private readonly explained = new Map<string, ProvenanceResponse>();
 
   get fixture(): LessonState {
     return this.fixtureEvaluation.state;
   }
   get fixtureEvidence(): Evidence {
     return this.fixtureEvaluation.evidence;
+  }
+  // Whether the numbers on screen are the learner's (an accepted edit or link) rather than the frozen fixture.
+  get edited(): boolean {
+    return this.state !== this.fixtureEvaluation.state;
+  }
+  get selfScore(): SelfScoreRequest {
+    const { seed, tokens, dim } = this.selfScoreSettings;
+    return { seed, tokens, dim };
+  }
+  // The numbers on screen and the experiment's settings in the page-link format (b=1&t=2&…&sseed=…).
+  link(): string {
+    return stateToSearch(this.state, this.selfScore);
+  }
+  // New settings the self-score section accepted (facts: what its worker computed about them).
+  setSelfScore(request: SelfScoreRequest, facts?: ExperimentFacts): void {
+    const { seed, tokens, dim } = request;
+    this.selfScoreSettings = facts ? { seed, tokens, dim, experiment: facts } : { seed, tokens, dim };
   }
 
   // Throws if the core cannot even compute its own fixture (then the lesson cannot start).
@@ -41,14 +65,15 @@ export class LessonController {
     this.sizeLimits = fixture.size_limits;
   }
 
-  // The chapter's or the self-score experiment's exercises, as the core's registry lists them now.
-  exercises(prefix: 'ch26-' | 'qkv04-'): ExerciseView[] {
-    const listed = this.core.exercises(this.selfScore);
-    return listed.ok ? listed.exercises.filter((view) => view.id.startsWith(prefix)) : [];
+  // Every exercise (the chapter's, ch26-…, and the self-score experiment's, qkv04-…), as the core's registry
+  // lists them for the current settings: one call serves both sections.
+  exercises(): ExerciseView[] {
+    const listed = this.core.exercises(this.selfScoreSettings);
+    return listed.ok ? listed.exercises : [];
   }
 
   check(id: string, responses: string[]): AnswerResponse {
-    return this.core.checkAnswer({ id, responses, self_score: this.selfScore });
+    return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings });
   }
 
   // A link-format state (b=1&t=2&…), or the fixture when empty; a link the core refuses leaves the
@@ -82,9 +107,16 @@ export class LessonController {
     return this.evaluate({ ...this.typed, [field]: { ...this.typed[field], cells } });
   }
 
-  // Where one computed cell of the numbers on screen comes from, as the core writes it out.
+  // Where one computed cell of the numbers on screen comes from, as the core writes it out. The core
+  // recomputes the forward pass, scores and gradients for it (not the checks); each cell once per numbers.
   provenance(tensor: ComputedKey, index: number): ProvenanceResponse {
-    return this.core.provenance({ state: this.state, tensor, index });
+    const key = `${tensor} ${index}`;
+    let answer = this.explained.get(key);
+    if (!answer) {
+      answer = this.core.provenance({ state: this.state, tensor, index });
+      this.explained.set(key, answer);
+    }
+    return answer;
   }
 
   // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.
@@ -103,6 +135,7 @@ export class LessonController {
 
   // The numbers of an accepted evaluation become the lesson's.
   private accept(evaluation: Evaluation): Outcome {
+    if (evaluation.state !== this.state) this.explained.clear();
     this.state = this.typed = evaluation.state;
     // The output changed unless every shown value and shape is the same as last time ("1.0" for "1").
     const shown = JSON.stringify(evaluation.evidence);

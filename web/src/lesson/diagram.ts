@@ -4,7 +4,7 @@
 // value shown comes from the evidence object; `renderDiagram` is a function of (evidence, state).
 import math from 'virtual:math';
 import { h, math as mathSpan, symbols } from './dom';
-import { arrowTarget, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
+import { arrowTarget, cellIndexOf, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import { computedKeys } from './types';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
 
@@ -787,7 +787,8 @@ export function attachProvenance(refs: DiagramRefs): void {
   const selectCell = (cell: HTMLElement) => {
     const table = cell.closest('table')!;
     const tensor = table.dataset.tensor as ComputedKey;
-    const index = [...table.querySelectorAll('td[data-index]')].indexOf(cell);
+    const index = cellIndexOf(cell);
+    if (index === undefined) return;
     if (refs.selected?.tensor === tensor && refs.selected.index === index && cell.classList.contains('target')) return;
     explainCell(refs, tensor, index);
   };

@@ -33,3 +33,32 @@ export function math(html: string, className = 'math'): HTMLSpanElement {
 export function symbols(entries: [html: string, meaning: string][]): HTMLElement {
   return h('dl', { class: 'symbols' }, ...entries.flatMap(([html, meaning]) => [h('dt', {}, math(html)), h('dd', {}, meaning)]));
 }
+
+// Runs `callback` once the page's thread is idle, `timeout` ms later at the latest (Chromium gives some frames,
+// a sandboxed iframe's, no idle period at all). Where the engine has no requestIdleCallback (WebKit), in a task
+// of its own right after the next frame is drawn, through a MessageChannel (no timer clamping), or after
+// `timeout` ms if no frame comes (a document that is not rendered). Callers keep each callback short (a slice of
+// work, well under 50 ms) and ask again for the next. Returns a cancel function.
+export function whenIdle(callback: () => void, timeout = 2000): () => void {
+  if (typeof requestIdleCallback === 'function') {
+    const handle = requestIdleCallback(() => callback(), { timeout });
+    return () => cancelIdleCallback(handle);
+  }
+  const channel = new MessageChannel();
+  let frame = 0;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const cancel = () => {
+    cancelAnimationFrame(frame);
+    clearTimeout(timer);
+    channel.port1.onmessage = null;
+    channel.port1.close();
+  };
+  const run = () => {
+    cancel();
+    callback();
+  };
+  channel.port1.onmessage = run;
+  frame = requestAnimationFrame(() => channel.port2.postMessage(null));
+  timer = setTimeout(run, timeout);
+  return cancel;
+}

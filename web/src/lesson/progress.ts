@@ -25,3 +25,14 @@ export function readLessonProgress(value: unknown): LessonProgress | null {
   const text = (field: unknown) => (typeof field === 'string' && field.length <= 100000 ? field : '');
   return { answers, challenge: text(given.challenge), state: text(given.state) };
 }
+
+// The learner's work as a course keeps it: every question with progress, the challenge's text, and the edited
+// numbers' link ('' while the lesson shows the frozen fixture).
+export function collectProgress(exercises: Iterable<[string, { progress(): ExerciseProgress | null }]>, challenge: string, state: string): LessonProgress {
+  const answers: Record<string, ExerciseProgress> = {};
+  for (const [id, handle] of exercises) {
+    const progress = handle.progress();
+    if (progress) answers[id] = progress;
+  }
+  return { answers, challenge, state };
+}

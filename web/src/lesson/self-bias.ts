@@ -3,13 +3,13 @@
 // computation show. The experiment and the seed searches run in a Web Worker (self-score-runner.ts), with
 // progress and Cancel; above 16 tokens the core sends a summary (the 8 × 8 corner, counts, the first rows
 // peaking elsewhere) instead of every score.
-import type { ExperimentFacts, KindSummaryView, SelfScoreRequestWithFacts, SelfScoreSummaryView } from './core-api';
+import type { ExperimentFacts, KindSummaryView, SelfScoreSummaryView } from './core-api';
 import { fold } from './diagram';
-import { h } from './dom';
-import { renderExercise, type AnswerRecord, type ExerciseHandle, type Reveal } from './exercises';
+import { h, whenIdle } from './dom';
+import { renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
 import { createSelfScoreRunner } from './self-score-runner';
 import { arrowTarget, focusCell } from './tables';
-import type { CoreError, QkvCore, SelfScoreRequest } from './types';
+import type { CoreError, ExerciseView, QkvCore, SelfScoreRequest } from './types';
 
 // Each kind's scores, folded below the questions they answer (`asks`) until those are checked.
 const kinds = [
@@ -142,16 +142,20 @@ export interface SelfBiasView {
   challenge: { text: HTMLTextAreaElement; modelAnswer: HTMLDetailsElement; question: string };
 }
 
+// The section edits the experiment's settings; their owner (the lesson's controller) keeps them, and grades
+// and lists the questions against them.
+export interface SelfBiasOptions extends ExerciseOptions {
+  views: ExerciseView[]; // its questions (qkv04-…), as listed for the settings it starts from
+  settings(): SelfScoreRequest; // the settings accepted last (where it starts: the link's, or the default)
+  // The worker accepted new settings and computed these facts about them: the owner keeps both, and lists
+  // the questions again for them.
+  accept(request: SelfScoreRequest, facts: ExperimentFacts): ExerciseView[];
+}
+
 // The controls, results and exercises; every number is typed text that the core reads.
-export function buildSelfBias(
-  core: QkvCore,
-  idPrefix: string,
-  initial: SelfScoreRequest,
-  reveal: () => Reveal,
-  onAnswer: (record: AnswerRecord, replayed: boolean) => void,
-  onShown: (id: string, replayed: boolean) => void,
-  onSettings: (request: SelfScoreRequest) => void,
-): SelfBiasView {
+export function buildSelfBias(core: QkvCore, options: SelfBiasOptions): SelfBiasView {
+  const { idPrefix } = options;
+  const initial = options.settings();
   const id = (name: string) => `${idPrefix}-sb-${name}`;
   const field = (name: keyof SelfScoreRequest, label: string) => {
     const input = h('input', { id: id(name), type: 'text', inputmode: 'numeric', autocomplete: 'off', value: initial[name], 'aria-describedby': id('error') });
@@ -172,9 +176,6 @@ export function buildSelfBias(
   const cancel = h('button', { type: 'button' }, 'Cancel');
   const busy = h('div', { class: 'self-bias-busy', role: 'status', hidden: true }, busyText, ' ', meter, ' ', cancel);
   const request = (): SelfScoreRequest => ({ seed: seed.input.value, tokens: tokens.input.value, dim: dim.input.value });
-  let accepted: SelfScoreRequest = initial;
-  let facts: ExperimentFacts | undefined; // the core's facts about `accepted`, once the worker computed it
-  const settings = (): SelfScoreRequestWithFacts => (facts ? { ...accepted, experiment: facts } : accepted);
   const runner = createSelfScoreRunner(core);
   let busyTimer: ReturnType<typeof setTimeout> | undefined;
   let element: HTMLElement;
@@ -242,11 +243,9 @@ export function buildSelfBias(
   // core grades them from the facts the worker computed, so the page's thread never recomputes the
   // experiment (until they arrive, the two exercises about a large experiment say it is being computed).
   const handles = new Map<string, ExerciseHandle>();
-  const check = (exerciseId: string, responses: string[]) => core.checkAnswer({ id: exerciseId, responses, self_score: settings() });
-  const listed = core.exercises(initial);
   const forms = new Map<string, HTMLFormElement>();
-  for (const view of listed.ok ? listed.exercises.filter((candidate) => candidate.id.startsWith('qkv04-')) : []) {
-    const handle = renderExercise(view, { idPrefix, check, reveal, onAnswer, onShown });
+  for (const view of options.views) {
+    const handle = renderExercise(view, options);
     handles.set(view.id, handle);
     forms.set(view.id, handle.form);
   }
@@ -284,12 +283,8 @@ export function buildSelfBias(
     endBusy();
     const computed = outcome.response;
     if (!computed.ok) return reject(computed.error);
-    accepted = asked;
-    facts = computed.result.facts;
     render(computed.result);
-    onSettings(asked);
-    const fresh = core.exercises(settings());
-    if (fresh.ok) for (const view of fresh.exercises) handles.get(view.id)?.update(view);
+    for (const view of options.accept(asked, computed.result.facts)) handles.get(view.id)?.update(view);
   };
   for (const input of Object.values(inputs)) input.addEventListener('input', () => void compute());
   cancel.addEventListener('click', () => runner.cancel());
@@ -298,7 +293,7 @@ export function buildSelfBias(
   // refuses a search whose work would exceed its budget, naming the limit.
   const count = '1000'; // seeds one search tries (the core's CounterexampleSearch default)
   const searchFor = async (kind: 'none' | 'tied') => {
-    const from = accepted;
+    const from = options.settings();
     searchResult.textContent = '';
     startBusy('search', `Searching the ${count} seeds after seed ${from.seed}: `, count);
     const outcome = await runner.search({ kind, after: from.seed, count, tokens: from.tokens, dim: from.dim }, (tried) => {
@@ -372,26 +367,22 @@ export function buildSelfBias(
     ),
   );
   // Below the fold: compute when the browser is idle after the lesson is ready, not before, or 2 s after at the
-  // latest: Chromium gives some frames no idle period at all (a sandboxed iframe's lesson waited for ever).
-  let idleHandle: number | undefined;
+  // latest (whenIdle).
+  let cancelIdle: (() => void) | undefined;
   return {
     element,
     exercises: handles,
     challenge: { text: challengeText, modelAnswer: challengeModel, question: challengeQuestion },
     connect() {
-      if (idleHandle !== undefined || results.dataset.shown !== undefined) return;
-      const idle = window.requestIdleCallback ?? ((callback: () => void, _options?: IdleRequestOptions) => setTimeout(callback, 50) as unknown as number);
-      idleHandle = idle(
-        () => {
-          idleHandle = undefined;
-          void compute();
-        },
-        { timeout: 2000 },
-      );
+      if (cancelIdle || results.dataset.shown !== undefined) return;
+      cancelIdle = whenIdle(() => {
+        cancelIdle = undefined;
+        void compute();
+      });
     },
     release() {
-      if (idleHandle !== undefined) (window.cancelIdleCallback ?? clearTimeout)(idleHandle);
-      idleHandle = undefined;
+      cancelIdle?.();
+      cancelIdle = undefined;
       endBusy();
       runner.release();
     },

@@ -83,7 +83,9 @@ function matrix(
   for (const label of labels) {
     const row = h('tr', {}, h('th', { scope: 'row' }, label.text));
     for (let c = 0; c < columnCount(shape); c++) {
-      row.append(h('td', cellAttributes(cell), cellContent(cell, label, c)));
+      const td = h('td', cellAttributes(cell), cellContent(cell, label, c));
+      if (td.hasAttribute('data-index')) cellIndexes.set(td, cell);
+      row.append(td);
       cell++;
     }
     body.append(row);
@@ -166,8 +168,9 @@ export function editableTable(
   });
 }
 
-// The row-major cell each editable input stands for (data-index says the same to CSS and tests).
-const cellIndexes = new WeakMap<HTMLInputElement, number>();
-export function cellIndexOf(input: HTMLInputElement): number | undefined {
-  return cellIndexes.get(input);
+// The row-major cell an editable input or an explained cell stands for: its data-index, kept as the number it was
+// written from when the cell was made (the page parses no numbers), never its position among its neighbours.
+const cellIndexes = new WeakMap<Element, number>();
+export function cellIndexOf(cell: Element): number | undefined {
+  return cellIndexes.get(cell);
 }

@@ -1,0 +1,68 @@
+// The diagram section as the learner sees it: the sizes bar, then the diagram of Q, K, V and their gradients
+// (buildDiagram), its cells explaining themselves when focused. New numbers replace the old; an input the core
+// refused is marked, its message shown next to it and announced, while the last accepted numbers stay.
+import type { Outcome } from './controller';
+import { attachProvenance, buildDiagram, renderDiagram, type DiagramRefs } from './diagram';
+import { h } from './dom';
+import { buildSizesBar, type SizesBar } from './sizes-bar';
+import { sizeFields, type ComputedKey, type CoreError, type ProvenanceResponse, type SizeField, type SizeLimitView } from './types';
+
+export class DiagramSection {
+  readonly diagram: DiagramRefs;
+  readonly sizesBar: SizesBar;
+  readonly element: HTMLElement;
+
+  constructor(idPrefix: string, limits: SizeLimitView[], reset: () => void, explain: (tensor: ComputedKey, index: number) => ProvenanceResponse) {
+    this.diagram = buildDiagram(idPrefix);
+    this.diagram.explain = explain;
+    attachProvenance(this.diagram);
+    this.sizesBar = buildSizesBar(idPrefix, limits, reset);
+    this.element = h('section', { class: 'diagram-section', 'aria-labelledby': `${idPrefix}-diagram-title` }, this.sizesBar.element, this.diagram.root);
+  }
+
+  // New numbers (edited: by the learner, announced as a recomputation), or the core's error.
+  show(outcome: Outcome, edited: boolean): void {
+    if (!outcome.ok) {
+      this.reject(outcome.error);
+      if (outcome.notes.length) this.sizesBar.showNotes(outcome.notes);
+      return;
+    }
+    this.clearErrors();
+    if (!edited || outcome.notes.length) this.sizesBar.showNotes(outcome.notes);
+    this.sizesBar.showSizes(outcome.state);
+    renderDiagram(this.diagram, outcome.evidence, outcome.state);
+    if (edited) this.announce('Recomputed: Q, K, V, the gradients and the checks are up to date.');
+    else if (outcome.notes.length) this.announce(outcome.notes.join(' '));
+  }
+
+  announce(message: string): void {
+    this.sizesBar.announce(message);
+  }
+
+  // The message goes next to the field (a size's under the sizes bar) and to the live region.
+  private reject(error: CoreError): void {
+    this.clearErrors();
+    const field = error.field;
+    let target: HTMLInputElement | null = null;
+    if ((sizeFields as readonly string[]).includes(field)) target = this.sizesBar.inputs[field as SizeField];
+    else if (error.index >= 0) target = this.root().querySelector<HTMLInputElement>(`input[data-field="${field}"][data-index="${error.index}"]`);
+    const area = this.diagram.fieldErrors[field] ?? this.sizesBar.error;
+    target?.setAttribute('aria-invalid', 'true');
+    area.hidden = false;
+    area.textContent = `Rejected: ${error.message}. The diagram still shows the last accepted numbers.`;
+    this.announce(`Rejected: ${error.message}`);
+  }
+
+  private clearErrors(): void {
+    for (const area of [this.sizesBar.error, ...Object.values(this.diagram.fieldErrors)]) {
+      area.hidden = true;
+      area.textContent = '';
+    }
+    for (const input of this.root().querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
+  }
+
+  // The lesson's shadow root once placed: the diagram's parts sit in several sections of it.
+  private root(): ParentNode {
+    return this.element.getRootNode() as ParentNode;
+  }
+}

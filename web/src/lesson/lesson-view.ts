@@ -1,0 +1,124 @@
+// The lesson as the learner sees it: the sections in the lesson's order (the opening prediction, the forward
+// rule, the diagram, the scale presets, the questions left over, the self-score experiment, what comes next),
+// built once the core is ready, and shown or hidden as the sections attribute asks.
+import katexCss from 'katex/dist/katex.min.css?inline';
+import { css as mathLayoutCss } from 'virtual:math';
+import lessonCss from './styles.css?inline';
+import { sectionNames, type SectionName } from './attributes';
+import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
+import type { LessonController } from './controller';
+import { DiagramSection } from './diagram-section';
+import { h } from './dom';
+import type { ExerciseHandle, ExerciseOptions } from './exercises';
+import type { SavedProgress } from './host-bridge';
+import { ChapterQuestions } from './questions';
+import { buildScale, type ScaleView } from './scale';
+import { buildSelfBias, type SelfBiasView } from './self-bias';
+import type { QkvCore } from './types';
+
+let sheets: CSSStyleSheet[] | undefined;
+// Constructed style sheets: shared by every instance, isolated in each shadow root, and allowed under a
+// Content-Security-Policy without 'unsafe-inline'. KaTeX's @font-face rules are dropped at build time
+// (vite.config.ts) and registered on the document instead (fonts.ts).
+export function lessonSheets(): CSSStyleSheet[] {
+  if (!sheets) {
+    const katex = new CSSStyleSheet();
+    katex.replaceSync(`${katexCss}\n${mathLayoutCss}`);
+    const lesson = new CSSStyleSheet();
+    lesson.replaceSync(lessonCss);
+    sheets = [katex, lesson];
+  }
+  return sheets;
+}
+
+export interface LessonHooks extends Omit<ExerciseOptions, 'idPrefix'> {
+  reset(): void; // the sizes bar's Reset
+  selfScoreAccepted(): void; // the experiment's settings changed (the URL follows)
+}
+
+export class LessonView {
+  readonly article: HTMLElement;
+  readonly diagram: DiagramSection;
+  readonly questions: ChapterQuestions;
+  readonly selfBias: SelfBiasView;
+  readonly scale: ScaleView;
+  private readonly sections: Record<SectionName, HTMLElement>;
+
+  constructor(core: QkvCore, controller: LessonController, idPrefix: string, hooks: LessonHooks) {
+    const views = controller.exercises(); // one call lists both sections' questions
+    this.diagram = new DiagramSection(idPrefix, controller.sizeLimits, hooks.reset, (tensor, index) => controller.provenance(tensor, index));
+    const chapter = views.filter((view) => view.id.startsWith('ch26-'));
+    this.questions = new ChapterQuestions(chapter, controller.fixtureEvidence, this.diagram.diagram, { ...hooks, idPrefix: `${idPrefix}-exercise` });
+    this.selfBias = buildSelfBias(core, {
+      ...hooks,
+      idPrefix,
+      views: views.filter((view) => view.id.startsWith('qkv04-')),
+      settings: () => controller.selfScore,
+      accept: (request, facts) => {
+        controller.setSelfScore(request, facts);
+        hooks.selfScoreAccepted();
+        return controller.exercises();
+      },
+    });
+    this.scale = buildScale(idPrefix);
+    this.sections = {
+      prediction: renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion),
+      rule: renderForwardRule(),
+      diagram: this.diagram.element,
+      scale: this.scale.element,
+      exercises: h(
+        'section',
+        { class: 'exercises', 'aria-labelledby': `${idPrefix}-exercises-title` },
+        h('h3', { id: `${idPrefix}-exercises-title` }, 'Predict, then check'),
+        h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture. A wrong answer gets a hint and a second try.'),
+        this.questions.list,
+      ),
+      'self-bias': this.selfBias.element,
+      next: renderNext(),
+    };
+    for (const name of sectionNames) {
+      this.sections[name].dataset.section = name;
+      this.sections[name].id = name; // a link target: #diagram, #self-bias…
+    }
+    // .visible-first: the first frame lays out only the parts near the viewport (styles.css). The optional
+    // part (reverse mode, the checks, rejected inputs) comes after the main path, with the diagram.
+    const ordered = sectionNames.map((name) => this.sections[name]);
+    this.article = h('article', { class: 'lesson visible-first', lang: 'en', part: 'lesson' }, renderIntro(), ...ordered, this.diagram.diagram.deeper);
+  }
+
+  // Every question of the lesson, with its handle (saved progress, replays).
+  *exercises(): Iterable<[string, ExerciseHandle]> {
+    yield* this.questions.handles;
+    yield* this.selfBias.exercises;
+  }
+
+  // Saved work put back: each question's answer checked again (without answer events), and the challenge's text.
+  replay(saved: (id: string) => SavedProgress | null | undefined, challenge: string | undefined): void {
+    for (const [id, handle] of this.exercises()) {
+      const progress = saved(id);
+      if (progress) handle.replay(progress);
+    }
+    if (challenge) this.selfBias.challenge.text.value = challenge;
+  }
+
+  // Shows the sections asked for, and puts each question and the look-ahead where the learner meets them.
+  applySections(shown: SectionName[], root: ParentNode, revealAll: boolean): void {
+    for (const name of sectionNames) this.sections[name].hidden = !shown.includes(name);
+    const { deeper, lookAhead, lookAheadHome } = this.diagram.diagram;
+    deeper.hidden = !shown.includes('diagram');
+    // What the views are for comes right after Q, K and V: in the diagram after the branches, or, when the
+    // diagram is hidden, at the end of the opening prediction (right after its question and its comment).
+    (!shown.includes('diagram') && shown.includes('prediction') ? this.sections.prediction : lookAheadHome).append(lookAhead);
+    this.questions.place(shown, this.sections.exercises, root, revealAll);
+  }
+
+  connect(): void {
+    this.selfBias.connect();
+  }
+
+  release(): void {
+    this.selfBias.release();
+    this.scale.release();
+    this.diagram.sizesBar.cancel();
+  }
+}

@@ -1,0 +1,58 @@
+// The chapter's questions (ch26-…), one form each, each where the learner meets it: the first-token question in
+// the opening prediction, the others right before the evidence that answers them; when those parts are hidden,
+// in the exercises section's list, in the lesson's path order. Folds open once all their questions are settled.
+import { renderExerciseContext } from './content';
+import { openAnswered, type DiagramRefs } from './diagram';
+import { h } from './dom';
+import { numberExercises, renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
+import type { SectionName } from './attributes';
+import type { Evidence, ExerciseView } from './types';
+
+export class ChapterQuestions {
+  readonly handles = new Map<string, ExerciseHandle>();
+  // Where the forms go when the diagram is hidden, and the first one's place in the opening prediction.
+  readonly list = h('div', { class: 'exercise-list' });
+  readonly workedQuestion = h('div', { class: 'worked-question' });
+  // What a question needs beside it when it is asked in the list (content.ts).
+  private readonly contexts = new Map<string, HTMLElement>();
+  // Questions checked, or whose answer the learner asked to see.
+  private readonly settled = new Set<string>();
+  private readonly pathOrder: string[];
+
+  constructor(views: ExerciseView[], fixture: Evidence, private readonly diagram: DiagramRefs, options: ExerciseOptions) {
+    for (const view of views) {
+      this.handles.set(view.id, renderExercise(view, options));
+      const context = renderExerciseContext(view.id, fixture);
+      if (context) this.contexts.set(view.id, context);
+    }
+    this.pathOrder = diagram.pathOrder.filter((id) => this.handles.has(id));
+    for (const id of this.handles.keys()) if (!this.pathOrder.includes(id)) this.pathOrder.push(id);
+  }
+
+  // Puts each form in its place for the sections shown; the exercises section is hidden when it lists none.
+  place(shown: SectionName[], exercisesSection: HTMLElement, root: ParentNode, revealAll: boolean): void {
+    const visible = (home: HTMLElement | undefined): home is HTMLElement => home !== undefined && !home.closest('[hidden]');
+    for (const id of this.pathOrder) {
+      const form = this.handles.get(id)!.form;
+      const home = [id === 'ch26-first-token' ? this.workedQuestion : undefined, this.diagram.predictions[id]].find(visible);
+      const context = this.contexts.get(id);
+      if (home) {
+        context?.remove();
+        home.append(form);
+      } else this.list.append(...(context ? [context] : []), form);
+    }
+    exercisesSection.hidden = !shown.includes('exercises') || this.list.querySelector('form') === null;
+    numberExercises(root);
+    this.openFolds(root, revealAll);
+  }
+
+  // A question (of any section) was checked or its answer shown: open the folds whose questions are all settled.
+  settle(id: string, root: ParentNode, revealAll: boolean): void {
+    this.settled.add(id);
+    this.openFolds(root, revealAll);
+  }
+
+  private openFolds(root: ParentNode, revealAll: boolean): void {
+    openAnswered(root, revealAll ? undefined : this.settled);
+  }
+}
