@@ -107,14 +107,14 @@ ordered_json field_lists_of() {
 }
 
 inline ordered_json field_lists() {
-  return field_lists_of<ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView,
-                        GradcheckView, EvidenceView, SizeLimitView, EditableCells, EditableTensor, LessonState,
-                        FixtureResponse, LessonResponse, ProvenanceRequest, SourceCells, ProvenanceResponse,
-                        ExperimentFacts, SelfScoreRequest, ScoreSummaryView, SelfScoreView, SelfScoreResponse,
-                        OffDiagonalRowView, KindSummaryView, SelfScoreSummaryView, SelfScoreSummaryResponse,
-                        SeedSearchRequest, SeedSearchResponse, ExerciseView, ExercisesResponse, AnswerRequest,
-                        AnswerResponse, RandnRequest, RandnResponse, TextResponse, TensorData, GradcheckData,
-                        ProjectionResponse, UpstreamData, EvidenceRequest, BenchRequest, BenchResponse>();
+  return field_lists_of<
+      ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView, GradcheckView,
+      EvidenceView, SizeLimitView, EditableCells, EditableTensor, LessonState, FixtureResponse,
+      LessonResponse, ProvenanceRequest, SourceCells, ProvenanceResponse, ExperimentFacts, SelfScoreRequest,
+      ScoreSummaryView, SelfScoreView, SelfScoreResponse, OffDiagonalRowView, KindSummaryView,
+      SelfScoreSummaryView, SelfScoreSummaryResponse, SeedSearchRequest, SeedSearchResponse, ExerciseView,
+      ExercisesResponse, AnswerRequest, AnswerResponse, RandnRequest, RandnResponse, TextResponse, TensorData,
+      GradcheckData, ProjectionResponse, UpstreamData, EvidenceRequest, BenchRequest, BenchResponse>();
 }
 
 }  // namespace qkv::cli

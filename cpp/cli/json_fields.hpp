@@ -103,7 +103,8 @@ void read_json(const json& js, T& out, const std::string& path, std::optional<Le
     const bool whole = js.is_number_unsigned() ? js.get<std::uint64_t>() <= 9007199254740991u
                                                : number >= 0 && number <= 9007199254740991.0 &&
                                                      number == static_cast<double>(static_cast<T>(number));
-    if (!whole) return void(error = LessonError{ErrorKind::Arguments, path + " must be a whole number", path});
+    if (!whole)
+      return void(error = LessonError{ErrorKind::Arguments, path + " must be a whole number", path});
     out = js.is_number_unsigned() ? static_cast<T>(js.get<std::uint64_t>()) : static_cast<T>(number);
   } else if constexpr (is_optional<T>::value) {
     read_json(js, out.emplace(), path, error);

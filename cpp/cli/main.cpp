@@ -31,11 +31,11 @@
 
 namespace {
 
-using qkv::cli::ordered_json;
 using qkv::ErrorKind;
 using qkv::LessonError;
 using qkv::Result;
 using qkv::cli::dump_line;
+using qkv::cli::ordered_json;
 
 constexpr int kBadInput = 2;
 
@@ -71,9 +71,9 @@ int run_init(std::uint64_t seed, std::uint64_t model_width, std::uint64_t head_w
     if (cost > qkv::kMaxInitOperations) {
       return report_error(
           LessonError{ErrorKind::Budget, qkv::BudgetError{"initialization", cost, qkv::kMaxInitOperations,
-                                              "three weights of " + std::to_string(model_width) + " x " +
-                                                  std::to_string(head_width)}
-                                 .message()});
+                                                          "three weights of " + std::to_string(model_width) +
+                                                              " x " + std::to_string(head_width)}
+                                             .message()});
     }
   }
   qkv::SplitMix64 rng(seed);
@@ -116,8 +116,8 @@ Result<std::uint64_t, LessonError> parse_u64(const std::string& option, const st
   const bool negative = !text.empty() && text[0] == '-';
   const std::optional<std::uint64_t> value = decimal_digits(negative ? text.substr(1) : text);
   if (value && (!negative || *value == 0)) return *value;
-  return qkv::fail(
-      LessonError{ErrorKind::Arguments, option + " must be an integer from 0 to 18446744073709551615, got " + text});
+  return qkv::fail(LessonError{ErrorKind::Arguments,
+                               option + " must be an integer from 0 to 18446744073709551615, got " + text});
 }
 
 // An optional '-' then decimal digits, within int64_t. Ranges are the library's business: "-1" parses
@@ -148,8 +148,9 @@ Result<std::int64_t, LessonError> parse_extent(const std::string& option, const 
   auto value = parse_i64(option, text);
   if (!value) return value;
   if (*value < 1 || *value > kMaxRandnExtent) {
-    return qkv::fail(LessonError{
-        ErrorKind::Arguments, option + " must be between 1 and " + std::to_string(kMaxRandnExtent) + ", got " + text});
+    return qkv::fail(
+        LessonError{ErrorKind::Arguments,
+                    option + " must be between 1 and " + std::to_string(kMaxRandnExtent) + ", got " + text});
   }
   return value;
 }
@@ -171,8 +172,8 @@ int run_randn(const std::string& seed_text, const std::string& rows_text, const 
   if (!cols) return report_error(cols.error());
   if (*rows * *cols > kMaxRandnDraws) {  // both at most 10^5, so the product fits
     return report_error(LessonError{ErrorKind::Arguments, "--rows times --cols must be at most " +
-                                                  std::to_string(kMaxRandnDraws) + ", got " + rows_text +
-                                                  " * " + cols_text});
+                                                              std::to_string(kMaxRandnDraws) + ", got " +
+                                                              rows_text + " * " + cols_text});
   }
   // Row by row: consecutive randn calls continue one stream, so this is randn(rows, cols) row-major.
   // std::to_chars(general, 17) is specified to print what printf's %.17g prints (format_significant17),
@@ -204,8 +205,8 @@ int run_self_score(const qkv::api::SelfScoreRequest& request) {
 
 // ---- bench: `qkv-lesson bench --batch B --tokens T --model-width D --head-width H [--repeat N]`
 // ------------- Times the layer's forward and backward on seeded data; prints
-// api::BenchResponse {median_seconds, gflops, peak_bytes, minimum_bytes}. Kept in one block (its own parser, dispatched first in run()) so
-// it stays apart from the lesson commands.
+// api::BenchResponse {median_seconds, gflops, peak_bytes, minimum_bytes}. Kept in one block (its own parser,
+// dispatched first in run()) so it stays apart from the lesson commands.
 int run_bench(int argc, char** argv) {
   CLI::App app{"qkv-lesson bench: the Q/K/V layer's forward and backward, timed, with peak heap bytes"};
   std::string bench_text[5] = {"", "", "", "", "5"};
@@ -284,9 +285,10 @@ int run(int argc, char** argv) {
   names += "bench";
   const std::string first = argc > 1 ? argv[1] : "";
   if (!known && first != "-h" && first != "--help" && first != "--help-all") {
-    return report_error(LessonError{ErrorKind::Arguments, (argc > 1 ? "unknown subcommand \"" + first + "\"; expected"
-                                                        : std::string("a subcommand is required:")) +
-                                                  " one of " + names});
+    return report_error(
+        LessonError{ErrorKind::Arguments, (argc > 1 ? "unknown subcommand \"" + first + "\"; expected"
+                                                    : std::string("a subcommand is required:")) +
+                                              " one of " + names});
   }
   try {
     app.parse(argc, argv);
@@ -363,8 +365,8 @@ int finish(int status) {
 
 int main(int argc, char** argv) {
   g_allocation_line = dump_line(qkv::cli::error_json(kOutOfMemory));
-  g_internal_line =
-      dump_line(qkv::cli::error_json(LessonError{ErrorKind::Internal, "the tool stopped on an unexpected error"}));
+  g_internal_line = dump_line(
+      qkv::cli::error_json(LessonError{ErrorKind::Internal, "the tool stopped on an unexpected error"}));
   // The tool's one kind of its own: no call of the API can be stopped by a signal.
   g_sigint_line = dump_line(qkv::cli::error_json(qkv::api::ErrorView{"interrupted", "stopped by SIGINT"}));
   g_sigterm_line = dump_line(qkv::cli::error_json(qkv::api::ErrorView{"interrupted", "stopped by SIGTERM"}));
@@ -372,7 +374,8 @@ int main(int argc, char** argv) {
   // A closed pipe should be a write error we report, not a signal that kills the tool.
   std::signal(SIGPIPE, SIG_IGN);
   for (const int stop : {SIGINT, SIGTERM}) {
-    struct sigaction action {}, previous {};
+    struct sigaction action {
+    }, previous{};
     // A signal the caller ignores stays ignored (a shell's background job ignores SIGINT).
     if (sigaction(stop, nullptr, &previous) == 0 && previous.sa_handler == SIG_IGN) continue;
     action.sa_handler = on_stop_signal;

@@ -26,7 +26,8 @@ std::string dump_line(const ordered_json& document) {
 
 namespace {
 LessonError too_long(const std::string& name) {
-  return {ErrorKind::Budget, name + " holds more than the limit of " + format_count(kMaxRequestBytes) + " bytes (8 MiB)"};
+  return {ErrorKind::Budget,
+          name + " holds more than the limit of " + format_count(kMaxRequestBytes) + " bytes (8 MiB)"};
 }
 }  // namespace
 
@@ -62,8 +63,9 @@ Result<std::string, LessonError> read_fifo(const std::string& path, int wait_ms)
     if (polled == 0) {
       const std::string limit =
           wait_ms % 1000 == 0 ? std::to_string(wait_ms / 1000) + " s" : std::to_string(wait_ms) + " ms";
-      result = fail(LessonError{ErrorKind::Io, "cannot read " + path + ": it is a FIFO that sent no data within the limit of " +
-                                       limit + " (a FIFO needs a writer)"});
+      result = fail(LessonError{ErrorKind::Io, "cannot read " + path +
+                                                   ": it is a FIFO that sent no data within the limit of " +
+                                                   limit + " (a FIFO needs a writer)"});
       break;
     }
     const ssize_t got = ::read(fd, chunk, sizeof chunk);

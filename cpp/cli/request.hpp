@@ -38,7 +38,8 @@ constexpr int kFifoWaitMilliseconds = 10000;
 
 // The request file at `path`, or standard input for "-". A FIFO is read as data arrives, and refused once
 // it has been silent for `fifo_wait_ms` (tests pass a shorter wait than the tool's).
-Result<std::string, LessonError> read_request(const std::string& path, int fifo_wait_ms = kFifoWaitMilliseconds);
+Result<std::string, LessonError> read_request(const std::string& path,
+                                              int fifo_wait_ms = kFifoWaitMilliseconds);
 
 // The whole evidence command after reading: parse `text`, read it as an api::EvidenceRequest, compute, and
 // return the document the command prints (the response, or its error: check for an "error" key).

@@ -143,7 +143,8 @@ TEST(CliNumpySelfBias, MatchesNumpyForEveryFixtureCase) {
       const json& want = c.at(name);
       const json& summary = got.at(name);
       ASSERT_EQ(summary.at("scores").at("values").size(), n * n) << where << name << ": n x n, row-major";
-      expect_close(flatten(summary.at("scores").at("values")), flatten(want.at("scores")), where + name + " scores");
+      expect_close(flatten(summary.at("scores").at("values")), flatten(want.at("scores")),
+                   where + name + " scores");
       EXPECT_EQ(summary.at("argmax"), want.at("argmax")) << where << name;
       EXPECT_EQ(summary.at("diagonal_rows"), want.at("diagonal_rows")) << where << name;
     }
@@ -164,7 +165,10 @@ TEST(CliNumpySelfBias, FindOffDiagonalAgreesWithNumpysSearches) {
                                 want.at("tokens").dump(), "--dim", want.at("dim").dump()});
     ASSERT_EQ(run.status, 0) << run.out;
     const json got = json::parse(run.out);
-    EXPECT_EQ(got, (json{{"found", true}, {"seed", want.at("seed")}, {"row", want.at("row")}, {"argmax", want.at("argmax")}}))
+    EXPECT_EQ(got, (json{{"found", true},
+                         {"seed", want.at("seed")},
+                         {"row", want.at("row")},
+                         {"argmax", want.at("argmax")}}))
         << want.dump();
   }
   // One token always peaks on itself: nothing to find.
@@ -175,8 +179,8 @@ TEST(CliNumpySelfBias, FindOffDiagonalAgreesWithNumpysSearches) {
 
 // Exactly exit status 2 and one line {"error":{"kind","message"[,"field"]}}, the message being the library's
 // where the library has one.
-void expect_rejected(const std::vector<std::string>& arguments, const std::string& kind, const std::string& message,
-                     const std::string& field = "") {
+void expect_rejected(const std::vector<std::string>& arguments, const std::string& kind,
+                     const std::string& message, const std::string& field = "") {
   std::string shown;
   for (const std::string& argument : arguments) shown += " " + argument;
   const CliRun run = run_cli(arguments);
@@ -230,10 +234,12 @@ std::string not_read(const std::string& label, const std::string& typed, const s
 TEST(CliNumpyErrors, SelfBiasRejectsBadSeedsAndSizesWithTheApisMessages) {
   const std::string seeds = "0 to 4,294,967,295", sizes = "1 to 512";
   expect_rejected(bias_args("-1", "5", "8"), "self_score", not_read("The seed", "-1", seeds), "seed");
-  expect_rejected(bias_args("4294967296", "5", "8"), "self_score", not_read("The seed", "4294967296", seeds), "seed");
+  expect_rejected(bias_args("4294967296", "5", "8"), "self_score", not_read("The seed", "4294967296", seeds),
+                  "seed");
   expect_rejected(bias_args("abc", "5", "8"), "self_score", not_read("The seed", "abc", seeds), "seed");
   expect_rejected(bias_args("1", "0", "8"), "self_score", not_read("Tokens T", "0", sizes), "tokens");
-  expect_rejected(bias_args("1", "100000", "8"), "self_score", not_read("Tokens T", "100000", sizes), "tokens");
+  expect_rejected(bias_args("1", "100000", "8"), "self_score", not_read("Tokens T", "100000", sizes),
+                  "tokens");
   expect_rejected(bias_args("1", "5", "0"), "self_score", not_read("The width d", "0", sizes), "dim");
   expect_rejected(bias_args("1", "5", "513"), "self_score", not_read("The width d", "513", sizes), "dim");
   expect_rejected(bias_args("1", "1.5", "8"), "self_score", not_read("Tokens T", "1.5", sizes), "tokens");

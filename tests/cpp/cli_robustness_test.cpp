@@ -233,7 +233,8 @@ ToolOnFifo start_tool_on_fifo() {
     // Whatever this test inherited, the tool starts as a shell's command would.
     ::signal(SIGINT, SIG_DFL);
     ::signal(SIGTERM, SIG_DFL);
-    ::execl(QKV_CLI_PATH, QKV_CLI_PATH, "evidence", "--input", tool.fifo.c_str(), static_cast<char*>(nullptr));
+    ::execl(QKV_CLI_PATH, QKV_CLI_PATH, "evidence", "--input", tool.fifo.c_str(),
+            static_cast<char*>(nullptr));
     ::_exit(127);
   }
   EXPECT_GE(tool.child, 0) << "fork";
@@ -271,7 +272,9 @@ TEST(CliRobustness, AFifoWithNoWriterIsRefusedOnceSilentForItsLimit) {
   std::remove(fifo.c_str());
   ASSERT_FALSE(text.ok());
   EXPECT_EQ(text.error().kind, ErrorKind::Io);
-  EXPECT_EQ(text.error().message, "cannot read " + fifo + ": it is a FIFO that sent no data within the limit of 1 ms (a FIFO needs a writer)");
+  EXPECT_EQ(text.error().message,
+            "cannot read " + fifo +
+                ": it is a FIFO that sent no data within the limit of 1 ms (a FIFO needs a writer)");
 }
 
 // A FIFO whose writer comes is read to its end, through the tool: the evidence is the same as from stdin.
@@ -312,7 +315,8 @@ TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
 // WebAssembly: seeding the generator, once per seed, was not counted. It is (kSeedingCost), and such a search
 // is refused before it starts, naming the limit and how many seeds fit: 5e9 / 25,052 = 199,584.
 TEST(CliRobustness, AMillionSeedsOfOneTokenAreRefusedForTheirSeeding) {
-  expect_error(run_cli("find-off-diagonal --kind none --start 0 --tokens 1 --dim 1 --count 1000000"), "budget",
+  expect_error(run_cli("find-off-diagonal --kind none --start 0 --tokens 1 --dim 1 --count 1000000"),
+               "budget",
                "a search of 1,000,000 seeds at 25,052 multiply-adds each exceeds the limit of 5,000,000,000 "
                "multiply-adds per search; at these sizes at most 199,584 seeds fit");
   const CliRun over = run_cli("find-off-diagonal --kind none --start 0 --tokens 1 --dim 1 --count 199585");
@@ -327,16 +331,20 @@ TEST(CliRobustness, AMillionSeedsOfOneTokenAreRefusedForTheirSeeding) {
 // only 1.2e9 flops, took 194 s and 6 GB). Refused before anything is allocated, by the passes and the work.
 TEST(CliRobustness, ABenchThatWouldRunForEverIsRefused) {
   const std::string sizes = "bench --batch 1 --tokens 1024 --model-width 768 --head-width 768 --repeat ";
-  expect_error(run_cli("bench --batch 1 --tokens 4096 --model-width 4096 --head-width 4096"), "budget",
-               "bench costs 6.4e12 flops (5 passes at B 1, T 4096, d 4096, h 4096), more than the limit of 1e11");
+  expect_error(
+      run_cli("bench --batch 1 --tokens 4096 --model-width 4096 --head-width 4096"), "budget",
+      "bench costs 6.4e12 flops (5 passes at B 1, T 4096, d 4096, h 4096), more than the limit of 1e11");
   expect_error(run_cli(sizes + "18446744073709551615"), "budget",
                "bench repeat must be at most 1000, got 18446744073709551615");
   expect_error(run_cli(sizes + "1001"), "budget", "bench repeat must be at most 1000, got 1001");
-  expect_error(run_cli(sizes + "9"), "budget",
-               "bench costs 1.1e11 flops (9 passes at B 1, T 1024, d 768, h 768), more than the limit of 1e11");
-  expect_error(run_cli("bench --batch 67108864 --tokens 1 --model-width 1 --head-width 1 --repeat 1"), "budget",
+  expect_error(
+      run_cli(sizes + "9"), "budget",
+      "bench costs 1.1e11 flops (9 passes at B 1, T 1024, d 768, h 768), more than the limit of 1e11");
+  expect_error(run_cli("bench --batch 67108864 --tokens 1 --model-width 1 --head-width 1 --repeat 1"),
+               "budget",
                "bench costs 2.6e12 flops (1 pass at B 67108864, T 1, d 1, h 1), more than the limit of 1e11");
-  expect_error(run_cli("bench --batch 1 --tokens 67108864 --model-width 1 --head-width 1 --repeat 1"), "budget",
+  expect_error(run_cli("bench --batch 1 --tokens 67108864 --model-width 1 --head-width 1 --repeat 1"),
+               "budget",
                "bench costs 4e11 flops (1 pass at B 1, T 67108864, d 1, h 1), more than the limit of 1e11");
   EXPECT_GT(bench_cost(1, 1024, 768, 768, 9), kMaxBenchFlops);
   EXPECT_LT(bench_cost(1, 1024, 768, 768, 7), kMaxBenchFlops);

@@ -201,7 +201,8 @@ TEST(CliEvidence, FixtureRequestGivesEveryExpectedValueBitwise) {
   EXPECT_EQ(out.at("parameter_count"), expected.at("parameter_count"));
 
   const json& check = out.at("gradcheck");
-  EXPECT_EQ(keys_of(check), (std::set<std::string>{"passed", "checks", "unjudged", "max_error", "tolerance"})) << check;
+  EXPECT_EQ(keys_of(check), (std::set<std::string>{"passed", "checks", "unjudged", "max_error", "tolerance"}))
+      << check;
   EXPECT_EQ(check.at("passed"), true);
   EXPECT_EQ(check.at("unjudged"), 0);  // at the fixture's scale every probed number is judged
   EXPECT_EQ(check.at("checks"), expected.at("gradcheck").at("checks"));
@@ -281,8 +282,8 @@ TEST(CliEvidenceErrors, UnreadableFileAndMalformedJson) {
       run_cli("evidence --input -", ""), "arguments",
       "[json.exception.parse_error.101] parse error at line 1, column 1: syntax error while parsing "
       "value - unexpected end of input; expected '[', '{', or a literal");
-  expect_rejected(run_cli("evidence --input -", "[1, 2]"), "arguments", "request must be an object, got an array",
-                  "request");
+  expect_rejected(run_cli("evidence --input -", "[1, 2]"), "arguments",
+                  "request must be an object, got an array", "request");
 }
 
 // The request is read through the API's field lists by the rules of the WebAssembly module's reader
@@ -329,17 +330,21 @@ TEST(CliEvidenceErrors, MissingOrMalformedFields) {
   const std::string shape = "\"shape\":[1,2,3]";
   ASSERT_NE(text.find(shape), std::string::npos) << text;
   text.replace(text.find(shape), shape.size(), "\"shape\":[18446744073709551616,2,3]");
-  expect_rejected(run_cli("evidence --input -", text), "arguments", extent + " must be a whole number", extent);
+  expect_rejected(run_cli("evidence --input -", text), "arguments", extent + " must be a whole number",
+                  extent);
 }
 
 TEST(CliEvidenceErrors, ValuesThatAreNotFiniteNumbers) {
-  const std::pair<json, const char*> values[] = {
-      {json("2"), "string"}, {json(true), "boolean"}, {json(nullptr), "null"}, {json::array({2}), "an array"}};
+  const std::pair<json, const char*> values[] = {{json("2"), "string"},
+                                                 {json(true), "boolean"},
+                                                 {json(nullptr), "null"},
+                                                 {json::array({2}), "an array"}};
   for (const auto& [value, type] : values) {
     json request = fixture_request();
     request["input"]["values"][1] = value;
     expect_rejected(run_evidence(request), "arguments",
-                    std::string("request.input.values[1] must be a number, got ") + type, "request.input.values[1]");
+                    std::string("request.input.values[1] must be a number, got ") + type,
+                    "request.input.values[1]");
   }
   // JSON has no NaN or infinity: a literal too large for binary64 is refused by the parser.
   std::string text = fixture_request().dump();
@@ -411,11 +416,13 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
 
 TEST(CliArguments, UnknownOrIncompleteCommandLines) {
   expect_rejected(run_cli("evidence"), "arguments", "--input is required");
-  const std::string commands = "one of report, trace, init, evidence, randn, self-bias, find-off-diagonal, fields, bench";
+  const std::string commands =
+      "one of report, trace, init, evidence, randn, self-bias, find-off-diagonal, fields, bench";
   expect_rejected(run_cli(""), "arguments", "a subcommand is required: " + commands);
   // Issue 18: a misspelt command said only "A subcommand is required".
   expect_rejected(run_cli("x"), "arguments", "unknown subcommand \"x\"; expected " + commands);
-  expect_rejected(run_cli("reprot --seed 1"), "arguments", "unknown subcommand \"reprot\"; expected " + commands);
+  expect_rejected(run_cli("reprot --seed 1"), "arguments",
+                  "unknown subcommand \"reprot\"; expected " + commands);
   expect_rejected(run_cli("--seed 1"), "arguments", "unknown subcommand \"--seed\"; expected " + commands);
   const CliRun help = run_cli("--help");
   EXPECT_EQ(help.status, 0);
