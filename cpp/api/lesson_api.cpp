@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <utility>
 
 #include "learner/answer_reader.hpp"
 #include "learner/exercises.hpp"
@@ -61,11 +62,12 @@ GradcheckView gradcheck_view(const GradcheckSummary& check) {
       "A number passes when |a/s − n/s| ≤ " + out.tolerance.text +
       " + r, with s = max(1, |a|, |n|) and the rounding allowance r = 2 · ε / (h′ · s), where ε = " + bound +
       " bounds how far rounding can move L at these numbers and h′ is the smaller of the two steps "
-      "x − (x − h) and (x + h) − x as floating point gives them. A number whose " + out.tolerance.text +
-      " + r reaches " + judgeable +
-      " is not judged: there rounding in L could hide a gradient off by a factor of two or of the wrong sign.";
-  const std::string unjudged = std::to_string(check.unjudged) + " of " +
-                               std::to_string(check.unjudged + check.checks) + " numbers";
+      "x − (x − h) and (x + h) − x as floating point gives them. A number whose " +
+      out.tolerance.text + " + r reaches " + judgeable +
+      " is not judged: there rounding in L could hide a gradient off by a factor of two or of the wrong "
+      "sign.";
+  const std::string unjudged =
+      std::to_string(check.unjudged) + " of " + std::to_string(check.unjudged + check.checks) + " numbers";
   if (!check.problem.empty())
     out.verdict = "not checked: " + check.problem;
   else if (check.checks == 0)
@@ -74,8 +76,9 @@ GradcheckView gradcheck_view(const GradcheckSummary& check) {
   else if (!check.passed)
     out.verdict = "they do not agree";
   else if (check.unjudged > 0)
-    out.verdict = "the gradients agree at the " + std::to_string(check.checks) + " numbers that could be judged; " +
-                  unjudged + " could not be checked at this scale (rounding in L could hide any error there)";
+    out.verdict = "the gradients agree at the " + std::to_string(check.checks) +
+                  " numbers that could be judged; " + unjudged +
+                  " could not be checked at this scale (rounding in L could hide any error there)";
   else
     out.verdict = "the gradients agree";
   return out;
@@ -132,12 +135,25 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
   return out;
 }
 
+// The page's name for a field of any call's request: the self-score settings, then the lesson's state.
+std::string page_label(const std::string& field) {
+  static const std::pair<const char*, const char*> labels[] = {
+      {"seed", "the seed"},
+      {"dim", "the width d"},
+      {"count", "the number of seeds"},
+      {"start", "the first seed"},
+  };
+  for (const auto& [name, label] : labels)
+    if (field == name) return label;
+  return field_label(field);
+}
+
 // A typed count, or the error naming its field in the learner's words.
 Result<std::int64_t, LessonError> read_setting(const std::string& text, const std::string& field, Extent min,
                                                Extent max, ErrorKind kind) {
   auto value = read_count(text, min, max);
   if (!value) {
-    std::string label = field_label(field);
+    std::string label = page_label(field);
     if (label[0] >= 'a' && label[0] <= 'z') label[0] = static_cast<char>(label[0] - 'a' + 'A');  // "The seed"
     return fail(LessonError{kind, label + ": " + value.error().message(), field});
   }
@@ -302,22 +318,23 @@ LessonResponse evaluate(const LessonState& state) {
   out.ok = evaluation.evidence.has_value();
   out.state = std::move(evaluation.state);
   if (evaluation.evidence) out.evidence = evidence_view(*evaluation.evidence);
-  if (evaluation.error) out.error = error_view(*evaluation.error);
+  if (evaluation.error) out.error = error_view(*evaluation.error, page_label);
   out.notes = std::move(evaluation.notes);
   return out;
 }
 
 ProvenanceResponse provenance(const ProvenanceRequest& request) {
-  // Only what a cell's sum uses: forward, scores and gradients, not the chapter's other evidence or gradcheck.
+  // Only what a cell's sum uses: forward, scores and gradients, not the chapter's other evidence or
+  // gradcheck.
   LessonRequest read = read_lesson_request(request.state);
-  if (!read.request) return refusal<ProvenanceResponse>(*read.error);
+  if (!read.request) return refusal<ProvenanceResponse>(*read.error, page_label);
   EvidenceParts parts;
   parts.gradcheck = false;
   parts.scores = true;
   auto evidence = compute_projection_evidence(*read.request, parts);
-  if (!evidence) return refusal<ProvenanceResponse>(evidence.error());
+  if (!evidence) return refusal<ProvenanceResponse>(evidence.error(), page_label);
   auto cell = cell_provenance(*read.request, *evidence, request.tensor, static_cast<Extent>(request.index));
-  if (!cell) return refusal<ProvenanceResponse>(cell.error());
+  if (!cell) return refusal<ProvenanceResponse>(cell.error(), page_label);
   ProvenanceResponse out;
   out.ok = true;
   out.target = std::move(cell->target);
@@ -329,7 +346,7 @@ ProvenanceResponse provenance(const ProvenanceRequest& request) {
 
 SelfScoreResponse self_score(const SelfScoreRequest& typed) {
   auto run = typed_experiment(typed);
-  if (!run) return refusal<SelfScoreResponse>(run.error());
+  if (!run) return refusal<SelfScoreResponse>(run.error(), page_label);
   SelfScoreResponse out;
   const SelfBiasRequest& request = run->request;
   const SelfBiasResult& r = *run->result;
@@ -353,7 +370,7 @@ SelfScoreResponse self_score(const SelfScoreRequest& typed) {
 
 SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
   auto run = typed_experiment(typed);
-  if (!run) return refusal<SelfScoreSummaryResponse>(run.error());
+  if (!run) return refusal<SelfScoreSummaryResponse>(run.error(), page_label);
   SelfScoreSummaryResponse out;
   const SelfBiasRequest& request = run->request;
   const SelfBiasResult& r = *run->result;
@@ -402,7 +419,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
 }
 
 SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgress& progress) {
-  const auto refuse = [](const LessonError& error) { return refusal<SeedSearchResponse>(error); };
+  const auto refuse = [](const LessonError& error) { return refusal<SeedSearchResponse>(error, page_label); };
   CounterexampleSearch search;
   const std::optional<ScoreKind> kind = search_kind_named(typed.kind);
   if (!kind)
@@ -446,7 +463,7 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgres
 
 ExercisesResponse exercises(const SelfScoreRequest& self_score) {
   auto all = registry(self_score);
-  if (!all) return refusal<ExercisesResponse>(all.error());
+  if (!all) return refusal<ExercisesResponse>(all.error(), page_label);
   ExercisesResponse out;
   out.ok = true;
   for (const Exercise& exercise : all->exercises) {
@@ -461,12 +478,13 @@ ExercisesResponse exercises(const SelfScoreRequest& self_score) {
 
 AnswerResponse check_answer(const AnswerRequest& request) {
   auto all = registry(request.self_score);
-  if (!all) return refusal<AnswerResponse>(all.error());
+  if (!all) return refusal<AnswerResponse>(all.error(), page_label);
   for (const Exercise& exercise : all->exercises) {
     if (exercise.id != request.id) continue;
-    if (all->pending && reads_experiment(exercise.id)) return refusal<AnswerResponse>(*all->pending);
+    if (all->pending && reads_experiment(exercise.id))
+      return refusal<AnswerResponse>(*all->pending, page_label);
     auto verdict = qkv::check_answer(exercise, request.responses);
-    if (!verdict) return refusal<AnswerResponse>(verdict.error());
+    if (!verdict) return refusal<AnswerResponse>(verdict.error(), page_label);
     AnswerResponse out;
     out.ok = true;
     out.correct = verdict->correct;
@@ -477,14 +495,14 @@ AnswerResponse check_answer(const AnswerRequest& request) {
     return out;
   }
   return refusal<AnswerResponse>(
-      {ErrorKind::Exercise, "unknown exercise \"" + shortened(request.id) + "\"", "id"});
+      {ErrorKind::Exercise, "unknown exercise \"" + shortened(request.id) + "\"", "id"}, page_label);
 }
 
 RandnResponse randn(const RandnRequest& typed) {
   auto seed = read_setting(typed.seed, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
-  if (!seed) return refusal<RandnResponse>(seed.error());
+  if (!seed) return refusal<RandnResponse>(seed.error(), page_label);
   auto count = read_setting(typed.count, "draws", 1, kMaxRandnCount, ErrorKind::Arguments);
-  if (!count) return refusal<RandnResponse>(count.error());
+  if (!count) return refusal<RandnResponse>(count.error(), page_label);
   RandnResponse out;
   out.ok = true;
   out.values = NumpyLegacyRandom::seeded(*seed).value().randn(static_cast<std::size_t>(*count));
@@ -513,7 +531,8 @@ ProjectionResponse projection_response(const ProjectionEvidence& evidence) {
   }
   if (evidence.gradcheck) {
     const GradcheckSummary& check = *evidence.gradcheck;
-    out.gradcheck = GradcheckData{check.passed, check.checks, check.unjudged, check.max_error, check.tolerance, std::nullopt};
+    out.gradcheck = GradcheckData{check.passed,    check.checks,    check.unjudged,
+                                  check.max_error, check.tolerance, std::nullopt};
     if (!check.problem.empty()) out.gradcheck->problem = check.problem;
   }
   return out;
@@ -528,12 +547,13 @@ ProjectionResponse evidence(const EvidenceRequest& typed) {
                           const char* field) -> std::optional<Tensor> {
     if (out.error) return std::nullopt;
     if (!data) {
-      out.error = error_view({ErrorKind::Arguments, std::string("request.") + path + " is missing", field});
+      out.error = error_view({ErrorKind::Arguments, std::string("request.") + path + " is missing", field},
+                             page_label);
       return std::nullopt;
     }
     auto made = Tensor::from_values(data->shape, data->values);
     if (!made) {
-      out.error = error_view(lesson_error(made.error(), field));
+      out.error = error_view(lesson_error(made.error(), field), page_label);
       return std::nullopt;
     }
     return std::move(*made);
@@ -555,7 +575,7 @@ ProjectionResponse evidence(const EvidenceRequest& typed) {
   request.key_weight = std::move(*key);
   request.value_weight = std::move(*value);
   auto computed = compute_projection_evidence(request);
-  if (!computed) return refusal<ProjectionResponse>(computed.error());
+  if (!computed) return refusal<ProjectionResponse>(computed.error(), page_label);
   return projection_response(*computed);
 }
 

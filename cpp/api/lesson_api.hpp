@@ -12,6 +12,7 @@
 #include "learner/editable_state.hpp"
 #include "learner/exercise.hpp"
 #include "learner/provenance.hpp"
+#include "response/response.hpp"
 #include "selfscore/self_bias.hpp"
 
 namespace qkv::api {
@@ -20,9 +21,9 @@ namespace qkv::api {
 
 struct TensorView {
   Shape shape;
-  std::string shape_text;          // "[1, 2, 3]"
-  std::vector<double> values;      // exact, for tests that compare bits
-  std::vector<std::string> text;   // shortest round-trip decimal of each value
+  std::string shape_text;         // "[1, 2, 3]"
+  std::vector<double> values;     // exact, for tests that compare bits
+  std::vector<std::string> text;  // shortest round-trip decimal of each value
 };
 struct NumberView {
   double value = 0.0;
@@ -33,24 +34,6 @@ struct RoundedView {
   std::vector<std::string> text;     // shortest round-trip decimal
   std::vector<std::string> rounded;  // two decimals, as np.round(x, 2) prints
 };
-struct ErrorView {
-  std::string kind;  // kind_name()
-  std::string message;
-  std::string field;
-  std::int64_t index = -1;
-  std::string sentence;
-};
-// Inline, so that the scale section's module (cpp/scale) reports errors without linking this library.
-inline ErrorView error_view(const LessonError& error) {
-  return {kind_name(error.kind), error.message, error.field, error.index, error.sentence()};
-}
-// A response that refuses: ok stays false and error says why (every response type has both fields).
-template <class Response> Response refusal(const LessonError& error) {
-  Response out;
-  out.error = error_view(error);
-  return out;
-}
-
 // ---- chapter 26: the editable lesson ----
 
 struct ShapeProbeView {
@@ -112,17 +95,17 @@ FixtureResponse fixture();
 
 struct LessonResponse {
   bool ok = false;
-  LessonState state;                    // conformed to the sizes, whether or not they were accepted
+  LessonState state;  // conformed to the sizes, whether or not they were accepted
   std::optional<EvidenceView> evidence;
   std::optional<ErrorView> error;
-  std::vector<std::string> notes;       // values a link gave that could not be used, and what was used
+  std::vector<std::string> notes;  // values a link gave that could not be used, and what was used
 };
 LessonResponse evaluate(const LessonState& state);
 
 // Where one computed cell of the lesson's current numbers comes from (learner/provenance.hpp).
 struct ProvenanceRequest {
   LessonState state;
-  std::string tensor;  // query, key, value, scores, input_gradient, query_weight_gradient, ...
+  std::string tensor;     // query, key, value, scores, input_gradient, query_weight_gradient, ...
   std::size_t index = 0;  // row-major
 };
 struct ProvenanceResponse {
@@ -180,11 +163,11 @@ struct OffDiagonalRowView {
   std::string own, peak;  // the row's own score and its maximum, two decimals (np.round)
 };
 struct KindSummaryView {
-  RoundedView scores;                 // [shown, shown], the top-left corner, row-major
-  std::vector<std::size_t> argmax;    // [n]
-  std::size_t diagonal_count = 0;     // rows peaking on their own token ...
-  std::vector<std::size_t> diagonal_rows;  // ... and which, ascending
-  std::size_t off_diagonal_count = 0; // n - diagonal_count
+  RoundedView scores;                            // [shown, shown], the top-left corner, row-major
+  std::vector<std::size_t> argmax;               // [n]
+  std::size_t diagonal_count = 0;                // rows peaking on their own token ...
+  std::vector<std::size_t> diagonal_rows;        // ... and which, ascending
+  std::size_t off_diagonal_count = 0;            // n - diagonal_count
   std::vector<OffDiagonalRowView> off_diagonal;  // the first kListedRows rows peaking elsewhere
   std::vector<std::size_t> guaranteed_rows;      // none for separate
   // The heatmap's colour of each shown score: round(4 · score / the largest |score| shown), from −4 to 4
@@ -194,8 +177,8 @@ struct KindSummaryView {
 struct SelfScoreSummaryView {
   std::int64_t seed = 0;
   std::size_t tokens = 0, dim = 0;
-  bool complete = false;  // every score and length is shown (tokens <= kCompleteTokens)
-  std::size_t shown = 0;  // rows and columns shown: tokens, or kCornerTokens
+  bool complete = false;               // every score and length is shown (tokens <= kCompleteTokens)
+  std::size_t shown = 0;               // rows and columns shown: tokens, or kCornerTokens
   RoundedView norms, projected_norms;  // the first `shown`
   KindSummaryView none, separate, tied;
   ExperimentFacts facts;
@@ -254,11 +237,11 @@ struct AnswerRequest {
 struct AnswerResponse {
   bool ok = false;
   bool correct = false;
-  std::vector<std::string> read;    // what was read from each response
+  std::vector<std::string> read;  // what was read from each response
   std::string hint;
   std::vector<std::string> answer;  // the right answer per blank
   std::string explanation;
-  std::optional<ErrorView> error;   // kind "number" when a response could not be read
+  std::optional<ErrorView> error;  // kind "number" when a response could not be read
 };
 AnswerResponse check_answer(const AnswerRequest& request);
 
@@ -320,24 +303,16 @@ struct EvidenceRequest {
 ProjectionResponse evidence(const EvidenceRequest& request);
 
 // ---- the field lists: one per type, used by both front ends ----
-// A front end's converter walks these lists; it tells lists of values from described objects with this.
-template <class T>
-struct is_vector : std::false_type {};
-template <class T>
-struct is_vector<std::vector<T>> : std::true_type {};
-
+// A front end's converter walks these lists (is_vector: response/response.hpp).
 // A writer visits v(name, member) to convert each field out; a reader visits the same list over an object
 // it owns (not const) and fills each member, so a request's fields are listed once as well.
-
+// clang-format off
 #define QKV_FIELD(name) v(#name, t.name)
 template <class V> void describe(V& v, const TensorView& t) {
   QKV_FIELD(shape); QKV_FIELD(shape_text); QKV_FIELD(values); QKV_FIELD(text);
 }
 template <class V> void describe(V& v, const NumberView& t) { QKV_FIELD(value); QKV_FIELD(text); }
 template <class V> void describe(V& v, const RoundedView& t) { QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(rounded); }
-template <class V> void describe(V& v, const ErrorView& t) {
-  QKV_FIELD(kind); QKV_FIELD(message); QKV_FIELD(field); QKV_FIELD(index); QKV_FIELD(sentence);
-}
 template <class V> void describe(V& v, const ShapeProbeView& t) { QKV_FIELD(input); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); }
 template <class V> void describe(V& v, const RejectionView& t) { QKV_FIELD(message); QKV_FIELD(expected_variant); }
 template <class V> void describe(V& v, const GradcheckView& t) {
@@ -435,5 +410,6 @@ template <class V> void describe(V& v, const EvidenceRequest& t) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight); QKV_FIELD(upstream);
 }
 #undef QKV_FIELD
+// clang-format on
 
 }  // namespace qkv::api

@@ -7,7 +7,7 @@
 #include "attention/qkv.hpp"
 #include "autograd/ops.hpp"
 #include "bench/allocation_counter.hpp"
-#include "support/budget.hpp"
+#include "bench/bench_cost.hpp"
 
 namespace qkv {
 namespace {

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "api/lesson_api.hpp"  // ErrorView and error_view (header only: the scale module links no qkv_api)
 #include "attention/qkv.hpp"
+#include "response/response.hpp"
 #include "tensor/tensor.hpp"
 
 namespace qkv {
@@ -30,7 +30,7 @@ struct BenchResult {
 
 enum class BenchErrorKind {
   Repeat,  // repeat is zero
-  Budget,  // repeat, or the work, over the limits in support/budget.hpp (the detail is the message)
+  Budget,  // repeat, or the work, over the limits in bench/bench_cost.hpp (the detail is the message)
   Layer,   // the layer rejected the widths
   Tensor,  // a tensor was too large, or an operation failed
 };

@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "autograd/ops.hpp"
-#include "support/budget.hpp"
+#include "chapter26/evidence_cost.hpp"
 
 namespace qkv {
 
@@ -161,9 +161,9 @@ GradcheckSummary check_gradients(const ProjectionRequest& request, const Project
 
 // The request's cost, refused before any work when it passes a limit. Only an input of rank three and the
 // layer's width whose output fits the element cap is costed; any other input is refused by the layer's own
-// checks at no cost, so their messages come first. The weight
-// gradient's [B, d, h] intermediate is checked against the element cap here, because backward cannot
-// report an error once it runs.
+// checks at no cost, so their messages come first. B·d·h (the products the weight gradient sums, and once
+// the [B, d, h] intermediate it built) is checked against the element cap here, as the documented limit on
+// the batch, because backward cannot report an error once it runs.
 Result<EvidenceCost, LessonError> evidence_cost_of(const ProjectionRequest& request,
                                                    const QkvProjections& layer, EvidenceParts parts) {
   const Shape& shape = request.input.shape();

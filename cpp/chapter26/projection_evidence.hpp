@@ -13,7 +13,7 @@ namespace qkv {
 
 // Gradcheck costs three forward passes per checked coordinate. Up to this many coordinates per tensor are
 // checked (every one for the chapter's fixture, 6 each); beyond it, this many spread evenly over the tensor,
-// and fewer (at least one) when that many would pass kMaxGradcheckOperations (support/budget.hpp).
+// and fewer (at least one) when that many would pass kMaxGradcheckOperations (chapter26/evidence_cost.hpp).
 inline constexpr std::size_t kGradcheckSamplesPerTensor = 32;
 
 // Names the chapter gives its three weights.
@@ -35,8 +35,8 @@ struct ProjectionRequest {
 
 struct GradcheckSummary {
   bool passed = false;
-  std::size_t checks = 0;  // judged, over X, W_Q, W_K, W_V together
-  std::size_t unjudged = 0;  // probed, but rounding in L could hide any error there (gradcheck.hpp)
+  std::size_t checks = 0;      // judged, over X, W_Q, W_K, W_V together
+  std::size_t unjudged = 0;    // probed, but rounding in L could hide any error there (gradcheck.hpp)
   double max_allowance = 0.0;  // the largest τ + r a judged number had
   std::size_t input_checks = 0, query_checks = 0, key_checks = 0, value_checks = 0;
   double max_error = 0.0;

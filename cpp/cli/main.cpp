@@ -23,10 +23,10 @@
 #include "bench/core_bench.hpp"
 #include "chapter26/chapter26.hpp"
 #include "cli/field_lists.hpp"
+#include "cli/limits.hpp"
 #include "cli/request.hpp"
 #include "selfscore/numpy_random.hpp"
 #include "selfscore/self_bias.hpp"
-#include "support/budget.hpp"
 #include "text/format.hpp"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "support/budget.hpp"
+#include "cli/limits.hpp"
 
 namespace qkv::cli {
 

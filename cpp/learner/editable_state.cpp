@@ -1,6 +1,7 @@
 #include "learner/editable_state.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "learner/answer_reader.hpp"
 #include "learner/exercise.hpp"
@@ -115,6 +116,25 @@ Result<Tensor, LessonError> read_tensor(const EditableTensor& tensor, const std:
 }
 
 }  // namespace
+
+std::string field_label(const std::string& field) {
+  static const std::pair<const char*, const char*> labels[] = {
+      {"batch", "Batch B"},
+      {"tokens", "Tokens T"},
+      {"model_width", "Model width d_model"},
+      {"head_width", "Head width d_head"},
+      {"input", "X"},
+      {"query_weight", "W_Q"},
+      {"key_weight", "W_K"},
+      {"value_weight", "W_V"},
+      {"query_upstream", "U_Q"},
+      {"key_upstream", "U_K"},
+      {"value_upstream", "U_V"},
+  };
+  for (const auto& [name, label] : labels)
+    if (field == name) return label;
+  return field;
+}
 
 LessonState fixture_state() {
   const ProjectionRequest fixture = chapter_fixture();

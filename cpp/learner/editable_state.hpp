@@ -19,6 +19,10 @@ struct SizeLimit {
 inline constexpr SizeLimit kSizeLimits[] = {
     {"batch", 0, 8}, {"tokens", 0, 8}, {"model_width", 1, 8}, {"head_width", 1, 8}};
 
+// The page's name for a field of the lesson's state: "Batch B", "X", "W_Q", "U_K", ... (any other field
+// is called by its own name).
+std::string field_label(const std::string& field);
+
 struct EditableCells {
   Shape shape;                     // empty when read from a link: the sizes decide it
   std::vector<std::string> cells;  // row-major, as typed

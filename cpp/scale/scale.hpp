@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "api/lesson_api.hpp"  // ErrorView and error_view (header only: this module links no qkv_api)
+#include "response/response.hpp"
 
 namespace qkv::api {
 

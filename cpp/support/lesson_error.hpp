@@ -1,5 +1,6 @@
 // The one error type that reaches the learner and the command line: which layer refused, the field and
-// cell it is about, the library's own message, and a sentence that says it in the learner's words.
+// cell it is about, and the library's own message. The learner's words for it (the page's field names, a
+// sentence) are the response's: response/response.hpp.
 #pragma once
 
 #include <cstdint>
@@ -31,12 +32,6 @@ struct LessonError {
   std::string message;  // the library's message, unchanged ("linear input final width must equal 3, got 4")
   std::string field;    // the request field it is about ("input", "query_weight", "batch", ...), or ""
   std::int64_t index = -1;  // the cell of that field, row-major, or -1
-
-  // The same fact for a learner: where it happened, in the page's names, and what the page does about it.
-  std::string sentence() const;
 };
-
-// The page's name for a field: "X", "W_Q", "Batch B", "the seed", ...
-std::string field_label(const std::string& field);
 
 }  // namespace qkv

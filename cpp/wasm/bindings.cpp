@@ -6,6 +6,8 @@
 
 #include <emscripten/bind.h>
 
+#include "api/lesson_api.hpp"
+
 namespace qkv::api {
 namespace {
 

@@ -11,7 +11,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "api/lesson_api.hpp"
+#include "response/response.hpp"
 
 namespace qkv::api {
 

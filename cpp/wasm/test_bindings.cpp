@@ -3,6 +3,7 @@
 // (what `qkv-lesson bench` prints).
 #include <emscripten/bind.h>
 
+#include "api/lesson_api.hpp"
 #include "bench/core_bench.hpp"
 #include "chapter26/projection_evidence.hpp"
 #include "wasm/bindings.hpp"

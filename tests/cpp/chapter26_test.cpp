@@ -12,8 +12,8 @@
 #include <tuple>
 #include <vector>
 
+#include "chapter26/evidence_cost.hpp"
 #include "fixture.hpp"
-#include "support/budget.hpp"
 
 namespace qkv {
 namespace {

@@ -14,11 +14,13 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_cost.hpp"
+#include "chapter26/evidence_cost.hpp"
 #include "chapter26/projection_evidence.hpp"
+#include "cli/limits.hpp"
 #include "cli/request.hpp"
 #include "cli_support.hpp"
 #include "selfscore/self_bias.hpp"
-#include "support/budget.hpp"
 
 namespace qkv {
 namespace {

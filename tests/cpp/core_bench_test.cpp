@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "support/budget.hpp"
+#include "bench/bench_cost.hpp"
 
 namespace qkv {
 namespace {
@@ -64,8 +64,9 @@ TEST(CoreBench, RepeatThenWorkThenWidths) {
   const api::BenchResponse refused = api::bench(request);
   ASSERT_TRUE(refused.error);
   EXPECT_EQ(refused.error->kind, "budget");
-  EXPECT_EQ(refused.error->message,
-            "bench costs 2.6e16 flops (5 passes at B 4096, T 4096, d 4096, h 4096), more than the limit of 1e11");
+  EXPECT_EQ(
+      refused.error->message,
+      "bench costs 2.6e16 flops (5 passes at B 4096, T 4096, d 4096, h 4096), more than the limit of 1e11");
 }
 
 // The call the tests' WebAssembly module makes: a missing size is refused by name, never benched at its

@@ -35,7 +35,7 @@ TEST(EditableState, AnUnreadableCellIsATypedErrorNamingItsFieldAndCell) {
   EXPECT_EQ(evaluation.error->index, 4);
   EXPECT_EQ(evaluation.error->message,
             "\"abc\" is not read: expected a number such as " + kMinus + "1.5, 3/2 or 2e-3");
-  EXPECT_EQ(evaluation.error->sentence(), "Cell 5 of W_K could not be read as a number.");
+  EXPECT_EQ(field_label(evaluation.error->field), "W_K");  // the sentence: lesson_api_test
   EXPECT_FALSE(evaluation.evidence);
 }
 
@@ -101,16 +101,17 @@ TEST(EditableState, LinkValuesThatDoNotFitAreReportedNotSilentlyZeroed) {
 // one just under 2^26 cells took 30 s and 1.6 GB. Every shape the page sends back is checked against the
 // size limits before any cell is visited.
 TEST(EditableState, AShapeOutsideTheSizeLimitsIsRefusedBeforeAnyCellIsVisited) {
-  const std::string limits = " is not accepted: expected [] or 3 axes within the size limits [8, 8, 8], at most 512 numbers";
+  const std::string limits =
+      " is not accepted: expected [] or 3 axes within the size limits [8, 8, 8], at most 512 numbers";
   const struct {
     Shape shape;
     std::string message;
   } cases[] = {
       {{1000000000, 1, 1}, "X: kept shape [1000000000, 1, 1]" + limits},
       {{64, 64, 64, 64}, "X: kept shape [64, 64, 64, 64]" + limits},
-      {{8, 8, 9}, "X: kept shape [8, 8, 9]" + limits},  // just over
+      {{8, 8, 9}, "X: kept shape [8, 8, 9]" + limits},                    // just over
       {{1, 1 << 13, 1 << 13}, "X: kept shape [1, 8192, 8192]" + limits},  // just under 2^26 cells
-      {{8, 64}, "X: kept shape [8, 64]" + limits},  // 512 numbers, but not X's axes
+      {{8, 64}, "X: kept shape [8, 64]" + limits},                        // 512 numbers, but not X's axes
   };
   for (const auto& entry : cases) {
     LessonState state = fixture_state();
@@ -121,20 +122,22 @@ TEST(EditableState, AShapeOutsideTheSizeLimitsIsRefusedBeforeAnyCellIsVisited) {
     EXPECT_EQ(evaluation.error->kind, ErrorKind::Size);
     EXPECT_EQ(evaluation.error->field, "input");
     EXPECT_EQ(evaluation.error->message, entry.message);
-    EXPECT_EQ(evaluation.error->sentence(), "X is outside the sizes this lesson accepts.");
+    EXPECT_EQ(field_label(evaluation.error->field), "X");
     EXPECT_FALSE(evaluation.evidence);
   }
   // A tensor's own shape, and the weights' limits.
   LessonState state = fixture_state();
   state.key_weight.shape = {1000000000, 2};
-  EXPECT_EQ(evaluate_lesson(state).error->message,
-            "W_K: shape [1000000000, 2] is not accepted: expected [] or 2 axes within the size limits [8, 8], "
-            "at most 64 numbers");
+  EXPECT_EQ(
+      evaluate_lesson(state).error->message,
+      "W_K: shape [1000000000, 2] is not accepted: expected [] or 2 axes within the size limits [8, 8], "
+      "at most 64 numbers");
   state = fixture_state();
   state.value_upstream.kept.shape = {9, 1, 1};
-  EXPECT_EQ(evaluate_lesson(state).error->message,
-            "U_V: kept shape [9, 1, 1] is not accepted: expected [] or 3 axes within the size limits [8, 8, 8], "
-            "at most 512 numbers");
+  EXPECT_EQ(
+      evaluate_lesson(state).error->message,
+      "U_V: kept shape [9, 1, 1] is not accepted: expected [] or 3 axes within the size limits [8, 8, 8], "
+      "at most 512 numbers");
 }
 
 TEST(EditableState, KeptCellsAtTheSizeLimitsComeBack) {

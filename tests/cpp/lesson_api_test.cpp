@@ -61,7 +61,8 @@ TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {
           bound +
           " bounds how far rounding can move L at these numbers and h′ is the smaller of the two steps "
           "x − (x − h) and (x + h) − x as floating point gives them. A number whose 2e-6 + r reaches 0.5 is "
-          "not judged: there rounding in L could hide a gradient off by a factor of two or of the wrong sign.");
+          "not judged: there rounding in L could hide a gradient off by a factor of two or of the wrong "
+          "sign.");
   // At the fixture's scale every number probed is judged, and the words say the gradients agree.
   EXPECT_EQ(g.unjudged, 0u);
   EXPECT_EQ(g.verdict, "the gradients agree");
@@ -78,9 +79,10 @@ TEST(LessonApi, GradcheckSaysWhatItCouldNotJudgeAtALargeScaleInsteadOfPassingIt)
   ASSERT_GT(g.unjudged, 0u);
   ASSERT_GT(g.checks, 0u);
   EXPECT_TRUE(g.passed);
-  EXPECT_EQ(g.verdict, "the gradients agree at the " + std::to_string(g.checks) + " numbers that could be judged; " +
-                           std::to_string(g.unjudged) + " of " + std::to_string(g.checks + g.unjudged) +
-                           " numbers could not be checked at this scale (rounding in L could hide any error there)");
+  EXPECT_EQ(g.verdict,
+            "the gradients agree at the " + std::to_string(g.checks) + " numbers that could be judged; " +
+                std::to_string(g.unjudged) + " of " + std::to_string(g.checks + g.unjudged) +
+                " numbers could not be checked at this scale (rounding in L could hide any error there)");
 }
 
 // A fixture tensor's values as fixtures/chapter26.json writes them (integers there, so "-1", not "-1.0"),
@@ -116,6 +118,9 @@ TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
   EXPECT_EQ(refused.error->kind, "size");
   EXPECT_EQ(refused.error->field, "batch");
   EXPECT_EQ(refused.error->sentence, "Batch B is outside the sizes this lesson accepts.");
+  bad = fixture().state;
+  bad.key_weight.cells[4] = "abc";
+  EXPECT_EQ(evaluate(bad).error->sentence, "Cell 5 of W_K could not be read as a number.");
 }
 
 TEST(LessonApi, SelfScoreReadsTypedSettingsAndNamesTheFieldItRefuses) {
@@ -127,6 +132,9 @@ TEST(LessonApi, SelfScoreReadsTypedSettingsAndNamesTheFieldItRefuses) {
   EXPECT_EQ(refused.error->field, "tokens");
   EXPECT_EQ(refused.error->kind, "self_score");
   EXPECT_EQ(self_score({"-1", "5", "8"}).error->field, "seed");
+  // The self-score settings are named by the API (page_label), the lesson's sizes by the learner.
+  EXPECT_EQ(self_score({"-1", "5", "8"}).error->sentence, "The experiment did not run with the seed.");
+  EXPECT_EQ(refused.error->sentence, "The experiment did not run with Tokens T.");
 }
 
 TEST(LessonApi, SeedSearchStartsWhereAskedAndWraps) {
@@ -201,8 +209,11 @@ TEST(LessonApi, SummaryAbove16TokensShowsTheCornerCountsAndFirstOffDiagonalRows)
   // Width 2 in 40 tokens: many rows peak elsewhere; the first five are listed, in row order.
   ASSERT_EQ(s.none.off_diagonal.size(), kListedRows);
   std::size_t listed = 0;
-  for (std::size_t row = 0; row < 40 && listed < kListedRows; ++row)
-    if (full.result->none.argmax[row] != row) EXPECT_EQ(s.none.off_diagonal[listed++].row, row);
+  for (std::size_t row = 0; row < 40 && listed < kListedRows; ++row) {
+    if (full.result->none.argmax[row] != row) {
+      EXPECT_EQ(s.none.off_diagonal[listed++].row, row);
+    }
+  }
   EXPECT_EQ(s.facts.none_argmax, full.result->none.argmax);
   EXPECT_EQ(s.facts.tied_guaranteed_rows, full.result->tied.guaranteed_rows);
 }
@@ -322,7 +333,8 @@ TEST(LessonApi, SearchOverTheBudgetIsRefusedWithKindBudget) {
       find_seed({"none", "", "2500", "1", "8"}, [&](std::int64_t tried) { reports.push_back(tried); });
   ASSERT_TRUE(searched.ok);
   EXPECT_FALSE(searched.found);
-  // A report every ceil(2e7 / 25409) = 788 seeds (self_bias_test.cpp: SearchReportsProgressEveryStretchOfWork).
+  // A report every ceil(2e7 / 25409) = 788 seeds (self_bias_test.cpp:
+  // SearchReportsProgressEveryStretchOfWork).
   EXPECT_EQ(reports, (std::vector<std::int64_t>{788, 1576, 2364}));
 }
 
