@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the lesson needs and is missing: Debian packages (compilers, clang-14 with libFuzzer for the
-# fuzz step, GoogleTest, JSON and argument libraries, Emscripten, Chromium, Firefox ESR, WebKitGTK's WebDriver and Xvfb for
+# fuzz step, clang-format, GoogleTest, JSON and argument libraries, Emscripten, Chromium, Firefox ESR, WebKitGTK's WebDriver and Xvfb for
 # the three-engine tests, numpy with OpenBLAS) and the npm packages pinned in package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +10,8 @@ command -v cmake >/dev/null || need+=(cmake)
 command -v ninja >/dev/null || need+=(ninja-build)
 command -v g++ >/dev/null || need+=(g++)
 command -v clang++-14 >/dev/null || need+=(clang-14)
+# The C++ sources are kept as .clang-format says (tests/node/format.test.mjs checks them with Debian 12's 14).
+command -v clang-format >/dev/null || need+=(clang-format)
 compgen -G "/usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a" >/dev/null || need+=(libclang-rt-14-dev)
 [ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)

@@ -85,7 +85,8 @@ Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evide
   return cell_provenance(evidence.request, evidence.primary, tensor, index);
 }
 
-Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r, const ProjectionEvidence& primary,
+Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r,
+                                                    const ProjectionEvidence& primary,
                                                     const std::string& tensor, Extent index) {
   const Extent d = r.input.shape()[2], h = r.query_weight.shape()[1];
   const Extent t_count = r.input.shape()[1];
@@ -109,8 +110,8 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r, 
           "input", x, [&](Extent k) { return row * d + k; }, names.weight, w,
           [&](Extent k) { return k * h + j; }, d);
       CellProvenance out{names.output_name + indices({b, t, j}), {sum.left, sum.right}, {}, {}};
-      out.expression = out.target + " = " + sum.terms + " = " +
-                       format_prose(output_of(primary, branch).values()[index]);
+      out.expression =
+          out.target + " = " + sum.terms + " = " + format_prose(output_of(primary, branch).values()[index]);
       out.description = "Row " + row_name(b, t) + " of X times column " + std::to_string(j) + " of " +
                         names.weight_name + ".";
       return out;
@@ -142,8 +143,7 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r, 
         "query", primary.query.values(), [&](Extent k) { return query_row * h + k; }, "key",
         primary.key.values(), [&](Extent k) { return key_row * h + k; }, h);
     CellProvenance out{"S" + indices({b, i, j}), {sum.left, sum.right}, {}, {}};
-    out.expression =
-        out.target + " = " + sum.terms + " = " + format_prose(primary.scores.values()[index]);
+    out.expression = out.target + " = " + sum.terms + " = " + format_prose(primary.scores.values()[index]);
     out.description = "Query of token " + std::to_string(i) + " (row " + row_name(b, i) +
                       " of Q) dotted with key of token " + std::to_string(j) + " (row " + row_name(b, j) +
                       " of K).";

@@ -34,8 +34,8 @@ std::string written_products(const std::vector<double>& left, const std::vector<
 // `evidence` needs the forward, the scores and the gradients of `request` (no gradcheck: provenance runs for
 // every cell a learner focuses, and the check adds nothing to any cell's sum).
 Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& request,
-                                                    const ProjectionEvidence& evidence, const std::string& tensor,
-                                                    Extent index);
+                                                    const ProjectionEvidence& evidence,
+                                                    const std::string& tensor, Extent index);
 // The same, from the chapter's whole evidence.
 Result<CellProvenance, LessonError> cell_provenance(const ChapterEvidence& evidence,
                                                     const std::string& tensor, Extent index);

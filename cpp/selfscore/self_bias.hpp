@@ -85,7 +85,8 @@ constexpr std::int64_t kMaxSearchSeeds = 1000000;
 
 // Work, counted in multiply-adds: a search tries seeds until one qualifies, so its cost is bounded by
 // seeds x the cost of one seed, and a search whose bound exceeds kSearchBudget is refused before it
-// starts. One seed of `kind` is seeded (kSeedingCost), draws X (n x d, and W_q, d x d, for tied) and multiplies:
+// starts. One seed of `kind` is seeded (kSeedingCost), draws X (n x d, and W_q, d x d, for tied) and
+// multiplies:
 //   none: n*d draws, X Xᵀ (n*n*d), the row maxima (n*n)
 //   tied: (n*d + d*d) draws, Q = X W_q (n*d*d), Q Qᵀ (n*n*d), the row maxima (n*n)
 // A normal draw (the Mersenne Twister, then Box–Muller's log and square root) costs about as much as

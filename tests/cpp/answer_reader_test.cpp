@@ -39,8 +39,8 @@ TEST(AnswerReader, ReadsEveryNumberForm) {
 }
 
 TEST(AnswerReader, RefusesWhatIsNotANumberAndSaysWhatWasExpected) {
-  for (const std::string text : std::vector<std::string>{"", "abc", "2..5", "nan", "inf", "0x10", "1e400",
-                                                         "3/0", "1/2/3", "5 of", "--1"}) {
+  for (const std::string& text : std::vector<std::string>{"", "abc", "2..5", "nan", "inf", "0x10", "1e400",
+                                                          "3/0", "1/2/3", "5 of", "--1"}) {
     auto value = read_number(text);
     ASSERT_FALSE(value) << text;
     EXPECT_NE(value.error().message().find("expected a number such as"), std::string::npos)
@@ -71,7 +71,7 @@ TEST(AnswerReader, ReadsCountsInEveryForm) {
   }
   // A slash is never a division in a count ("36/2" is not 18, "3/2" not 1.5), and a total smaller than
   // the count, or not a whole number, is refused rather than guessed at.
-  for (const std::string text : std::vector<std::string>{
+  for (const std::string& text : std::vector<std::string>{
            "3/2", "36/2", "-1", "101", "two", "2 of", "2 of 5 rows", "1.5", "5/", "/5", "/", "5//5", "2/5/5",
            "2 of 5/5", "2 out 5", "2 out of", "2 of 2.5", "2 of -3", "5 out of 4"}) {
     auto value = read_count(text, 0, 100);
@@ -99,7 +99,7 @@ TEST(AnswerReader, ReadsShapesInEveryForm) {
   }
   EXPECT_EQ(*read_shape("0x2x2"), (Shape{0, 2, 2}));
   EXPECT_EQ(*read_shape("2" + kTimes + "0" + kTimes + "2"), (Shape{2, 0, 2}));
-  for (const std::string text :
+  for (const std::string& text :
        std::vector<std::string>{"", "[]", "[4,7,-2]", "[4,7.5,2]", "four", "[4,7,2", "4;7;a"}) {
     auto shape = read_shape(text);
     ASSERT_FALSE(shape) << text;
@@ -109,14 +109,14 @@ TEST(AnswerReader, ReadsShapesInEveryForm) {
 
 TEST(AnswerReader, ReadsVectorsInEveryForm) {
   const std::vector<double> expected{0, 3};
-  for (const std::string text :
+  for (const std::string& text :
        std::vector<std::string>{"[0,3]", "[0.0,3.00]", "(0, 3)", "0 3", "0;3", "[0, 6/2]", "[0, 3e0]"}) {
     auto vector = read_vector(text);
     ASSERT_TRUE(vector) << text << ": " << vector.error().message();
     EXPECT_EQ(*vector, expected) << text;
   }
   EXPECT_EQ(*read_vector("[" + kMinus + "1, 1.5]"), (std::vector<double>{-1, 1.5}));
-  for (const std::string text : std::vector<std::string>{"", "[]", "[0, x]", "0 3]"})
+  for (const std::string& text : std::vector<std::string>{"", "[]", "[0, x]", "0 3]"})
     EXPECT_FALSE(read_vector(text)) << text;
 }
 

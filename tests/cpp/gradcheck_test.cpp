@@ -279,12 +279,15 @@ TEST(Gradcheck, ExactGradientsNeverFailAtAnyScaleGivenTheObjectivesRoundingBound
 TEST(Gradcheck, WhereRoundingCouldHideAnyErrorANumberIsNotJudged) {
   // At 1e12 the x[1] term makes f's rounding about 1e-3: a gradient of 1.6, or -1.5, or 0, for x[0] could not
   // be told from the true 1.5. Such a number neither passes nor fails: it is counted as unjudged.
-  const Objective objective = [](const Tensor& x) -> Result<double, std::string> { return 1.5 * x[0] + 1e12 * x[1]; };
+  const Objective objective = [](const Tensor& x) -> Result<double, std::string> {
+    return 1.5 * x[0] + 1e12 * x[1];
+  };
   const Tensor point = vector_of({0.3, 3.0});
   GradcheckOptions options;
   options.objective_error = 2 * std::numeric_limits<double>::epsilon() * 3e12 * 1.0000001;
   for (const double wrong : {1.6, -1.5, 0.0}) {
-    const GradcheckReport report = report_of(gradcheck(point, vector_of({wrong, 1e12}), objective, 2, options));
+    const GradcheckReport report =
+        report_of(gradcheck(point, vector_of({wrong, 1e12}), objective, 2, options));
     EXPECT_EQ(report.unjudged, 1u) << wrong;
     EXPECT_EQ(report.checks, 1u) << wrong;  // x[1], whose derivative 1e12 is measured well
     EXPECT_EQ(report.worst_index, 1u) << wrong;
@@ -292,7 +295,9 @@ TEST(Gradcheck, WhereRoundingCouldHideAnyErrorANumberIsNotJudged) {
   // With a bound that lets x[0] be judged, the same wrong gradients fail.
   options.objective_error = 2 * std::numeric_limits<double>::epsilon() * 3e4;
   for (const double wrong : {1.6, -1.5, 0.0}) {
-    const Objective small = [](const Tensor& x) -> Result<double, std::string> { return 1.5 * x[0] + 1e4 * x[1]; };
+    const Objective small = [](const Tensor& x) -> Result<double, std::string> {
+      return 1.5 * x[0] + 1e4 * x[1];
+    };
     const GradcheckReport report = report_of(gradcheck(point, vector_of({wrong, 1e4}), small, 2, options));
     EXPECT_EQ(report.unjudged, 0u) << wrong;
     EXPECT_FALSE(report.passed) << wrong;
