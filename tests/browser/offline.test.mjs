@@ -6,7 +6,7 @@
 // Only this file lets the service worker run (openPage's serviceWorkers: 'allow'). Offline means both the
 // context's network switched off and the server closed.
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -188,6 +188,10 @@ test('a new build at the same address replaces the precache: the page runs the n
     const after = Object.values(caches).flat();
     assert.ok(after.includes(newEntry), `build two's entry ${newEntry} is precached`);
     for (const url of after) assert.ok(existsSync(join(two, url.split('?')[0])), `${url} is a file of build two (no old entry left)`);
+    // The page's own revision is build two's (its sw.js manifest), and only that one is kept.
+    const revision = /url:"index\.html",revision:"(\w+)"|revision:"(\w+)",url:"index\.html"/.exec(readFileSync(join(two, 'sw.js'), 'utf8'));
+    assert.ok(revision, 'build two’s sw.js lists index.html with a revision');
+    assert.deepEqual(after.filter((url) => url.startsWith('/index.html')), [`/index.html?__WB_REVISION__=${revision[1] ?? revision[2]}`]);
     assert.ok(after.length >= before.length - 1 && after.length <= before.length + 1, `as many entries as the build has (${before.length} then ${after.length})`);
     assertNoProblems(problems, 'update');
   } finally {
