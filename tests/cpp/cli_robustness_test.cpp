@@ -124,7 +124,7 @@ TEST(CliRobustness, AFileNameWithAByteThatIsNotUtf8) {
   expect_error(run_cli("evidence --input " + quoted(missing)), "io", "cannot read " + shown);
 }
 
-// ---- 2. zero elements with huge extents: the weight gradient's intermediate is checked up front -----------
+// ---- 2. zero elements with huge extents: B·d·h (the weight gradient's sums) is checked up front -----------
 
 TEST(CliRobustness, ZeroTokensWithAHugeBatchIsRefusedBeforeBackward) {
   json request = request_of({16777216, 0, 3}, 2);
@@ -307,7 +307,9 @@ TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
   // The most seeds of one token (never a counterexample, so every seed is tried) that fit, and one more.
   const std::int64_t fits = kSearchBudget / search_seed_cost(ScoreKind::Tied, 1, 512);
   const std::string search = "find-off-diagonal --kind tied --start 0 --tokens 1 --dim 512 --count ";
-  if (!kSanitized) EXPECT_EQ(run_cli(search + std::to_string(fits)).out, kNotFound);
+  if (!kSanitized) {
+    EXPECT_EQ(run_cli(search + std::to_string(fits)).out, kNotFound);
+  }
   const CliRun over = run_cli(search + std::to_string(fits + 1));
   EXPECT_EQ(over.status, 2) << over.out;
   EXPECT_NE(over.out.find("\"kind\":\"budget\""), std::string::npos) << over.out;
