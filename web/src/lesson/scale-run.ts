@@ -5,7 +5,8 @@ import { h } from './dom';
 import type { ScaleResponse } from './scale-api';
 import scaleWorker from './scale-worker.ts?worker&url';
 import { trustedWorkerScript } from './trusted-types';
-import { createRunner, EngineUnavailable, messageOf } from './worker-runner';
+import { loadScaleCore } from './scale-core';
+import { createRunner } from './worker-runner';
 
 // A table in a named, focusable region that scrolls sideways on a narrow screen (with a fade on the side
 // that has more, styles.css), so that the page itself never does.
@@ -54,21 +55,11 @@ export interface ScaleRun {
   release(): void;
 }
 
-// The section's loader, for the page's thread: a chunk of its own, not in the lesson's script (one plain import
-// expression, the form the npm package's build unwraps: vite.lib.config.ts).
-const importScaleCore = () => import('./scale-core');
-
 export function createScaleRun({ section, status, failure, results }: ScaleParts): ScaleRun {
   const runner = createRunner<string, ScaleResponse>(
     () => new Worker(trustedWorkerScript(scaleWorker), { type: 'module' }),
-    // On the page's thread only where no worker can start: its loader is a chunk of its own, not in the lesson's script.
-    (preset) =>
-      importScaleCore().then(
-        (imported) => imported.loadScaleCore().then((core) => core.scale({ preset })),
-        (error: unknown) => {
-          throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true, true);
-        },
-      ),
+    // On the page's thread only where no worker can start (this file, and so the loader, is itself loaded on a choice).
+    (preset) => loadScaleCore().then((core) => core.scale({ preset })),
     { pageHasEngine: false }, // the page loads the scale module only where no worker can
   );
   const clearFailure = () => {
