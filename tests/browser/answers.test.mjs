@@ -3,21 +3,13 @@
 // says so, shrinking a size to 0 and back restores the numbers, and a link reopens the self-score seed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertNoProblems, cell, host, openLesson, tableTexts, useServerAndBrowser, waitRenderedAfter, rendered } from './harness.mjs';
+import { answerExercise, assertNoProblems, cell, host, openLesson, tableTexts, useServerAndBrowser, waitRenderedAfter, rendered } from './harness.mjs';
 
 const run = useServerAndBrowser();
 
-// Types the responses into an exercise of the chapter's list (or picks the option) and checks it.
+// Answers an exercise as a learner does and returns what the page said.
 async function answer(page, id, responses) {
-  // One form per exercise: in the diagram before its evidence, in the exercises section or in the self-score section.
-  const form = page.locator(`qkv-lesson form[data-exercise="${id}"]`);
-  const radios = form.locator('input[type="radio"]');
-  if ((await radios.count()) > 0) await form.locator(`input[value="${responses[0]}"]`).check();
-  else {
-    const blanks = form.locator('input[type="text"]');
-    for (let i = 0; i < responses.length; i++) await blanks.nth(i).fill(responses[i]);
-  }
-  await form.getByRole('button', { name: 'Check' }).click();
+  const form = await answerExercise(page, id, responses);
   return form.locator('[data-feedback]').innerText();
 }
 

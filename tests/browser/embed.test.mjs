@@ -29,7 +29,9 @@ import {
   waitRenderedAfter,
   vendorFile,
   frameHeights,
-  frameFitsContent,
+  answerExercise,
+  eventually,
+  waitFrameFitsContent,
 } from './harness.mjs';
 
 let browser;
@@ -197,21 +199,6 @@ after(async () => {
 
 // --- helpers ------------------------------------------------------------------------------------------
 
-async function eventually(check, { timeout = 8000, interval = 50, message = 'condition' } = {}) {
-  const deadline = Date.now() + timeout;
-  let last;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-      last = value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) assert.fail(`timed out after ${timeout} ms waiting for ${message}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
-    await new Promise((done) => setTimeout(done, interval));
-  }
-}
 
 const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
@@ -244,19 +231,6 @@ async function openIframePage(path) {
   await waitReady(opened.frame);
   await waitLaidOut(opened.frame);
   return opened;
-}
-
-// Waits until the iframe shows all of the lesson without scrolling inside (frameFitsContent).
-async function waitFrameFitsContent(page, frame, context, { timeout = 8000 } = {}) {
-  let heights;
-  await eventually(
-    async () => {
-      heights = await frameHeights(page, frame);
-      return frameFitsContent(heights);
-    },
-    { timeout, message: `${context}: the iframe's height to fit its content` },
-  ).catch((error) => assert.fail(`${error.message}; heights: ${JSON.stringify(heights)}`));
-  return heights;
 }
 
 const messages = (page) => page.evaluate(() => window.__messages);
@@ -312,23 +286,6 @@ function timeless(statement) {
 async function questionText(scope, id) {
   const heading = await scope.locator(`qkv-lesson form[data-exercise="${id}"] h4`).last().innerText();
   return heading.replace(/^\d+\.\s*/, '');
-}
-
-async function answerText(scope, id, values) {
-  // One form per exercise: in the diagram before its evidence, or in the exercises section.
-  const form = scope.locator(`qkv-lesson form[data-exercise="${id}"]`);
-  const inputs = form.locator('input[type="text"]');
-  for (let i = 0; i < values.length; i++) await inputs.nth(i).fill(values[i]);
-  await form.getByRole('button', { name: 'Check' }).click();
-  return form;
-}
-
-async function answerChoice(scope, id, value) {
-  // One form per exercise: in the diagram before its evidence, or in the exercises section.
-  const form = scope.locator(`qkv-lesson form[data-exercise="${id}"]`);
-  await form.locator(`input[value="${value}"]`).check();
-  await form.getByRole('button', { name: 'Check' }).click();
-  return form;
 }
 
 // The element focused right now, looking through shadow roots, with what makes its focus visible.
@@ -414,11 +371,11 @@ test('1. <qkv-lesson> on a course page of another origin: sections, author state
     assert.equal(page.url(), hostUrl, 'without sync-url the element must not touch the course page’s URL');
 
     // reveal="never": right or wrong, never the answer.
-    const form = await answerText(page, 'ch26-parameter-count', ['17']);
+    const form = await answerExercise(page, 'ch26-parameter-count', ['17']);
     let said = await form.locator('[data-feedback]').innerText();
     assert.match(said, /Not quite/, `17 should be "Not quite", feedback: "${said}"`);
     assert.doesNotMatch(said, /Answer:/, `reveal=never must not show the answer, feedback: "${said}"`);
-    await answerText(page, 'ch26-parameter-count', ['18']);
+    await answerExercise(page, 'ch26-parameter-count', ['18']);
     said = await form.locator('[data-feedback]').innerText();
     assert.match(said, /Correct/, `18 should be "Correct", feedback: "${said}"`);
     assert.doesNotMatch(said, /Answer:/, `reveal=never must not show the answer, feedback: "${said}"`);
@@ -552,8 +509,8 @@ test('3. answers: postMessage {type: "qkv-lesson:answer", statement} from the if
   const framed = await openIframePage('/iframe-exercises.html');
   try {
     const question = await questionText(framed.frame, id);
-    await answerText(framed.frame, id, ['17']);
-    await answerText(framed.frame, id, ['18']);
+    await answerExercise(framed.frame, id, ['17']);
+    await answerExercise(framed.frame, id, ['18']);
     const received = await eventually(async () => {
       const list = (await messages(framed.page)).filter((m) => m.data?.type === 'qkv-lesson:answer');
       return list.length >= 2 ? list : null;
@@ -576,8 +533,8 @@ test('3. answers: postMessage {type: "qkv-lesson:answer", statement} from the if
 
   const { page, problems, close: closePage } = await openHostElement('/element-answers.html');
   try {
-    await answerText(page, id, ['18']);
-    await answerChoice(page, 'ch26-rank-two', 'cannot-multiply');
+    await answerExercise(page, id, ['18']);
+    await answerExercise(page, 'ch26-rank-two', ['cannot-multiply']);
     const events = await answers(page);
     assert.equal(events.length, 2, `two qkv-lesson-answer events should reach the document, got ${events.length}`);
     for (const event of events) {
@@ -712,8 +669,8 @@ test('4. iframe: messages of the wrong shape are ignored, and a height request g
 test('5. progress-key: answers come back after a reload, without a second answer event', async () => {
   const { page, problems, reload, close: closePage } = await openHostElement('/element-progress.html');
   try {
-    await answerText(page, 'ch26-parameter-count', ['18']);
-    await answerChoice(page, 'ch26-change-query-only', 'yes');
+    await answerExercise(page, 'ch26-parameter-count', ['18']);
+    await answerExercise(page, 'ch26-change-query-only', ['yes']);
     assert.equal((await answers(page)).length, 2, 'two answer events before the reload');
     const stored = await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('t1:')).sort());
     assert.deepEqual(stored, ['t1:ch26-change-query-only', 't1:ch26-parameter-count'], 'answers are kept under "<progress-key>:<exercise id>"');
@@ -768,8 +725,8 @@ test('6. axe-core on the standalone page, light, dark and forced colours: no ser
     const { page, problems, close: closePage } = await openForAxe(media);
     try {
       // Show what only appears after interaction: right and wrong feedback, and a rejected cell.
-      await answerText(page, 'ch26-parameter-count', ['18']);
-      await answerText(page, 'ch26-output-shapes', ['[4, 7, 3]']);
+      await answerExercise(page, 'ch26-parameter-count', ['18']);
+      await answerExercise(page, 'ch26-output-shapes', ['[4, 7, 3]']);
       await cell(page, 'query_weight', 0).fill('abc');
       await page.locator('qkv-lesson .field-error:not([hidden])').first().waitFor();
       const applied = await page.evaluate(() => ({
@@ -989,7 +946,7 @@ async function answerInFrame(page, frame) {
     window.__frameAnswers = [];
     document.addEventListener('qkv-lesson-answer', (event) => window.__frameAnswers.push(event.detail.object.id));
   });
-  await answerText(frame, 'ch26-parameter-count', ['18']);
+  await answerExercise(frame, 'ch26-parameter-count', ['18']);
   await eventually(async () => (await frame.evaluate(() => window.__frameAnswers.length)) === 1, { message: 'the answer event inside the iframe' });
   return (await frameCaughtUp(page)).filter((m) => m.data?.type === 'qkv-lesson:answer');
 }

@@ -222,6 +222,21 @@ export async function waitLaidOut(page, timeout = 5000) {
   await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.laidOut !== undefined, undefined, { timeout });
 }
 
+// Answers one exercise as a learner does and checks it: picks the option named by responses[0] (a choice) or
+// types responses into the blanks in order. `scope` is a page, a frame or a frame locator; one form per exercise
+// (in the diagram before its evidence, in the exercises section or in the self-score section). Returns the form.
+export async function answerExercise(scope, id, responses) {
+  const form = scope.locator(`qkv-lesson form[data-exercise="${id}"]`);
+  const radios = form.locator('input[type="radio"]');
+  if ((await radios.count()) > 0) await form.locator(`input[value="${responses[0]}"]`).check();
+  else {
+    const blanks = form.locator('input[type="text"]');
+    for (let i = 0; i < responses.length; i++) await blanks.nth(i).fill(responses[i]);
+  }
+  await form.getByRole('button', { name: 'Check' }).click();
+  return form;
+}
+
 // Opens the lesson at `url` and waits for it to be ready and laid out.
 export async function openLesson(browser, url, options) {
   const opened = await openPage(browser, options);
@@ -369,12 +384,9 @@ export function useServerAndBrowser(options) {
   return run;
 }
 
-// The iframe titled "Lesson" as the course page sees it, and the document inside it as the lesson sees it.
+// A lesson's iframe as the course page sees it, and the document inside it as the lesson sees it.
 export async function frameHeights(page, frame) {
-  const outer = await page.evaluate(() => {
-    const iframe = document.querySelector('iframe[title="Lesson"]');
-    return { style: iframe.style.height, client: iframe.clientHeight };
-  });
+  const outer = await (await frame.frameElement()).evaluate((iframe) => ({ style: iframe.style.height, client: iframe.clientHeight }));
   const inner = await frame.evaluate(() => ({
     body: document.body.scrollHeight,
     scrollHeight: document.documentElement.scrollHeight,
@@ -389,4 +401,35 @@ export async function frameHeights(page, frame) {
 export function frameFitsContent(heights) {
   const lesson = Math.ceil(heights.lesson);
   return heights.client === heights.scrollHeight && heights.clientHeight === heights.scrollHeight && heights.client >= lesson && heights.client - lesson <= 24;
+}
+
+// Polls `check` until it returns a truthy value (returned), failing after `timeout` ms with the last value seen:
+// for states no event announces (a frame's height as the course page sets it).
+export async function eventually(check, { timeout = 8000, interval = 50, message = 'condition' } = {}) {
+  const deadline = Date.now() + timeout;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+      last = value;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) assert.fail(`timed out after ${timeout} ms waiting for ${message}; last: ${last instanceof Error ? last.message : JSON.stringify(last)}`);
+    await new Promise((done) => setTimeout(done, interval));
+  }
+}
+
+// Waits until the iframe shows all of the lesson without scrolling inside (frameFitsContent).
+export async function waitFrameFitsContent(page, frame, context, { timeout = 8000 } = {}) {
+  let heights;
+  await eventually(
+    async () => {
+      heights = await frameHeights(page, frame);
+      return frameFitsContent(heights);
+    },
+    { timeout, message: `${context}: the iframe's height to fit its content` },
+  ).catch((error) => assert.fail(`${error.message}; heights: ${JSON.stringify(heights)}`));
+  return heights;
 }

@@ -4,15 +4,11 @@ import assert from 'node:assert/strict';
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { assertNoProblems, openPage, repo, useServerAndBrowser } from './harness.mjs';
+import { answerExercise, assertNoProblems, openPage, repo, useServerAndBrowser } from './harness.mjs';
 
 const run = useServerAndBrowser();
 
-async function answer(scope, id, text) {
-  const form = scope.locator(`qkv-lesson form[data-exercise="${id}"]`);
-  await form.locator('input').first().fill(text);
-  await form.getByRole('button', { name: 'Check' }).click();
-}
+const answer = (scope, id, text) => answerExercise(scope, id, [text]);
 
 test('the example course page embeds the lesson both ways and receives both answers', async () => {
   const { page, problems, close } = await openPage(run.browser, { width: 1280, height: 900 });

@@ -14,7 +14,7 @@ import { extname, join, normalize, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { unzipSync } from 'fflate';
 import { launchFile, makePackages } from '../../scripts/package-scorm.mjs';
-import { assertNoProblems, cell, csp, dist, launchBrowser, openPage, readFixture, rendered, repo, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
+import { answerExercise, assertNoProblems, cell, csp, dist, launchBrowser, openPage, readFixture, rendered, repo, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
 
 const scormAgain = resolve(repo, 'node_modules/scorm-again/dist');
 const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf', '.xml': 'application/xml' };
@@ -197,14 +197,7 @@ async function lessonFrame(page) {
 // Picks the option or types the blanks of one exercise and checks it; waits for the LMS commit that follows.
 async function answer(page, frame, id, responses) {
   const commits = await page.evaluate(() => window.lms.commits);
-  const form = frame.locator(`qkv-lesson form[data-exercise="${id}"]`);
-  const radios = form.locator('input[type="radio"]');
-  if ((await radios.count()) > 0) await form.locator(`input[value="${responses[0]}"]`).check();
-  else {
-    const blanks = form.locator('input[type="text"]');
-    for (let i = 0; i < responses.length; i++) await blanks.nth(i).fill(responses[i]);
-  }
-  await form.getByRole('button', { name: 'Check' }).click();
+  await answerExercise(frame, id, responses);
   await page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
 }
 
