@@ -28,9 +28,8 @@ const readTimes = () => {
   const perf = doc.defaultView.performance;
   const [ready] = perf.getEntriesByName('qkv-lesson-ready');
   const [start] = perf.getEntriesByName('qkv-lesson-start');
-  const [complete] = perf.getEntriesByName('qkv-lesson-complete');
   const warm = perf.getEntriesByName('qkv-lesson-warm-up').map((entry) => entry.duration);
-  return { ready: ready?.startTime, start: start?.duration, complete: complete?.startTime, warmMax: warm.length ? Math.max(...warm) : 0, warmSlices: warm.length };
+  return { ready: ready?.startTime, start: start?.duration, warmMax: warm.length ? Math.max(...warm) : 0, warmSlices: warm.length };
 };
 
 // In the page: one edit of X's first cell (a value of its own each time), as typing does.
@@ -67,7 +66,6 @@ try {
         ready: median(ready),
         readyAll: ready.map((value) => value.toFixed(0)).join(' '),
         start: median(times.map((t) => t.start)),
-        complete: times.every((t) => typeof t.complete === 'number') ? median(times.map((t) => t.complete)) : undefined,
         warmMax: Math.max(...times.map((t) => t.warmMax)),
         editMedian: median(editDurations),
         editP95: quantile(editDurations, 0.95),
@@ -84,7 +82,7 @@ try {
 console.log(`navigation → ready, median of ${loads} fresh loads; edits: ${edits} of X[0,0,0] after the warm-up, one per task`);
 for (const row of rows) {
   console.log(
-    `${row.engine.padEnd(34)} ready ${ms(row.ready).padStart(7)} (${row.readyAll})  core loaded → ready ${ms(row.start)}  exercises in ${ms(row.complete)}  ` +
+    `${row.engine.padEnd(34)} ready ${ms(row.ready).padStart(7)} (${row.readyAll})  core loaded → ready ${ms(row.start)}  ` +
       `longest warm-up slice ${ms(row.warmMax)}  edit median ${row.editMedian.toFixed(1)} ms, p95 ${row.editP95.toFixed(1)} ms (${row.edits})`,
   );
 }
