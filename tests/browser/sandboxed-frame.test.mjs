@@ -65,7 +65,12 @@ test('served with Access-Control-Allow-Origin: the sandboxed lesson is ready, an
     assert.equal(await results.getAttribute('data-ran-in'), 'page');
     assert.equal(requests.filter((url) => url.includes('self-score-worker')).length, 0, 'no worker script was requested');
     assert.ok(requests.some((url) => /\/qkv(-simd)?-[\w-]+\.wasm$/.test(url)), 'the .wasm was fetched (in CORS mode)');
-    assertNoProblems(problems, 'sandboxed frame, files served with CORS');
+    // embed.html preloads the .wasm (web/preload-wasm.ts); Chromium does not hand that preload to the fetch of a
+    // document of an opaque origin (with fetch's default credentials it gives no reason, with 'omit' it names the
+    // credentials mode), so the frame downloads it again and Chromium says the preload went unused: that warning
+    // alone is expected here.
+    const unusedPreload = (problem) => /^console\.warning: The resource \S+\/qkv-simd-[\w-]+\.wasm was preloaded using link preload but not used/.test(problem);
+    assertNoProblems(problems.filter((problem) => !unusedPreload(problem)), 'sandboxed frame, files served with CORS');
   } finally {
     await close();
   }

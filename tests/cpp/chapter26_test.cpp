@@ -649,5 +649,22 @@ TEST(Chapter26Arbitrary, RandomRequestsGiveConsistentEvidenceAndPassGradcheck) {
   }
 }
 
+// Nothing judged proves nothing. Two equal tokens with opposite upstreams and weights whose columns cancel:
+// every gradient is exactly 0 while Σ|x||w||u| is large, so at 1e4 rounding in L can hide any slope and no
+// number can be judged. Such a check must not pass, though no number failed it.
+TEST(Chapter26Evidence, AGradcheckThatJudgedNothingDoesNotPass) {
+  const double v = 1e4;
+  const Tensor weight = Tensor::from_values({3, 2}, {v, -v, v, -v, v, -v}).value();
+  const Tensor upstream = Tensor::from_values({1, 2, 2}, {v, v, -v, -v}).value();
+  const ProjectionRequest request{Tensor::from_values({1, 2, 3}, {v, v, v, v, v, v}).value(), weight, weight,
+                                  weight, Upstreams{upstream, upstream, upstream}};
+  auto evidence = compute_projection_evidence(request);
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  ASSERT_TRUE(evidence->gradcheck.has_value());
+  ASSERT_EQ(evidence->gradcheck->checks, 0u);
+  EXPECT_GT(evidence->gradcheck->unjudged, 0u);
+  EXPECT_FALSE(evidence->gradcheck->passed);
+}
+
 }  // namespace
 }  // namespace qkv

@@ -90,5 +90,11 @@ TEST(CoreBench, TheCallRefusesAMissingSizeByName) {
   EXPECT_EQ(measured.minimum_bytes, 8u * (2 * 8 * 3 + 6 * 3 * 2 + 6 * 8 * 2));
 }
 
+// "at most 1000" (kMaxBenchRepeat): 1000 runs are accepted, at a size where they cost nothing.
+TEST(CoreBench, TheLargestRepeatIsAccepted) {
+  auto result = run_qkv_bench(BenchConfig{1, 1, 1, 1, 1000});
+  ASSERT_TRUE(result) << result.error().message();
+}
+
 }  // namespace
 }  // namespace qkv

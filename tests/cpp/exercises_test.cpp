@@ -334,5 +334,22 @@ TEST(Exercises, TheModuleStatementsAreTheComputedOnes) {
                 kMinus + "7.67, " + kMinus + "10.47, " + kMinus + "14.70 and " + kMinus + "17.80.");
 }
 
+// Equal scores are a tie, whichever token comes first. Token 1 here is a copy of token 0, so k₁ = k₀ and
+// q₀·k₀ = q₀·k₁ is one and the same sum: the rule "a tie needs q₀·k₀ = q₀·k₁" makes "tie" the answer.
+TEST(Exercises, EqualScoresAreGradedAsATie) {
+  ProjectionRequest request = chapter_fixture();
+  const std::vector<double> x = request.input.values();
+  request.input = Tensor::from_values({1, 2, 3}, {x[0], x[1], x[2], x[0], x[1], x[2]}).value();
+  Registry registry;
+  registry.fixture = compute_chapter_evidence(request).value();
+  ASSERT_EQ(registry.fixture.primary.scores[0], registry.fixture.primary.scores[1]);
+  SelfBiasResult current;
+  const auto all = registry.at(1, current);
+  EXPECT_EQ(find(all, "ch26-best-key").blanks[0].choice, "tie");
+  EXPECT_TRUE(check(all, "ch26-best-key", {"tie"}).correct);
+  EXPECT_FALSE(check(all, "ch26-best-key", {"token-0"}).correct);
+  EXPECT_FALSE(check(all, "ch26-best-key", {"token-1"}).correct);
+}
+
 }  // namespace
 }  // namespace qkv

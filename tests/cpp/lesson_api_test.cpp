@@ -361,5 +361,20 @@ TEST(LessonApi, HeatmapLevelsAreTheScoresOnADivergingScale) {
   }
 }
 
+// The summary is complete up to 16 tokens (kCompleteTokens) and shows the 8 × 8 corner (kCornerTokens) from
+// 17 on: both sides of the limit.
+TEST(LessonApi, SummaryAtExactly16TokensIsStillComplete) {
+  const SelfScoreSummaryResponse at16 = self_score_summary({"3", "16", "2"});
+  ASSERT_TRUE(at16.ok);
+  EXPECT_TRUE(at16.result->complete);
+  EXPECT_EQ(at16.result->shown, 16u);
+  EXPECT_EQ(at16.result->tied.scores.text.size(), 16u * 16u);
+  const SelfScoreSummaryResponse at17 = self_score_summary({"3", "17", "2"});
+  ASSERT_TRUE(at17.ok);
+  EXPECT_FALSE(at17.result->complete);
+  EXPECT_EQ(at17.result->shown, 8u);
+  EXPECT_EQ(at17.result->tied.scores.text.size(), 8u * 8u);
+}
+
 }  // namespace
 }  // namespace qkv::api
