@@ -1,15 +1,21 @@
 #include "tensor/gemm.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
+
+#include "tensor/cpu.hpp"
 
 // Why the blocked kernel gives the naive loop's bits. The naive loop forms each C(i,j) as
 //   s = +0.0;  s = s + A(i,0)·B(0,j);  s = s + A(i,1)·B(1,j);  ...  in ascending p,
 // rounding every product and every sum. The blocked kernel performs that very sequence for each element:
 // - A vector lane holds one C(i,j) and nothing else: lanes never mix, so vectorising across columns only
 //   runs several independent sequences side by side.
-// - The k-sum is cut into blocks of kDepth, in ascending order. Between blocks the running sum waits in a
+// - The k-sum is cut into blocks of `depth`, in ascending order. Between blocks the running sum waits in a
 //   scratch as a double, and reloading a double is exact, so block 2 continues from block 1's value.
 // - Packing copies operands into a cache-friendly order; copying is exact. Padding lanes compute values
 //   that are never stored in C.
@@ -40,23 +46,15 @@ typedef double Lanes2 __attribute__((vector_size(16)));
 typedef double Lanes4 __attribute__((vector_size(32)));
 typedef double Lanes8 __attribute__((vector_size(64)));
 
-// The blocking of one instruction-set path. Any values give the same bits; these set the speed only.
-//   Rows x Vecs vectors: the register tile of C (MR x NR, NR = Vecs lanes-wide vectors);
-//   Depth: one k-block (a B micro-panel of Depth x NR doubles stays in L1);
-//   BlockRows: rows of op(A) packed at once (BlockRows x Depth doubles, in L2);
-//   BlockCols: columns of op(B) packed at once (Depth x BlockCols doubles, in L2).
-template <class V, std::size_t Rows, std::size_t Vecs, std::size_t Depth, std::size_t BlockRows,
-          std::size_t BlockCols>
-struct Blocking {
+// The register tile of one instruction-set path: Rows x Vecs vectors of C (MR x NR, NR = Vecs vectors of
+// kLanes doubles). The cache blocking around it is chosen at run time (GemmBlocking).
+template <class V, std::size_t Rows, std::size_t Vecs>
+struct Tile {
   using Vector = V;
   static constexpr std::size_t kLanes = sizeof(V) / sizeof(double);
   static constexpr std::size_t kTileRows = Rows;
   static constexpr std::size_t kTileVecs = Vecs;
   static constexpr std::size_t kTileCols = Vecs * kLanes;
-  static constexpr std::size_t kDepth = Depth;
-  static constexpr std::size_t kBlockRows = BlockRows;
-  static constexpr std::size_t kBlockCols = BlockCols;
-  static_assert(BlockRows % Rows == 0 && BlockCols % (Vecs * (sizeof(V) / sizeof(double))) == 0);
 };
 
 std::size_t round_up(std::size_t value, std::size_t step) { return (value + step - 1) / step * step; }
@@ -169,32 +167,34 @@ constexpr std::size_t kSumsBytes = std::size_t{1} << 20;
 // (rows and columns padded to whole tiles) from +0.0 to the last k-block; each k-block's panel of op(B) is
 // packed once and serves every row of the group.
 template <class K>
-QKV_INLINE void blocked_gemm(const GemmArgs& g) {
+QKV_INLINE void blocked_gemm(const GemmBlocking& blocking, const GemmArgs& g) {
   constexpr std::size_t width = K::kTileCols;
   if (g.n == 0 || g.m == 0) return;
   const Operand a = left_operand(g);
   const Operand b = right_operand(g);
-  const std::size_t block_rows = round_up(std::min(K::kBlockRows, g.n), K::kTileRows);
-  const std::size_t block_cols = round_up(std::min(K::kBlockCols, g.m), width);
+  const std::size_t depth_step = blocking.depth, row_step = blocking.block_rows,
+                    col_step = blocking.block_cols;
+  const std::size_t block_rows = round_up(std::min(row_step, g.n), K::kTileRows);
+  const std::size_t block_cols = round_up(std::min(col_step, g.m), width);
   // Rows per group: whole row blocks, as many as kSumsBytes holds, at least one block, no more than C has.
-  const std::size_t group_cap = kSumsBytes / sizeof(double) / block_cols / K::kBlockRows * K::kBlockRows;
-  const std::size_t group_rows = std::min(std::max(group_cap, K::kBlockRows), round_up(g.n, K::kTileRows));
-  const std::size_t depth_max = std::min(K::kDepth, g.k);
+  const std::size_t group_cap = kSumsBytes / sizeof(double) / block_cols / row_step * row_step;
+  const std::size_t group_rows = std::min(std::max(group_cap, row_step), round_up(g.n, K::kTileRows));
+  const std::size_t depth_max = std::min(depth_step, g.k);
   std::vector<double> packed_a(block_rows * depth_max);
   std::vector<double> packed_b(depth_max * block_cols);
   std::vector<double> sums(group_rows * block_cols);
 
-  for (std::size_t col0 = 0; col0 < g.m; col0 += K::kBlockCols) {
-    const std::size_t cols = std::min(K::kBlockCols, g.m - col0);
+  for (std::size_t col0 = 0; col0 < g.m; col0 += col_step) {
+    const std::size_t cols = std::min(col_step, g.m - col0);
     const std::size_t ldc = round_up(cols, width);
     for (std::size_t group0 = 0; group0 < g.n; group0 += group_rows) {
       const std::size_t group_end = std::min(g.n, group0 + group_rows);
-      std::fill(sums.begin(), sums.end(), 0.0);              // every sum starts at +0.0
-      for (std::size_t p0 = 0; p0 < g.k; p0 += K::kDepth) {  // k-blocks in ascending order
-        const std::size_t depth = std::min(K::kDepth, g.k - p0);
+      std::fill(sums.begin(), sums.end(), 0.0);               // every sum starts at +0.0
+      for (std::size_t p0 = 0; p0 < g.k; p0 += depth_step) {  // k-blocks in ascending order
+        const std::size_t depth = std::min(depth_step, g.k - p0);
         pack_right(packed_b.data(), b, p0, depth, col0, cols, width);
-        for (std::size_t row0 = group0; row0 < group_end; row0 += K::kBlockRows) {
-          const std::size_t rows = std::min(K::kBlockRows, group_end - row0);
+        for (std::size_t row0 = group0; row0 < group_end; row0 += row_step) {
+          const std::size_t rows = std::min(row_step, group_end - row0);
           pack_left(packed_a.data(), a, row0, rows, p0, depth, K::kTileRows);
           for (std::size_t jr = 0; jr < cols; jr += width) {
             for (std::size_t ir = 0; ir < rows; ir += K::kTileRows) {
@@ -217,20 +217,24 @@ QKV_INLINE void blocked_gemm(const GemmArgs& g) {
   }
 }
 
-using PortableBlocking = Blocking<Lanes2, 4, 2, 256, 64, 256>;
-void gemm_portable(const GemmArgs& g) { blocked_gemm<PortableBlocking>(g); }
+using PortableTile = Tile<Lanes2, 4, 2>;
+void gemm_portable(const GemmBlocking& k, const GemmArgs& g) { blocked_gemm<PortableTile>(k, g); }
 
 #if QKV_GEMM_HAS_WIDE
 // The same template compiled for AVX2 (not FMA: products and sums stay separate operations). Six rows: twelve
 // accumulators, two B vectors and a broadcast take fifteen of the sixteen registers.
-using WideBlocking = Blocking<Lanes4, 6, 2, 256, 72, 256>;
-__attribute__((target("avx2"))) void gemm_wide(const GemmArgs& g) { blocked_gemm<WideBlocking>(g); }
+using WideTile = Tile<Lanes4, 6, 2>;
+__attribute__((target("avx2"))) void gemm_wide(const GemmBlocking& k, const GemmArgs& g) {
+  blocked_gemm<WideTile>(k, g);
+}
 
-// And for AVX-512F, eight lanes: an 8 x 16 tile, sixteen accumulators of thirty-two registers. On Zen 4 a
-// 512-bit operation is one instruction where AVX2 needs two, so the same arithmetic issues in half the
-// instructions (measured: 70 GFLOP/s against AVX2's 41 on the layer's products).
-using WidestBlocking = Blocking<Lanes8, 8, 2, 256, 64, 256>;
-__attribute__((target("avx512f"))) void gemm_widest(const GemmArgs& g) { blocked_gemm<WidestBlocking>(g); }
+// And for AVX-512F, eight lanes: an 8 x 16 tile, sixteen accumulators of thirty-two registers. Where the
+// 512-bit units are full width (Intel Xeon; AMD Zen 5) this does twice AVX2's arithmetic per instruction;
+// Zen 4 (AMD family 25) splits each 512-bit operation into two 256-bit halves, so there it gains nothing.
+using WidestTile = Tile<Lanes8, 8, 2>;
+__attribute__((target("avx512f"))) void gemm_widest(const GemmBlocking& k, const GemmArgs& g) {
+  blocked_gemm<WidestTile>(k, g);
+}
 #endif
 
 }  // namespace
@@ -239,19 +243,12 @@ bool gemm_path_supported(GemmPath path) {
   switch (path) {
     case GemmPath::Portable:
       return true;
-#if QKV_GEMM_HAS_WIDE
-    case GemmPath::Wide: {
-      static const bool avx2 = __builtin_cpu_supports("avx2");
-      return avx2;
-    }
-    case GemmPath::Widest: {
-      static const bool avx512f = __builtin_cpu_supports("avx512f");
-      return avx512f;
-    }
-#endif
-    default:
-      return false;
+    case GemmPath::Wide:
+      return QKV_GEMM_HAS_WIDE && cpu_info().avx2;
+    case GemmPath::Widest:
+      return QKV_GEMM_HAS_WIDE && cpu_info().avx512f;
   }
+  return false;
 }
 
 GemmPath widest_gemm_path() {
@@ -260,16 +257,163 @@ GemmPath widest_gemm_path() {
   return GemmPath::Portable;
 }
 
-void gemm_on(GemmPath path, const GemmArgs& args) {
-#if QKV_GEMM_HAS_WIDE
-  if (path == GemmPath::Widest && gemm_path_supported(GemmPath::Widest)) return gemm_widest(args);
-  if (path != GemmPath::Portable && gemm_path_supported(GemmPath::Wide)) return gemm_wide(args);
-#endif
-  (void)path;
-  gemm_portable(args);
+const char* gemm_path_name(GemmPath path) {
+  switch (path) {
+    case GemmPath::Wide:
+      return "avx2";
+    case GemmPath::Widest:
+      return "avx512f";
+    case GemmPath::Portable:
+      break;
+  }
+  return "portable";
 }
 
-void gemm(const GemmArgs& args) { gemm_on(widest_gemm_path(), args); }
+GemmTile gemm_tile(GemmPath path) {
+  switch (path) {
+#if QKV_GEMM_HAS_WIDE
+    case GemmPath::Wide:
+      return {WideTile::kTileRows, WideTile::kTileCols};
+    case GemmPath::Widest:
+      return {WidestTile::kTileRows, WidestTile::kTileCols};
+#endif
+    default:
+      return {PortableTile::kTileRows, PortableTile::kTileCols};
+  }
+}
+
+GemmBlocking gemm_blocking_for(GemmPath path, std::size_t l1d_bytes, std::size_t l2_bytes) {
+  const GemmTile tile = gemm_tile(path);
+  if (l1d_bytes == 0 || l2_bytes == 0) {
+    // The constants sized for a 48 KiB L1d and a 1.25 MiB L2 before the caches were read (and what
+    // WebAssembly, which cannot see the caches, keeps).
+    return {256, tile.rows == 6 ? std::size_t{72} : 64, 256};
+  }
+  const std::size_t d = sizeof(double);
+  auto down = [](std::size_t value, std::size_t step) { return std::max(step, value / step * step); };
+  // The k-block: the widest tile's A and B micro-panels ((8 + 16) x depth) fill L1d: 256 on 48 KiB, where
+  // it was measured best (wider or narrower panels ran 5-15% slower on Ice Lake), 168 on Zen 4's 32 KiB.
+  // Every path takes the same depth; the narrower ones' panels leave more of L1d free.
+  const std::size_t depth = std::clamp<std::size_t>(down(l1d_bytes / (d * (8 + 16)), 8), 16, 1024);
+  // The packed B block takes 40% of L2 (256 columns of depth 256 on 1.25 MiB), the packed A block 10%; the
+  // rest holds the running sums of the rows in flight and what streams past.
+  const std::size_t block_cols = down(l2_bytes * 2 / 5 / (d * depth), tile.cols);
+  const std::size_t block_rows = down(l2_bytes / 10 / (d * depth), tile.rows);
+  return {depth, block_rows, block_cols};
+}
+
+namespace {
+
+// `path` (or the widest supported one below it) with `k`, rounded up to whole tiles.
+void run_blocked(GemmPath path, GemmBlocking k, const GemmArgs& args) {
+  while (!gemm_path_supported(path)) path = static_cast<GemmPath>(static_cast<int>(path) - 1);
+  const GemmTile tile = gemm_tile(path);
+  k.block_rows = round_up(k.block_rows, tile.rows);
+  k.block_cols = round_up(k.block_cols, tile.cols);
+#if QKV_GEMM_HAS_WIDE
+  if (path == GemmPath::Widest) return gemm_widest(k, args);
+  if (path == GemmPath::Wide) return gemm_wide(k, args);
+#endif
+  gemm_portable(k, args);
+}
+
+std::size_t env_size(const char* name) {
+  const char* text = std::getenv(name);
+  return text == nullptr ? 0 : static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
+}
+
+#if QKV_GEMM_HAS_WIDE
+// The faster of two paths on a product of the layer's kind ([192, 768] · [768, 64], 19 MFLOP, about a
+// millisecond), each with its own blocking: three alternating runs each, the fastest run of each compared.
+// `wider` must win by 10% to be chosen. The choice changes speed only, never a bit of any result.
+GemmPath measure_faster(GemmPath narrower, GemmPath wider, const GemmPlan& plan, char* note,
+                        std::size_t size) {
+  const std::size_t n = 192, m = 64, k = 768;
+  std::vector<double> a(n * k), b(k * m), c(n * m);
+  for (std::size_t i = 0; i < a.size(); ++i) a[i] = 1.0 / static_cast<double>(i + 1);
+  for (std::size_t i = 0; i < b.size(); ++i) b[i] = 1.0 / static_cast<double>(i + 2);
+  const GemmArgs args{n, m, k, a.data(), Transpose::No, b.data(), Transpose::No, c.data(), Accumulate::No};
+  double best[2] = {1e30, 1e30};
+  const GemmPath paths[2] = {narrower, wider};
+  for (int round = 0; round < 4; ++round) {  // round 0 warms up (pages, caches, the wide units' clock)
+    for (int which = 0; which < 2; ++which) {
+      const GemmBlocking blocking = gemm_blocking_for(paths[which], plan.l1d_bytes, plan.l2_bytes);
+      const auto start = std::chrono::steady_clock::now();
+      run_blocked(paths[which], blocking, args);
+      const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+      if (round > 0) best[which] = std::min(best[which], took.count());
+    }
+  }
+  const GemmPath chosen = best[1] * 1.1 < best[0] ? wider : narrower;
+  std::snprintf(note, size, "%s: measured %s %.3f ms, %s %.3f ms on 192x64x768 (the wider must win by 10%%)",
+                gemm_path_name(chosen), gemm_path_name(narrower), best[0] * 1e3, gemm_path_name(wider),
+                best[1] * 1e3);
+  return chosen;
+}
+#endif
+
+GemmPlan choose_plan() {
+  const CpuInfo& cpu = cpu_info();
+  GemmPlan plan;
+  plan.l1d_bytes = env_size("QKV_GEMM_L1D") != 0 ? env_size("QKV_GEMM_L1D") : cpu.l1d_bytes;
+  plan.l2_bytes = env_size("QKV_GEMM_L2") != 0 ? env_size("QKV_GEMM_L2") : cpu.l2_bytes;
+  plan.path = widest_gemm_path();
+  plan.reason = plan.path == GemmPath::Widest ? "avx512f: the widest the CPU has"
+                : plan.path == GemmPath::Wide ? "avx2: the widest the CPU has"
+                                              : "portable: the CPU has no AVX2";
+#if QKV_GEMM_HAS_WIDE
+  if (plan.path == GemmPath::Widest && !std::getenv("QKV_GEMM_PATH")) {
+    // 512-bit lanes pay where the units are full width (Xeon, Zen 5) and not where they are split in two
+    // 256-bit halves (Zen 4, AMD family 25), or where the clock drops under 512-bit work: measured, not
+    // assumed.
+    char note[200];
+    plan.path = measure_faster(GemmPath::Wide, GemmPath::Widest, plan, note, sizeof note);
+    plan.reason = note;
+  }
+#endif
+  if (const char* forced = std::getenv("QKV_GEMM_PATH")) {
+    const std::string name = forced;
+    for (GemmPath path : {GemmPath::Portable, GemmPath::Wide, GemmPath::Widest}) {
+      if (name == gemm_path_name(path)) {
+        plan.path = path;
+        while (!gemm_path_supported(plan.path))
+          plan.path = static_cast<GemmPath>(static_cast<int>(plan.path) - 1);
+        plan.reason = "forced by QKV_GEMM_PATH";
+      }
+    }
+  }
+  plan.blocking = gemm_blocking_for(plan.path, plan.l1d_bytes, plan.l2_bytes);
+  if (const char* forced = std::getenv("QKV_GEMM_BLOCKING")) {
+    std::size_t depth = 0, rows = 0, cols = 0;
+    if (std::sscanf(forced, "%zu,%zu,%zu", &depth, &rows, &cols) == 3 && depth > 0 && rows > 0 && cols > 0)
+      plan.blocking = {depth, rows, cols};
+  }
+  return plan;
+}
+
+}  // namespace
+
+const GemmPlan& gemm_plan() {
+  static const GemmPlan plan = choose_plan();
+  return plan;
+}
+
+void gemm_blocked(GemmPath path, const GemmBlocking& blocking, const GemmArgs& args) {
+  GemmBlocking k = blocking;
+  if (k.depth == 0 || k.block_rows == 0 || k.block_cols == 0) {
+    const GemmPlan& plan = gemm_plan();
+    const GemmBlocking derived =
+        plan.path == path ? plan.blocking : gemm_blocking_for(path, plan.l1d_bytes, plan.l2_bytes);
+    if (k.depth == 0) k.depth = derived.depth;
+    if (k.block_rows == 0) k.block_rows = derived.block_rows;
+    if (k.block_cols == 0) k.block_cols = derived.block_cols;
+  }
+  run_blocked(path, k, args);
+}
+
+void gemm_on(GemmPath path, const GemmArgs& args) { gemm_blocked(path, GemmBlocking{}, args); }
+
+void gemm(const GemmArgs& args) { gemm_blocked(gemm_plan().path, gemm_plan().blocking, args); }
 
 namespace reference {
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <string>
 
 namespace qkv {
 
@@ -30,13 +31,54 @@ enum class GemmPath {
   Widest,    // eight-lane AVX-512F, on x86-64 CPUs that have it
 };
 
+// How the blocked kernel tiles a product. Every blocking gives the same bits (blocks only group independent
+// elements of C, and the k-blocks of one sum run in ascending order); the blocking sets the speed only.
+struct GemmBlocking {
+  std::size_t depth = 0;       // k-block: a B micro-panel (depth x tile columns) stays in L1d
+  std::size_t block_rows = 0;  // rows of op(A) packed at once (block_rows x depth), reused from L2
+  std::size_t block_cols = 0;  // columns of op(B) packed at once (depth x block_cols)
+};
+
+// The register tile of `path`: rows x columns of C summed in registers.
+struct GemmTile {
+  std::size_t rows = 0, cols = 0;
+};
+GemmTile gemm_tile(GemmPath path);
+// "portable", "avx2", "avx512f": the names QKV_GEMM_PATH takes.
+const char* gemm_path_name(GemmPath path);
+
+// The blocking for `path` on a core with `l1d_bytes` of L1 data cache and `l2_bytes` of L2: the k-block such
+// that the 8 x 16 tile's A and B micro-panels fill L1d, the packed B block 40% of L2 and the packed A block
+// 10% (on 48 KiB and 1.25 MiB: depth 256, 256 columns, 64 rows, the constants measured best there). With
+// either size 0 (unknown, as in WebAssembly): the fixed blocking the kernel had before it read the caches.
+GemmBlocking gemm_blocking_for(GemmPath path, std::size_t l1d_bytes, std::size_t l2_bytes);
+
+// What gemm() runs on this machine, chosen once, on first use, from cpu_info() (tensor/cpu.hpp): the widest
+// path the CPU has, except that with AVX-512F a product of the layer's kind is timed on both wide paths
+// (about 5 ms) and AVX-512F taken only when 10% faster: its 512-bit units are split in two on Zen 4 and slow
+// the clock on some Xeons. The blocking comes from the cache sizes. The environment overrides each:
+//   QKV_GEMM_PATH=portable|avx2|avx512f  forces a path (one the CPU lacks falls back to the widest below it);
+//   QKV_GEMM_L1D=bytes, QKV_GEMM_L2=bytes  the cache sizes the blocking is derived from;
+//   QKV_GEMM_BLOCKING=depth,rows,cols     the blocking itself (rounded up to whole tiles).
+// None of them changes a bit of any result; they exist to measure, and to test every path and blocking.
+struct GemmPlan {
+  GemmPath path = GemmPath::Portable;
+  GemmBlocking blocking;
+  std::size_t l1d_bytes = 0, l2_bytes = 0;  // the sizes the blocking was derived from
+  std::string reason;  // why this path: what the CPU has, what was measured, or QKV_GEMM_PATH
+};
+const GemmPlan& gemm_plan();
+
 // Whether this CPU can run `path` (Portable always can).
 bool gemm_path_supported(GemmPath path);
-// The widest path this CPU supports: the one gemm() takes.
+// The widest path this CPU supports.
 GemmPath widest_gemm_path();
-// The blocked kernel on `path` (an unsupported path falls back to the widest supported one below it).
+// The blocked kernel on `path` (an unsupported path falls back to the widest supported one below it), with
+// `blocking` (rounded up to whole tiles; a zero field takes the plan's cache sizes' value).
+void gemm_blocked(GemmPath path, const GemmBlocking& blocking, const GemmArgs& args);
+// The blocked kernel on `path`, blocked for the plan's cache sizes.
 void gemm_on(GemmPath path, const GemmArgs& args);
-// The blocked kernel on the widest path.
+// The plan's path and blocking.
 void gemm(const GemmArgs& args);
 
 namespace reference {

@@ -71,8 +71,9 @@ struct Dims {
 };
 
 // Runs one product through `path` and through the reference, from the same starting C.
+// `blocking` {} is the plan's (derived from this machine's caches, or QKV_GEMM_L1D / _L2 / _BLOCKING).
 void expect_same_bits(GemmPath path, Dims dims, Transpose a_layout, Transpose b_layout, Accumulate accumulate,
-                      Values kind, SplitMix64& rng) {
+                      Values kind, SplitMix64& rng, const GemmBlocking& blocking = {}) {
   const std::vector<double> a = draws(rng, dims.n * dims.k, kind);
   const std::vector<double> b = draws(rng, dims.k * dims.m, kind);
   const std::vector<double> start = draws(rng, dims.n * dims.m, kind);
@@ -82,16 +83,17 @@ void expect_same_bits(GemmPath path, Dims dims, Transpose a_layout, Transpose b_
   args.c = expected.data();
   reference::gemm(args);
   args.c = actual.data();
-  gemm_on(path, args);
+  gemm_blocked(path, blocking, args);
   const std::string difference = first_difference(actual, expected);
   EXPECT_EQ(difference, "") << "n=" << dims.n << " m=" << dims.m << " k=" << dims.k
                             << " a transposed=" << (a_layout == Transpose::Yes)
                             << " b transposed=" << (b_layout == Transpose::Yes)
                             << " accumulate=" << (accumulate == Accumulate::Yes)
-                            << " values=" << static_cast<int>(kind);
+                            << " values=" << static_cast<int>(kind) << " blocking=" << blocking.depth << ","
+                            << blocking.block_rows << "," << blocking.block_cols;
 }
 
-void expect_path_matches_reference(GemmPath path) {
+void expect_path_matches_reference(GemmPath path, const GemmBlocking& blocking = {}) {
   SplitMix64 rng(11);
   const Transpose layouts[] = {Transpose::No, Transpose::Yes};
   const Accumulate modes[] = {Accumulate::No, Accumulate::Yes};
@@ -103,7 +105,7 @@ void expect_path_matches_reference(GemmPath path) {
         for (Transpose ta : layouts)
           for (Transpose tb : layouts)
             for (Accumulate mode : modes)
-              expect_same_bits(path, {n, m, k}, ta, tb, mode, Values::Special, rng);
+              expect_same_bits(path, {n, m, k}, ta, tb, mode, Values::Special, rng, blocking);
   // Larger shapes: several k-blocks, partial row and column blocks, and widths that are multiples of 256
   // doubles (2 KiB strides, the case where a naive column walk thrashes L1).
   // {600, 260, 3} and {9000, 1, 2} span two groups of rows whose running sums share one bounded scratch
@@ -116,8 +118,11 @@ void expect_path_matches_reference(GemmPath path) {
   for (const Dims& dims : large)
     for (Transpose ta : layouts)
       for (Transpose tb : layouts)
-        for (Accumulate mode : modes) expect_same_bits(path, dims, ta, tb, mode, kinds[which++ % 3], rng);
+        for (Accumulate mode : modes)
+          expect_same_bits(path, dims, ta, tb, mode, kinds[which++ % 3], rng, blocking);
 }
+
+const GemmPath kPaths[] = {GemmPath::Portable, GemmPath::Wide, GemmPath::Widest};
 
 TEST(GemmTest, PortablePathMatchesReferenceBitForBit) { expect_path_matches_reference(GemmPath::Portable); }
 
@@ -129,6 +134,79 @@ TEST(GemmTest, WidePathMatchesReferenceBitForBit) {
 TEST(GemmTest, WidestPathMatchesReferenceBitForBit) {
   if (!gemm_path_supported(GemmPath::Widest)) GTEST_SKIP() << "this CPU has no AVX-512F";
   expect_path_matches_reference(GemmPath::Widest);
+}
+
+// The blocking a smaller core gets (Zen 4: 32 KiB L1d, 1 MiB L2), on every path this CPU has, on the shapes
+// that span several blocks (each layout and mode once across them): the speed changes, the bits must not.
+TEST(GemmTest, EveryPathMatchesReferenceUnderSmallCacheBlocking) {
+  const Dims shapes[] = {{1, 256, 256}, {3, 768, 257},   {33, 17, 768},  {100, 256, 300},
+                         {64, 64, 768}, {257, 263, 255}, {768, 64, 129}, {600, 260, 3}};
+  for (GemmPath path : kPaths) {
+    if (!gemm_path_supported(path)) continue;
+    const GemmBlocking blocking = gemm_blocking_for(path, 32 * 1024, 1024 * 1024);
+    SplitMix64 rng(5);
+    std::size_t which = 0;
+    for (const Dims& dims : shapes) {
+      const Transpose ta = which % 2 ? Transpose::Yes : Transpose::No;
+      const Transpose tb = which / 2 % 2 ? Transpose::Yes : Transpose::No;
+      const Accumulate mode = which / 4 % 2 ? Accumulate::Yes : Accumulate::No;
+      expect_same_bits(path, dims, ta, tb, mode, Values::Special, rng, blocking);
+      ++which;
+    }
+  }
+}
+
+// Blockings no cache would choose: one-step k-blocks, blocks of one tile, sizes that are not whole tiles
+// (rounded up) and blocks larger than the shapes, on shapes several of those blocks wide.
+TEST(GemmTest, OddBlockingsGiveTheReferenceBits) {
+  const GemmBlocking blockings[] = {{1, 1, 1}, {3, 7, 5}, {17, 13, 40}, {100, 1, 1000}, {4096, 4096, 4096}};
+  const Dims shapes[] = {{1, 40, 37}, {33, 17, 100}, {70, 50, 65}};
+  for (GemmPath path : kPaths) {
+    if (!gemm_path_supported(path)) continue;
+    SplitMix64 rng(7);
+    for (const GemmBlocking& blocking : blockings)
+      for (const Dims& dims : shapes)
+        for (Transpose ta : {Transpose::No, Transpose::Yes})
+          expect_same_bits(path, dims, ta, Transpose::Yes, Accumulate::Yes, Values::Special, rng, blocking);
+  }
+}
+
+// The derivation in gemm.hpp, by hand. AVX2's tile is 6 x 8. Ice Lake (48 KiB, 1.25 MiB): depth
+// 49152 / (8·24) = 256; columns 0.4·1310720 / (8·256) = 256; rows 131072 / 2048 = 64 -> 60 (whole tiles of
+// 6). Zen 4 (32 KiB, 1 MiB): 32768 / 192 = 170 -> 168; 419430 / 1344 = 312; 104857 / 1344 = 78.
+TEST(GemmTest, BlockingComesFromTheCacheSizes) {
+  if (!gemm_path_supported(GemmPath::Wide)) GTEST_SKIP() << "this CPU has no AVX2 (the tile sizes differ)";
+  const GemmBlocking ice_lake = gemm_blocking_for(GemmPath::Wide, 48 * 1024, 1280 * 1024);
+  EXPECT_EQ(ice_lake.depth, 256u);
+  EXPECT_EQ(ice_lake.block_cols, 256u);
+  EXPECT_EQ(ice_lake.block_rows, 60u);
+  const GemmBlocking zen4 = gemm_blocking_for(GemmPath::Wide, 32 * 1024, 1024 * 1024);
+  EXPECT_EQ(zen4.depth, 168u);
+  EXPECT_EQ(zen4.block_cols, 312u);
+  EXPECT_EQ(zen4.block_rows, 78u);
+  // Unknown caches (WebAssembly): the fixed blocking of before.
+  const GemmBlocking unknown = gemm_blocking_for(GemmPath::Wide, 0, 0);
+  EXPECT_EQ(unknown.depth, 256u);
+  EXPECT_EQ(unknown.block_rows, 72u);
+  EXPECT_EQ(unknown.block_cols, 256u);
+}
+
+// On every path and cache size, the widest tile's micro-panels fit in L1d, the packed blocks in half of L2,
+// and the blocks are whole tiles.
+TEST(GemmTest, BlockingFitsTheCachesItWasDerivedFor) {
+  for (GemmPath path : kPaths) {
+    const GemmTile tile = gemm_tile(path);
+    for (std::size_t l1 : {16u << 10, 32u << 10, 48u << 10, 64u << 10}) {
+      for (std::size_t l2 : {256u << 10, 1u << 20, 1280u << 10, 2u << 20}) {
+        const GemmBlocking k = gemm_blocking_for(path, l1, l2);
+        EXPECT_LE(k.depth * (8 + 16) * sizeof(double), l1) << gemm_path_name(path) << " l1=" << l1;
+        EXPECT_LE((k.block_rows + k.block_cols) * k.depth * sizeof(double), l2 / 2)
+            << gemm_path_name(path) << " l1=" << l1 << " l2=" << l2;
+        EXPECT_EQ(k.block_rows % tile.rows, 0u);
+        EXPECT_EQ(k.block_cols % tile.cols, 0u);
+      }
+    }
+  }
 }
 
 TEST(GemmTest, DefaultPathMatchesReferenceOnQkvShapes) {
