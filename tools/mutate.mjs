@@ -8,7 +8,9 @@
 //   npm run mutate -- --list             the sample, without running anything
 //   options: --jobs N (ninja and ctest, default 1), --timeout S (per mutant, default 600),
 //            --tree DIR (default /tmp/mutate-tree), --build DIR (default /tmp/mutate-build),
-//            --exclude REGEX (tests left out, passed to ctest -E and printed with the results)
+//            --exclude REGEX (tests left out, passed to ctest -E and printed with the results),
+//            --ref COMMIT (the commit to mutate, default HEAD: e.g. one made with git commit-tree to try
+//            tests before committing them)
 //
 // The working tree is never touched: the copy is a detached git worktree at HEAD (so commit a test before
 // running this), built natively in Release. Files outside the native build (cpp/wasm, cpp/scale) are listed
@@ -23,7 +25,7 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sample = JSON.parse(readFileSync(join(repo, 'tools/mutants.json'), 'utf8'));
 
 function parseArgs(argv) {
-  const options = { jobs: 1, timeout: 600, tree: '/tmp/mutate-tree', build: '/tmp/mutate-build', only: null, list: false, exclude: '' };
+  const options = { jobs: 1, timeout: 600, tree: '/tmp/mutate-tree', build: '/tmp/mutate-build', only: null, list: false, exclude: '', ref: 'HEAD' };
   for (let i = 0; i < argv.length; ++i) {
     const arg = argv[i];
     const value = () => {
@@ -37,6 +39,7 @@ function parseArgs(argv) {
     else if (arg === '--tree') options.tree = resolve(value());
     else if (arg === '--build') options.build = resolve(value());
     else if (arg === '--exclude') options.exclude = value();
+    else if (arg === '--ref') options.ref = value();
     else throw new Error(`unknown option ${arg} (see the comment at the top of tools/mutate.mjs)`);
   }
   if (!(options.jobs >= 1) || !(options.timeout >= 1)) throw new Error('--jobs and --timeout must be positive integers');
@@ -87,7 +90,7 @@ function failedTests(output) {
 }
 
 async function prepare(options) {
-  const head = git(['rev-parse', 'HEAD']);
+  const head = git(['rev-parse', '--verify', `${options.ref}^{commit}`]);
   if (existsSync(join(options.tree, '.git'))) {
     // A worktree of ours from an earlier run: move it to HEAD, dropping any mutant an interrupted run left.
     const sync = spawnSync('git', ['-C', options.tree, 'checkout', '--force', '--detach', head], { encoding: 'utf8' });
@@ -100,6 +103,18 @@ async function prepare(options) {
     if (configured.code !== 0) throw new Error(`cmake failed:\n${configured.output}`);
   }
   return head;
+}
+
+// The GoogleTest program of the library a source belongs to (CMakeLists.txt: one per library; the core's
+// folders share one). A mutant is first run against it alone; ctest then runs everything.
+const kOwnTests = {
+  tensor: 'qkv_core_tests', autograd: 'qkv_core_tests', nn: 'qkv_core_tests', attention: 'qkv_core_tests',
+  support: 'qkv_core_tests', text: 'qkv_text_tests', chapter26: 'qkv_chapter26_tests', selfscore: 'qkv_selfscore_tests',
+  learner: 'qkv_learner_tests', api: 'qkv_api_tests', cli: 'qkv_cli_tests', bench: 'qkv_bench_tests',
+};
+function ownTests(file, buildDir) {
+  const folder = file.split('/')[1];
+  return kOwnTests[folder] && existsSync(join(buildDir, kOwnTests[folder])) ? kOwnTests[folder] : null;
 }
 
 function ctestArgs(options) {
@@ -173,16 +188,29 @@ async function main() {
           result.status = 'not compiled';
           result.detail = (build.output.match(/error: .*/) ?? ['build failed'])[0].slice(0, 100);
         } else {
-          const tests = await run('ctest', ctestArgs(options), { timeout: options.timeout });
-          const failed = failedTests(tests.output);
-          if (tests.timedOut) {
+          // The mutated library's own test program first (ctest runs the core's tests before the others',
+          // so a fault in the API would otherwise wait for them all), then, if it passes, the whole suite.
+          const own = ownTests(m.file, options.build);
+          const first = own && !options.exclude ? await run(join(options.build, own), ['--gtest_brief=1'], { cwd: options.build, timeout: options.timeout }) : null;
+          const firstFailed = first ? [...first.output.matchAll(/^\[  FAILED  \] ([\w/.]+)/gm)].map((match) => `${match[1]} (Failed)`) : [];
+          if (first && first.timedOut) {
             result.status = 'killed';
-            result.detail = `the test run passed the limit of ${options.timeout} s`;
-          } else if (tests.code !== 0) {
+            result.detail = `${own} passed the limit of ${options.timeout} s`;
+          } else if (first && first.code !== 0) {
             result.status = 'killed';
-            result.detail = failed[0] ?? 'ctest failed';
+            result.detail = firstFailed[0] ?? `${own} exited with ${first.code ?? 'a signal'}`;
           } else {
-            result.status = 'survived';
+            const tests = await run('ctest', ctestArgs(options), { timeout: options.timeout });
+            const failed = failedTests(tests.output);
+            if (tests.timedOut) {
+              result.status = 'killed';
+              result.detail = `the test run passed the limit of ${options.timeout} s`;
+            } else if (tests.code !== 0) {
+              result.status = 'killed';
+              result.detail = failed[0] ?? 'ctest failed';
+            } else {
+              result.status = 'survived';
+            }
           }
         }
       } finally {
