@@ -367,9 +367,8 @@ int main(int argc, char** argv) {
   g_allocation_line = dump_line(qkv::cli::error_json(kOutOfMemory));
   g_internal_line = dump_line(
       qkv::cli::error_json(LessonError{ErrorKind::Internal, "the tool stopped on an unexpected error"}));
-  // The tool's one kind of its own: no call of the API can be stopped by a signal.
-  g_sigint_line = dump_line(qkv::cli::error_json(qkv::api::ErrorView{"interrupted", "stopped by SIGINT"}));
-  g_sigterm_line = dump_line(qkv::cli::error_json(qkv::api::ErrorView{"interrupted", "stopped by SIGTERM"}));
+  g_sigint_line = dump_line(qkv::cli::error_json(LessonError{ErrorKind::Interrupted, "stopped by SIGINT"}));
+  g_sigterm_line = dump_line(qkv::cli::error_json(LessonError{ErrorKind::Interrupted, "stopped by SIGTERM"}));
   std::set_terminate(on_terminate);
   // A closed pipe should be a write error we report, not a signal that kills the tool.
   std::signal(SIGPIPE, SIG_IGN);

@@ -27,6 +27,8 @@ std::string sentence(const LessonError& error, const std::string& where) {
       return "There was not enough memory for these sizes; try smaller ones.";
     case ErrorKind::Io:
       return "A file or stream could not be read or written.";
+    case ErrorKind::Interrupted:
+      return "The computation was stopped before it finished.";
     case ErrorKind::Internal:
       return "Something went wrong inside the lesson; please report it.";
   }

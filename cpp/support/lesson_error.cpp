@@ -28,6 +28,8 @@ const char* kind_name(ErrorKind kind) {
       return "allocation";
     case ErrorKind::Io:
       return "io";
+    case ErrorKind::Interrupted:
+      return "interrupted";
     case ErrorKind::Internal:
       return "internal";
   }

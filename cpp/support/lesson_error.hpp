@@ -21,6 +21,7 @@ enum class ErrorKind {
   Budget,          // a request that would cost more work than the documented limits
   Allocation,      // memory the machine or the browser could not give
   Io,              // a file or stream that could not be read or written
+  Interrupted,     // the command-line tool stopped by SIGINT or SIGTERM
   Internal,        // a bug: reported, never hidden
 };
 
