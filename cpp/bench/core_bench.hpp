@@ -57,9 +57,10 @@ void zero_gradients(BenchData& data);
 Result<QkvOutputs, TensorError> forward_backward(const BenchData& data);
 
 // Checks, in order: repeat (at least 1, at most kMaxBenchRepeat), then the work (bench_cost, at most
-// kMaxBenchFlops), then the layer's widths, then the input's size; nothing is allocated before the work. Gradients of X and the three
-// weights are computed, as in the lesson, through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (summed by
-// sum_of_products: the chapter's bits, without materialising the products).
+// kMaxBenchFlops), then the layer's widths, then the input's size; nothing is allocated before the work.
+// Gradients of X and the three weights are computed, as in the lesson, through
+// L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (summed by sum_of_products: the chapter's bits, without materialising
+// the products).
 Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config);
 
 // What two timed runs of `work_ratio` times the work each say about the time, as a sentence's tail for
