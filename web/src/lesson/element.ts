@@ -9,6 +9,7 @@ import { LessonAttributes } from './attributes';
 import { watchChallenge } from './challenge';
 import { LessonController, type Outcome } from './controller';
 import { loadCore } from './core';
+import { coreLoadError } from './core-load-error';
 import { h } from './dom';
 import type { AnswerRecord, ExerciseHandle, Reveal } from './exercises';
 import { registerMathFonts } from './fonts';
@@ -67,7 +68,16 @@ export class QkvLessonElement extends LessonAttributes {
           this.fail(error, 'The lesson could not start on this page.');
         }
       },
-      (error: unknown) => this.fail(error),
+      // The engine could not load: what failed, and Retry, which connects anew (core-load-error.ts).
+      (error: unknown) => {
+        this.dataset.state = 'error';
+        root.replaceChildren(
+          coreLoadError(error, () => {
+            this.started = false;
+            this.connectedCallback();
+          }),
+        );
+      },
     );
   }
 
