@@ -666,5 +666,19 @@ TEST(Chapter26Evidence, AGradcheckThatJudgedNothingDoesNotPass) {
   EXPECT_FALSE(evidence->gradcheck->passed);
 }
 
+// A non-finite upstream is refused by name wherever it sits, index 0 included (check_upstreams names the
+// tensor; the loss would refuse it too, but without saying which).
+TEST(Chapter26Evidence, ANonFiniteUpstreamIsRefusedByNameEvenAtIndexZero) {
+  for (const double bad :
+       {std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    ProjectionRequest request = chapter_fixture();
+    request.upstream->value.mutable_values()[0] = bad;
+    auto evidence = compute_projection_evidence(request);
+    ASSERT_FALSE(evidence);
+    EXPECT_EQ(evidence.error().kind, ErrorKind::Tensor);
+    EXPECT_EQ(evidence.error().field, "value_upstream");
+  }
+}
+
 }  // namespace
 }  // namespace qkv
