@@ -3,7 +3,7 @@
 // mutants in tools/mutants.json, one at a time, to a private copy of the repository at HEAD, rebuilds only
 // what each one touches, runs the whole ctest suite and records which test killed it.
 //
-//   npm run mutate                       every mutant (about 30 minutes at -j1 on a 2-core machine)
+//   npm run mutate                       every mutant (about 20 min at -j1 on an idle 2-core machine, an hour under load)
 //   npm run mutate -- --only <id>[,<id>] some of them
 //   npm run mutate -- --list             the sample, without running anything
 //   options: --jobs N (ninja and ctest, default 1), --timeout S (per mutant, default 600),
