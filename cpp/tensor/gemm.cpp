@@ -317,10 +317,12 @@ void run_blocked(GemmPath path, GemmBlocking k, const GemmArgs& args) {
   gemm_portable(k, args);
 }
 
+#if !defined(__EMSCRIPTEN__)
 std::size_t env_size(const char* name) {
   const char* text = std::getenv(name);
   return text == nullptr ? 0 : static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
 }
+#endif
 
 #if QKV_GEMM_HAS_WIDE
 // The faster of two paths on a product of the layer's kind ([192, 768] · [768, 64], 19 MFLOP, about a
@@ -352,6 +354,17 @@ GemmPath measure_faster(GemmPath narrower, GemmPath wider, const GemmPlan& plan,
 }
 #endif
 
+#if defined(__EMSCRIPTEN__)
+// WebAssembly sees neither the caches nor the environment, and has one vector width: the fixed blocking, and
+// none of the reading, parsing and timing below, which would only add to the module learners download.
+GemmPlan choose_plan() {
+  GemmPlan plan;
+  plan.path = widest_gemm_path();
+  plan.blocking = gemm_blocking_for(plan.path, 0, 0);
+  plan.reason = "webassembly: the fixed blocking";
+  return plan;
+}
+#else
 GemmPlan choose_plan() {
   const CpuInfo& cpu = cpu_info();
   GemmPlan plan;
@@ -390,6 +403,7 @@ GemmPlan choose_plan() {
   }
   return plan;
 }
+#endif
 
 }  // namespace
 
