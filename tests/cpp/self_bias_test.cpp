@@ -179,6 +179,19 @@ TEST(SelfBias, SearchWrapsToSeedZeroAfterTheLastSeed) {
   EXPECT_EQ(found.value()->row, 1u);
 }
 
+// One seed from the last: the only seed tried is the last seed itself, not seed 0 (which is a counterexample,
+// so a search that wrapped one seed early would report it).
+TEST(SelfBias, SearchTriesTheLastSeedBeforeWrapping) {
+  CounterexampleSearch search;
+  search.start_seed = 4294967295;
+  search.max_seeds = 1;
+  const auto found = find_off_diagonal_seed(search);
+  ASSERT_TRUE(found.ok());
+  if (found.value().has_value()) {
+    EXPECT_EQ(found.value()->seed, 4294967295);
+  }
+}
+
 std::string error_of(const SelfBiasRequest& request) {
   const auto result = run_self_bias(request);
   return result.ok() ? "ok" : result.error().message();
