@@ -54,8 +54,10 @@ async function coldLoad(browser, url) {
     if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()}: ${message.text()}`);
   });
   const wasmRequests = [];
+  // The page's and its workers' requests; not the service worker's precache, fetched in the background once the
+  // lesson is laid out (it holds both core variants and the scale modules for offline use).
   context.on('request', (request) => {
-    if (new URL(request.url()).pathname.endsWith('.wasm')) wasmRequests.push(request.url());
+    if (new URL(request.url()).pathname.endsWith('.wasm') && !request.serviceWorker()) wasmRequests.push(request.url());
   });
   await page.addInitScript(() => {
     window.__phone = { longTasks: [] };
@@ -117,16 +119,13 @@ async function lighthouseRuns(url) {
   return runs;
 }
 
+// bench/engines-ready.mjs's table (its printed lines), run as a child process.
 function enginesReady() {
   const script = resolve(here, 'engines-ready.mjs');
   if (!existsSync(script)) return null;
-  const run = spawnSync(process.execPath, [script, '--json'], { encoding: 'utf8', timeout: 600000 });
-  if (run.status !== 0) return { error: (run.stderr || run.stdout).trim().split('\n').slice(-3).join(' ') };
-  try {
-    return JSON.parse(run.stdout.trim().split('\n').at(-1));
-  } catch {
-    return { error: 'engines-ready.mjs printed no JSON' };
-  }
+  const run = spawnSync(process.execPath, [script], { encoding: 'utf8', timeout: 900000 });
+  const lines = (run.stdout || '').trim().split('\n').filter(Boolean);
+  return run.status === 0 ? lines : [`engines-ready.mjs failed: ${(run.stderr || '').trim().split('\n').slice(-2).join(' ')}`];
 }
 
 const server = await startServer();
@@ -187,7 +186,7 @@ const lines = [
   `  bytes on the wire (first load)         ${result.downloadedBytes} in ${result.downloads.length} responses`,
   ...result.downloads.map((file) => `      ${String(file.bytes).padStart(8)}  ${file.path}`),
   `Lighthouse 12 mobile, ${audits} runs: performance ${audited.map((run) => run.performance).join(' ')} (goal ≥ ${goals.performance}: ${met(result.lighthouse.performance >= goals.performance)}), accessibility ${audited.map((run) => run.accessibility).join(' ')}, LCP ${result.lighthouse.lcpMs} ms, TBT ${result.lighthouse.tbtMs} ms, CLS ${result.lighthouse.cls}`,
-  engines === null ? 'Engines side by side: bench/engines-ready.mjs not found' : `Engines, navigation → ready without throttling: ${JSON.stringify(engines)}`,
+  ...(engines === null ? ['Engines side by side: bench/engines-ready.mjs not found'] : ['Engines side by side, without throttling (bench/engines-ready.mjs):', ...engines.map((line) => `  ${line}`)]),
   result.problems.length ? `Console problems: ${result.problems.join(' | ')}` : 'No console errors or warnings.',
 ];
 console.log(lines.join('\n'));
