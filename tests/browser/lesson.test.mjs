@@ -448,7 +448,9 @@ test('10. when the WASM cannot load, the element ends in data-state="error" with
     const message = inLesson(page, '[role="alert"]');
     assert.ok(await message.isVisible(), 'a visible alert should explain the failure');
     const text = await message.innerText();
-    assert.match(text, /computation engine \(WebAssembly\) did not load/, `the alert should say the engine did not load, got "${text}"`);
+    // It names the file that failed and why (issue 19), and offers Retry (tests/browser/wasm-download.test.mjs retries).
+    assert.match(text, /Could not download the lesson['’]s engine \(qkv(-simd)?-[\w-]+\.wasm\): the network request failed/, `the alert should name the file that did not load, got "${text}"`);
+    assert.equal(await inLesson(page, 'button:text("Retry")').count(), 1, 'a Retry button');
     assert.equal(await inLesson(page, 'table[data-tensor]').count(), 0, 'no tables should be shown without the engine');
   } finally {
     await close();
