@@ -169,14 +169,16 @@ def check(cli, settings, answers, other_answers, env=None):
         if (result.get("seed"), result.get("tokens"), result.get("dim")) != (seed, n, d):
             failures.append(f"{where}: self-bias echoed {result.get('seed')}, {result.get('tokens')}, "
                             f"{result.get('dim')}")
+        # Every list of numbers is printed as {values, text, rounded} (the API's SelfScoreView through its field
+        # list); the scores row-major, n x n.
         for name in ("norms", "projected_norms"):
-            difference = relative_difference(result[name], want[name])
+            difference = relative_difference(result[name]["values"], want[name])
             max_relative = max(max_relative, difference)
             if not difference <= RELATIVE_TOLERANCE:
                 failures.append(f"{where}: {name} differ by {difference:.3g} relative")
         for name in ("none", "separate", "tied"):
             summary = result[name]
-            difference = relative_difference(summary["scores"], want[name])
+            difference = relative_difference(np.reshape(summary["scores"]["values"], (n, n)), want[name])
             max_relative = max(max_relative, difference)
             if not difference <= RELATIVE_TOLERANCE:
                 failures.append(f"{where}: {name} scores differ by {difference:.3g} relative")
