@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -302,6 +303,28 @@ GemmBlocking gemm_blocking_for(GemmPath path, std::size_t l1d_bytes, std::size_t
   return {depth, block_rows, block_cols};
 }
 
+// The table's figures: qkv_micro_bench, kernels 2 and 3 (taskset -c 1, medians of 3), on the layer's three
+// products at [1,1024,768] -> 64 and -> 768, GFLOP/s AVX2 / AVX-512F, on an Intel Xeon, family 6 model 106
+// (Ice Lake SP), 2026-12-01: 14.0/18.9, 11.5/17.3, 13.3/18.1, 15.0/23.1, 16.1/20.6, 16.8/21.5 (AVX-512F
+// 26-55% faster on every product). The later Xeons (Sapphire, Emerald, Granite Rapids) keep its two
+// full-width 512-bit units per core. Not in the table, so timed: Skylake-SP and Cascade Lake (model 85: one
+// 512-bit unit on some parts, a deep clock drop), client cores with one 512-bit unit (Ice Lake, Tiger Lake,
+// Rocket Lake), AMD family 26 (Zen 5: full width on desktop and server parts, split on mobile ones), and
+// every other vendor.
+std::optional<GemmPathRule> gemm_path_rule(const CpuInfo& cpu) {
+  if (!cpu.avx512f || !cpu.avx2) return std::nullopt;
+  if (cpu.vendor == "AuthenticAMD" && cpu.family == 25)
+    return GemmPathRule{GemmPath::Wide, "avx2: AMD family 25, Zen 4 splits 512-bit operations in two (rule)"};
+  if (cpu.vendor == "GenuineIntel" && cpu.family == 6) {
+    for (unsigned model : {106u, 143u, 207u, 173u}) {  // Ice Lake SP, Sapphire, Emerald, Granite Rapids
+      if (cpu.model == model)
+        return GemmPathRule{GemmPath::Widest,
+                            "avx512f: Intel family 6, a Xeon with two full-width 512-bit units (rule)"};
+    }
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 // `path` (or the widest supported one below it) with `k`, rounded up to whole tiles.
@@ -347,9 +370,9 @@ GemmPath measure_faster(GemmPath narrower, GemmPath wider, const GemmPlan& plan,
     }
   }
   const GemmPath chosen = best[1] * 1.1 < best[0] ? wider : narrower;
-  std::snprintf(note, size, "%s: measured %s %.3f ms, %s %.3f ms on 192x64x768 (the wider must win by 10%%)",
-                gemm_path_name(chosen), gemm_path_name(narrower), best[0] * 1e3, gemm_path_name(wider),
-                best[1] * 1e3);
+  std::snprintf(
+      note, size, "%s: measured %s %.3f ms, %s %.3f ms on 192x64x768 (no rule; wider must win by 10%%)",
+      gemm_path_name(chosen), gemm_path_name(narrower), best[0] * 1e3, gemm_path_name(wider), best[1] * 1e3);
   return chosen;
 }
 #endif
@@ -376,12 +399,18 @@ GemmPlan choose_plan() {
                                               : "portable: the CPU has no AVX2";
 #if QKV_GEMM_HAS_WIDE
   if (plan.path == GemmPath::Widest && !std::getenv("QKV_GEMM_PATH")) {
-    // 512-bit lanes pay where the units are full width (Xeon, Zen 5) and not where they are split in two
-    // 256-bit halves (Zen 4, AMD family 25), or where the clock drops under 512-bit work: measured, not
-    // assumed.
-    char note[200];
-    plan.path = measure_faster(GemmPath::Wide, GemmPath::Widest, plan, note, sizeof note);
-    plan.reason = note;
+    // 512-bit lanes pay where the units are full width (Ice Lake SP and later Xeons, Zen 5) and not where
+    // they are split in two 256-bit halves (Zen 4), or where the clock drops under 512-bit work. The table
+    // decides where it knows the CPU, so that every run on one machine takes the same path (a timing on a
+    // loaded machine can go either way); elsewhere both paths are timed.
+    if (const std::optional<GemmPathRule> rule = gemm_path_rule(cpu)) {
+      plan.path = rule->path;
+      plan.reason = rule->reason;
+    } else {
+      char note[200];
+      plan.path = measure_faster(GemmPath::Wide, GemmPath::Widest, plan, note, sizeof note);
+      plan.reason = note;
+    }
   }
 #endif
   if (const char* forced = std::getenv("QKV_GEMM_PATH")) {

@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 namespace qkv {
+
+struct CpuInfo;  // tensor/cpu.hpp
 
 // Whether an operand is read as stored or as its transpose (never materialised).
 enum class Transpose : bool { No, Yes };
@@ -53,10 +56,22 @@ const char* gemm_path_name(GemmPath path);
 // either size 0 (unknown, as in WebAssembly): the fixed blocking the kernel had before it read the caches.
 GemmBlocking gemm_blocking_for(GemmPath path, std::size_t l1d_bytes, std::size_t l2_bytes);
 
+// A wide path chosen from the CPU's identity alone, and why (the reason ends in "(rule)").
+struct GemmPathRule {
+  GemmPath path = GemmPath::Portable;
+  const char* reason = "";
+};
+// The table that decides between AVX2 and AVX-512F on a CPU with AVX-512F, by vendor, family and model (the
+// figures it rests on are in gemm.cpp): AMD family 25 (Zen 4) -> AVX2; Intel server cores with two full
+// 512-bit units (Ice Lake SP and later) -> AVX-512F. None for a CPU without AVX-512F (nothing to decide) or
+// one the table does not know, where the plan times both paths.
+std::optional<GemmPathRule> gemm_path_rule(const CpuInfo& cpu);
+
 // What gemm() runs on this machine, chosen once, on first use, from cpu_info() (tensor/cpu.hpp): the widest
-// path the CPU has, except that with AVX-512F a product of the layer's kind is timed on both wide paths
-// (about 5 ms) and AVX-512F taken only when 10% faster: its 512-bit units are split in two on Zen 4 and slow
-// the clock on some Xeons. The blocking comes from the cache sizes. The environment overrides each:
+// path the CPU has, except that with AVX-512F the rule above decides, so that one machine always runs one
+// path; only a CPU the table does not know has a product of the layer's kind timed on both wide paths
+// (a few milliseconds) and AVX-512F taken when 10% faster: its 512-bit units are split in two on Zen 4 and
+// slow the clock on some Xeons. The blocking comes from the cache sizes. The environment overrides each:
 //   QKV_GEMM_PATH=portable|avx2|avx512f  forces a path (one the CPU lacks falls back to the widest below it);
 //   QKV_GEMM_L1D=bytes, QKV_GEMM_L2=bytes  the cache sizes the blocking is derived from;
 //   QKV_GEMM_BLOCKING=depth,rows,cols     the blocking itself (rounded up to whole tiles).
@@ -65,7 +80,7 @@ struct GemmPlan {
   GemmPath path = GemmPath::Portable;
   GemmBlocking blocking;
   std::size_t l1d_bytes = 0, l2_bytes = 0;  // the sizes the blocking was derived from
-  std::string reason;  // why this path: what the CPU has, what was measured, or QKV_GEMM_PATH
+  std::string reason;  // why this path: what the CPU has, the rule, what was measured, or QKV_GEMM_PATH
 };
 const GemmPlan& gemm_plan();
 

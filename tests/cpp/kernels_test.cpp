@@ -7,13 +7,16 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
 #include "autograd/ops.hpp"
 #include "nn/init.hpp"
+#include "tensor/cpu.hpp"
 #include "tensor/gemm.hpp"
 
 namespace qkv {
@@ -206,6 +209,59 @@ TEST(GemmTest, BlockingFitsTheCachesItWasDerivedFor) {
         EXPECT_EQ(k.block_cols % tile.cols, 0u);
       }
     }
+  }
+}
+
+// The path rule is a function of the CPU's identity only, so every run on one machine takes one path. The
+// identities are cpuid's: Zen 4 is AMD family 25 (0x19) model 97 (0x61, Ryzen 7000); Ice Lake SP is Intel
+// family 6 model 106 (0x6A); Skylake-SP is model 85 (0x55), which the table leaves to the timing.
+CpuInfo cpu_identity(const char* vendor, unsigned family, unsigned model, bool avx512f) {
+  CpuInfo cpu;
+  cpu.vendor = vendor;
+  cpu.family = family;
+  cpu.model = model;
+  cpu.avx2 = cpu.fma = true;
+  cpu.avx512f = avx512f;
+  return cpu;
+}
+
+bool ends_with(const std::string& text, const std::string& tail) {
+  return text.size() >= tail.size() && text.compare(text.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+TEST(GemmTest, PathRuleDecidesByVendorFamilyAndModel) {
+  const std::optional<GemmPathRule> zen4 = gemm_path_rule(cpu_identity("AuthenticAMD", 25, 97, true));
+  ASSERT_TRUE(zen4.has_value());
+  EXPECT_EQ(zen4->path, GemmPath::Wide);
+  EXPECT_EQ(std::string(zen4->reason).rfind("avx2: ", 0), 0u) << zen4->reason;
+  EXPECT_TRUE(ends_with(zen4->reason, "(rule)")) << zen4->reason;
+
+  const std::optional<GemmPathRule> ice_lake = gemm_path_rule(cpu_identity("GenuineIntel", 6, 106, true));
+  ASSERT_TRUE(ice_lake.has_value());
+  EXPECT_EQ(ice_lake->path, GemmPath::Widest);
+  EXPECT_EQ(std::string(ice_lake->reason).rfind("avx512f: ", 0), 0u) << ice_lake->reason;
+  EXPECT_TRUE(ends_with(ice_lake->reason, "(rule)")) << ice_lake->reason;
+
+  // No entry: the plan times both paths.
+  EXPECT_FALSE(gemm_path_rule(cpu_identity("GenuineIntel", 6, 85, true)).has_value());    // Skylake-SP
+  EXPECT_FALSE(gemm_path_rule(cpu_identity("AuthenticAMD", 26, 68, true)).has_value());   // Zen 5
+  EXPECT_FALSE(gemm_path_rule(cpu_identity("HygonGenuine", 24, 1, true)).has_value());    // another vendor
+  EXPECT_FALSE(gemm_path_rule(cpu_identity("GenuineIntel", 15, 106, true)).has_value());  // family, not model
+  // Without AVX-512F there is nothing to decide: the widest path the CPU has.
+  EXPECT_FALSE(gemm_path_rule(cpu_identity("GenuineIntel", 6, 106, false)).has_value());
+  EXPECT_FALSE(gemm_path_rule(cpu_identity("AuthenticAMD", 25, 33, false)).has_value());  // Zen 3
+}
+
+// The plan on this machine: a CPU the table knows is never timed, and QKV_GEMM_PATH wins over both.
+TEST(GemmTest, PlanTakesTheRuleWhereThereIsOne) {
+  if (std::getenv("QKV_GEMM_PATH") != nullptr) GTEST_SKIP() << "QKV_GEMM_PATH decides the path";
+  const GemmPlan& plan = gemm_plan();
+  const std::optional<GemmPathRule> rule = gemm_path_rule(cpu_info());
+  if (rule && gemm_path_supported(GemmPath::Widest)) {
+    EXPECT_EQ(plan.path, rule->path);
+    EXPECT_EQ(plan.reason, rule->reason);
+  } else {
+    EXPECT_FALSE(ends_with(plan.reason, "(rule)")) << plan.reason;
   }
 }
 
