@@ -1,17 +1,21 @@
 // The command line's one conversion each way, over the field lists in api/lesson_api.hpp (describe): a
 // described response becomes JSON with the same field names, in the same order, that the WebAssembly
 // module gives JavaScript (absent optionals left out), and a described request is read from JSON by the
-// rules the module's reader applies to a JavaScript object (wasm/bindings.hpp: absent fields keep their
-// defaults; a field of the wrong type is refused with kind "arguments", named by its path).
+// rules the module's reader applies to a JavaScript object (absent fields keep their defaults; a field of the
+// wrong type is refused with kind "arguments", named by its path). Both front ends run the one reader and
+// writer in response/fields.hpp; this file says only what a JSON value is to them.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <vector>
+#include <utility>
 
 #include "api/lesson_api.hpp"
+#include "response/fields.hpp"
 
 namespace qkv::cli {
 
@@ -22,102 +26,62 @@ using json = nlohmann::json;
 // The lists of the learner's types (LessonState, EditableTensor, SourceCells) are in qkv::api too, where
 // argument-dependent lookup does not look for them.
 using api::describe;
+using api::is_optional;
 
-template <class T>
-ordered_json to_json(const T& value);
+// What a parsed JSON value is, for the field lists' reader (response/fields.hpp).
+struct JsonIn {
+  using Value = json;
+  static bool is_string(const json& js) { return js.is_string(); }
+  static bool is_number(const json& js) { return js.is_number(); }
+  static bool is_array(const json& js) { return js.is_array(); }
+  static bool is_object(const json& js) { return js.is_object(); }
+  // JavaScript's words for a JSON value's type, as the module's reader says them.
+  static std::string type_word(const json& js) {
+    if (js.is_null()) return "null";
+    if (js.is_array()) return "an array";
+    if (js.is_string()) return "string";
+    if (js.is_boolean()) return "boolean";
+    if (js.is_number()) return "number";
+    return "object";
+  }
+  static std::string as_string(const json& js) { return js.get<std::string>(); }
+  static double as_double(const json& js) { return js.get<double>(); }
+  // nlohmann keeps a non-negative integer as a std::uint64_t: read it exactly, not through a double.
+  static std::optional<std::uint64_t> exact_unsigned(const json& js) {
+    if (!js.is_number_unsigned()) return std::nullopt;
+    return js.get<std::uint64_t>();
+  }
+  static std::size_t length(const json& js) { return js.size(); }
+  static const json& element(const json& js, std::size_t i) { return js[i]; }
+  static const json* field(const json& js, const char* key) {
+    const auto found = js.find(key);
+    return found == js.end() ? nullptr : &*found;
+  }
+};
 
-struct JsonWriter {
-  ordered_json& out;
+// How the field lists' writer makes JSON: numbers, booleans and strings as themselves.
+struct JsonOut {
+  using Out = ordered_json;
   template <class T>
-  void operator()(const char* key, const T& member) {
-    out[key] = to_json(member);
-  }
+  static constexpr bool converts = std::is_arithmetic_v<T> || std::is_same_v<T, std::string>;
   template <class T>
-  void operator()(const char* key, const std::optional<T>& member) {
-    if (member) out[key] = to_json(*member);
+  static ordered_json convert(const T& value) {
+    return value;
   }
+  static ordered_json array() { return ordered_json::array(); }
+  static ordered_json object() { return ordered_json::object(); }
+  static void push(ordered_json& list, std::size_t, ordered_json item) { list.push_back(std::move(item)); }
+  static void set(ordered_json& object, const char* key, ordered_json item) { object[key] = std::move(item); }
 };
 
 template <class T>
 ordered_json to_json(const T& value) {
-  if constexpr (std::is_arithmetic_v<T> || std::is_same_v<T, std::string>) {
-    return value;
-  } else if constexpr (api::is_vector<T>::value) {
-    ordered_json out = ordered_json::array();
-    for (const auto& item : value) out.push_back(to_json(item));
-    return out;
-  } else {
-    ordered_json out = ordered_json::object();
-    JsonWriter writer{out};
-    describe(writer, value);
-    return out;
-  }
+  return api::write_fields<JsonOut>(value);
 }
-
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
-
-// JavaScript's words for a JSON value's type, as the module's wrong_type() says them.
-inline std::string json_type(const json& js) {
-  if (js.is_null()) return "null";
-  if (js.is_array()) return "an array";
-  if (js.is_string()) return "string";
-  if (js.is_boolean()) return "boolean";
-  if (js.is_number()) return "number";
-  return "object";
-}
-
-inline LessonError wrong_type(const std::string& path, const char* expected, const json& js) {
-  return {ErrorKind::Arguments, path + " must be " + expected + ", got " + json_type(js), path};
-}
-
-template <class T>
-void read_json(const json& js, T& out, const std::string& path, std::optional<LessonError>& error);
-
-struct JsonReader {
-  const json& in;
-  const std::string& path;
-  std::optional<LessonError>& error;
-  template <class T>
-  void operator()(const char* key, const T& member) {
-    const auto field = in.find(key);
-    if (error || field == in.end()) return;
-    read_json(*field, const_cast<T&>(member), path + "." + key, error);  // the request object is ours
-  }
-};
 
 template <class T>
 void read_json(const json& js, T& out, const std::string& path, std::optional<LessonError>& error) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (!js.is_string()) return void(error = wrong_type(path, "a string", js));
-    out = js.get<std::string>();
-  } else if constexpr (std::is_floating_point_v<T>) {
-    if (!js.is_number()) return void(error = wrong_type(path, "a number", js));
-    out = js.get<double>();
-  } else if constexpr (std::is_arithmetic_v<T>) {
-    // Whole numbers from 0 to 2^53 - 1, as JavaScript's numbers hold them exactly (the module's rule).
-    if (!js.is_number()) return void(error = wrong_type(path, "a number", js));
-    const double number = js.get<double>();
-    const bool whole = js.is_number_unsigned() ? js.get<std::uint64_t>() <= 9007199254740991u
-                                               : number >= 0 && number <= 9007199254740991.0 &&
-                                                     number == static_cast<double>(static_cast<T>(number));
-    if (!whole)
-      return void(error = LessonError{ErrorKind::Arguments, path + " must be a whole number", path});
-    out = js.is_number_unsigned() ? static_cast<T>(js.get<std::uint64_t>()) : static_cast<T>(number);
-  } else if constexpr (is_optional<T>::value) {
-    read_json(js, out.emplace(), path, error);
-  } else if constexpr (api::is_vector<T>::value) {
-    if (!js.is_array()) return void(error = wrong_type(path, "an array", js));
-    out.resize(js.size());
-    for (std::size_t i = 0; i < out.size() && !error; ++i)
-      read_json(js[i], out[i], path + "[" + std::to_string(i) + "]", error);
-  } else {
-    if (!js.is_object()) return void(error = wrong_type(path, "an object", js));
-    JsonReader reader{js, path, error};
-    describe(reader, out);
-  }
+  api::read_fields<JsonIn>(js, out, path, error);
 }
 
 // A whole request read from a JSON document ("request" names its root in messages, as in the module).

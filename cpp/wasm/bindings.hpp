@@ -1,69 +1,60 @@
 // Conversions shared by the page's module (bindings.cpp), the tests' module (test_bindings.cpp) and the
 // scale section's module (scale_bindings.cpp): a described request is read field by field, a described
 // response becomes a plain JavaScript object with the same field names (one key casing, the
-// C++ one), and a thrown exception becomes {ok: false, error}.
+// C++ one), and a thrown exception becomes {ok: false, error}. The reader and the writer are the command
+// line's too (response/fields.hpp); this file says what a JavaScript value is to them.
 #pragma once
 
 #include <emscripten/val.h>
 
+#include <cstddef>
+#include <cstdint>
 #include <new>
 #include <optional>
+#include <string>
 #include <type_traits>
 #include <vector>
 
+#include "response/fields.hpp"
 #include "response/response.hpp"
 
 namespace qkv::api {
 
 using emscripten::val;
 
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
-
 // How a std::vector<double> leaves the heap: as a plain Array (the page's calls, and what the tests
 // compare), or as a Float64Array that a worker can transfer to the page without copying it again.
 enum class Doubles { Array, Float64Array };
 
-template <Doubles D = Doubles::Array, class T>
-val to_js(const T& value);
-
-// Visits a response's field list; absent optionals are left out.
+// How the field lists' writer makes JavaScript values: numbers as doubles, and a std::vector<double> in one
+// copy out of the WASM heap, not one call per element.
 template <Doubles D>
-struct Writer {
-  val& out;
+struct JsOut {
+  using Out = val;
   template <class T>
-  void operator()(const char* key, const T& member) {
-    out.set(key, to_js<D>(member));
-  }
+  static constexpr bool converts =
+      std::is_arithmetic_v<T> || std::is_same_v<T, std::string> || std::is_same_v<T, std::vector<double>>;
   template <class T>
-  void operator()(const char* key, const std::optional<T>& member) {
-    if (member) out.set(key, to_js<D>(*member));
+  static val convert(const T& value) {
+    if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
+      return val(value);
+    } else if constexpr (std::is_arithmetic_v<T>) {
+      return val(static_cast<double>(value));
+    } else {
+      const val view(emscripten::typed_memory_view(value.size(), value.data()));
+      if constexpr (D == Doubles::Float64Array) return view.call<val>("slice");
+      return val::global("Array").call<val>("from", view);
+    }
   }
+  static val array() { return val::array(); }
+  static val object() { return val::object(); }
+  static void push(val& list, std::size_t i, const val& item) { list.set(i, item); }
+  static void set(val& object, const char* key, const val& item) { object.set(key, item); }
 };
 
-template <Doubles D, class T>
+template <Doubles D = Doubles::Array, class T>
 val to_js(const T& value) {
-  if constexpr (std::is_same_v<T, bool> || std::is_same_v<T, std::string>) {
-    return val(value);
-  } else if constexpr (std::is_arithmetic_v<T>) {
-    return val(static_cast<double>(value));
-  } else if constexpr (std::is_same_v<T, std::vector<double>>) {
-    // One copy out of the WASM heap, not one call per element.
-    const val view(emscripten::typed_memory_view(value.size(), value.data()));
-    if constexpr (D == Doubles::Float64Array) return view.call<val>("slice");
-    return val::global("Array").call<val>("from", view);
-  } else if constexpr (is_vector<T>::value) {
-    val out = val::array();
-    for (std::size_t i = 0; i < value.size(); ++i) out.set(i, to_js<D>(value[i]));
-    return out;
-  } else {
-    val out = val::object();
-    Writer<D> writer{out};
-    describe(writer, value);
-    return out;
-  }
+  return write_fields<JsOut<D>>(value);
 }
 
 inline val refused(const LessonError& error) {
@@ -86,59 +77,40 @@ val guarded(Body&& body) {
   }
 }
 
-// A request field of the wrong JavaScript type, named by its path ("request.state.batch").
-inline LessonError wrong_type(const std::string& path, const char* expected, const val& js) {
-  const bool array = val::global("Array").call<bool>("isArray", js);
-  const std::string type = js.isNull() ? "null" : array ? "an array" : js.typeOf().as<std::string>();
-  return {ErrorKind::Arguments, path + " must be " + expected + ", got " + type, path};
-}
-
-template <class T>
-void read(const val& js, T& out, const std::string& path, std::optional<LessonError>& error);
-
-// Visits a request's field list and reads each present field; absent fields keep their defaults.
-struct Reader {
-  const val& in;
-  const std::string& path;
-  std::optional<LessonError>& error;
-  template <class T>
-  void operator()(const char* key, const T& member) {
-    const val field = in[key];
-    if (error || field.isUndefined()) return;
-    read(field, const_cast<T&>(member), path + "." + key, error);  // the request object is ours, not const
+// What a JavaScript value is, for the field lists' reader.
+struct JsIn {
+  using Value = val;
+  static bool is_string(const val& js) { return js.typeOf().as<std::string>() == "string"; }
+  static bool is_number(const val& js) { return js.typeOf().as<std::string>() == "number"; }
+  static bool is_array(const val& js) { return val::global("Array").call<bool>("isArray", js); }
+  static bool is_object(const val& js) {
+    return js.typeOf().as<std::string>() == "object" && !js.isNull() && !is_array(js);
+  }
+  static std::string type_word(const val& js) {
+    return js.isNull() ? "null" : is_array(js) ? "an array" : js.typeOf().as<std::string>();
+  }
+  static std::string as_string(const val& js) { return js.as<std::string>(); }
+  // The library says what it refuses (a non-finite value, for one).
+  static double as_double(const val& js) { return js.as<double>(); }
+  // Every JavaScript number is a double.
+  static std::optional<std::uint64_t> exact_unsigned(const val&) { return std::nullopt; }
+  static std::size_t length(const val& js) { return js["length"].as<std::size_t>(); }
+  static val element(const val& js, std::size_t i) { return js[i]; }
+  static std::optional<val> field(const val& js, const char* key) {
+    val found = js[key];
+    if (found.isUndefined()) return std::nullopt;
+    return found;
   }
 };
 
+// A request field (or argument) of the wrong JavaScript type, named by its path ("request.state.batch").
+inline LessonError wrong_type(const std::string& path, const char* expected, const val& js) {
+  return wrong_type(path, expected, JsIn::type_word(js));
+}
+
 template <class T>
 void read(const val& js, T& out, const std::string& path, std::optional<LessonError>& error) {
-  if constexpr (std::is_same_v<T, std::string>) {
-    if (js.typeOf().as<std::string>() != "string") return void(error = wrong_type(path, "a string", js));
-    out = js.as<std::string>();
-  } else if constexpr (std::is_floating_point_v<T>) {
-    if (js.typeOf().as<std::string>() != "number") return void(error = wrong_type(path, "a number", js));
-    out = js.as<double>();  // the library says what it refuses (a non-finite value, for one)
-  } else if constexpr (std::is_arithmetic_v<T>) {
-    if (js.typeOf().as<std::string>() != "number") return void(error = wrong_type(path, "a number", js));
-    const double number = js.as<double>();
-    if (!(number >= 0 && number <= 9007199254740991.0) ||
-        number != static_cast<double>(static_cast<T>(number)))
-      return void(error = LessonError{ErrorKind::Arguments, path + " must be a whole number", path});
-    out = static_cast<T>(number);
-  } else if constexpr (is_optional<T>::value) {
-    read(js, out.emplace(), path, error);
-  } else if constexpr (is_vector<T>::value) {
-    if (!val::global("Array").call<bool>("isArray", js))
-      return void(error = wrong_type(path, "an array", js));
-    out.resize(js["length"].as<std::size_t>());
-    for (std::size_t i = 0; i < out.size() && !error; ++i)
-      read(js[i], out[i], path + "[" + std::to_string(i) + "]", error);
-  } else {
-    if (js.typeOf().as<std::string>() != "object" || js.isNull() ||
-        val::global("Array").call<bool>("isArray", js))
-      return void(error = wrong_type(path, "an object", js));
-    Reader reader{js, path, error};
-    describe(reader, out);
-  }
+  read_fields<JsIn>(js, out, path, error);
 }
 
 // One call: read the request, run it, convert the response (doubles as D says); anything thrown becomes a
