@@ -101,8 +101,8 @@ Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config) {
     return fail(BenchError{BenchErrorKind::Budget,
                            BudgetError{"bench", cost, kMaxBenchFlops, detail, "flops"}.message()});
   }
-  // The kernel's one-time choice of path (on AVX-512F CPUs it times a 1.6 MB product) happens here, outside
-  // the counted heap and the timed passes.
+  // The kernel's one-time choice of path (on an AVX-512F CPU its table does not know, it times a 1.6 MB
+  // product) happens here, outside the counted heap and the timed passes.
   gemm_plan();
   const std::uint64_t live_before = allocation::live_bytes();
   allocation::reset_peak();

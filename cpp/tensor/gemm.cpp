@@ -283,13 +283,20 @@ GemmTile gemm_tile(GemmPath path) {
   }
 }
 
+namespace {
+
+// The constants sized for a 48 KiB L1d and a 1.25 MiB L2 before the caches were read (and what WebAssembly,
+// which cannot see the caches, keeps).
+constexpr GemmBlocking fixed_blocking(std::size_t tile_rows) {
+  return {256, tile_rows == 6 ? std::size_t{72} : 64, 256};
+}
+
+}  // namespace
+
+#if !defined(__EMSCRIPTEN__)
 GemmBlocking gemm_blocking_for(GemmPath path, std::size_t l1d_bytes, std::size_t l2_bytes) {
   const GemmTile tile = gemm_tile(path);
-  if (l1d_bytes == 0 || l2_bytes == 0) {
-    // The constants sized for a 48 KiB L1d and a 1.25 MiB L2 before the caches were read (and what
-    // WebAssembly, which cannot see the caches, keeps).
-    return {256, tile.rows == 6 ? std::size_t{72} : 64, 256};
-  }
+  if (l1d_bytes == 0 || l2_bytes == 0) return fixed_blocking(tile.rows);
   const std::size_t d = sizeof(double);
   auto down = [](std::size_t value, std::size_t step) { return std::max(step, value / step * step); };
   // The k-block: the widest tile's A and B micro-panels ((8 + 16) x depth) fill L1d: 256 on 48 KiB, where
@@ -324,6 +331,7 @@ std::optional<GemmPathRule> gemm_path_rule(const CpuInfo& cpu) {
   }
   return std::nullopt;
 }
+#endif
 
 namespace {
 
@@ -378,15 +386,14 @@ GemmPath measure_faster(GemmPath narrower, GemmPath wider, const GemmPlan& plan,
 #endif
 
 #if defined(__EMSCRIPTEN__)
-// WebAssembly sees neither the caches nor the environment, and has one vector width: the fixed blocking, and
-// none of the reading, parsing and timing below, which would only add to the module learners download.
-GemmPlan choose_plan() {
-  GemmPlan plan;
-  plan.path = widest_gemm_path();
-  plan.blocking = gemm_blocking_for(plan.path, 0, 0);
-  plan.reason = "webassembly: the fixed blocking";
-  return plan;
-}
+// WebAssembly sees neither the caches nor the environment, and has one vector width (QKV_GEMM_HAS_WIDE is 0):
+// a constant plan, and none of the reading, parsing and timing below, nor a string or a first-use guard,
+// which would only add to the module learners download.
+constexpr GemmPlan kPlan{GemmPath::Portable, fixed_blocking(PortableTile::kTileRows), 0, 0,
+                         "webassembly: the fixed blocking"};
+
+// Every path runs the portable kernel here, with the plan's blocking.
+GemmBlocking plan_blocking(GemmPath) { return kPlan.blocking; }
 #else
 GemmPlan choose_plan() {
   const CpuInfo& cpu = cpu_info();
@@ -407,7 +414,7 @@ GemmPlan choose_plan() {
       plan.path = rule->path;
       plan.reason = rule->reason;
     } else {
-      char note[200];
+      static char note[200];  // the plan is chosen once (gemm_plan's static) and keeps pointing here
       plan.path = measure_faster(GemmPath::Wide, GemmPath::Widest, plan, note, sizeof note);
       plan.reason = note;
     }
@@ -432,21 +439,29 @@ GemmPlan choose_plan() {
   }
   return plan;
 }
+
+// The plan's blocking for its own path, or one derived from the plan's cache sizes for another.
+GemmBlocking plan_blocking(GemmPath path) {
+  const GemmPlan& plan = gemm_plan();
+  return plan.path == path ? plan.blocking : gemm_blocking_for(path, plan.l1d_bytes, plan.l2_bytes);
+}
 #endif
 
 }  // namespace
 
+#if defined(__EMSCRIPTEN__)
+const GemmPlan& gemm_plan() { return kPlan; }
+#else
 const GemmPlan& gemm_plan() {
   static const GemmPlan plan = choose_plan();
   return plan;
 }
+#endif
 
 void gemm_blocked(GemmPath path, const GemmBlocking& blocking, const GemmArgs& args) {
   GemmBlocking k = blocking;
   if (k.depth == 0 || k.block_rows == 0 || k.block_cols == 0) {
-    const GemmPlan& plan = gemm_plan();
-    const GemmBlocking derived =
-        plan.path == path ? plan.blocking : gemm_blocking_for(path, plan.l1d_bytes, plan.l2_bytes);
+    const GemmBlocking derived = plan_blocking(path);
     if (k.depth == 0) k.depth = derived.depth;
     if (k.block_rows == 0) k.block_rows = derived.block_rows;
     if (k.block_cols == 0) k.block_cols = derived.block_cols;

@@ -4,7 +4,6 @@
 
 #include <cstddef>
 #include <optional>
-#include <string>
 
 namespace qkv {
 
@@ -50,10 +49,13 @@ GemmTile gemm_tile(GemmPath path);
 // "portable", "avx2", "avx512f": the names QKV_GEMM_PATH takes.
 const char* gemm_path_name(GemmPath path);
 
+#if !defined(__EMSCRIPTEN__)
+// Native only: WebAssembly's plan is fixed when it is compiled, and neither function below is built into it.
 // The blocking for `path` on a core with `l1d_bytes` of L1 data cache and `l2_bytes` of L2: the k-block such
 // that the 8 x 16 tile's A and B micro-panels fill L1d, the packed B block 40% of L2 and the packed A block
 // 10% (on 48 KiB and 1.25 MiB: depth 256, 256 columns, 64 rows, the constants measured best there). With
-// either size 0 (unknown, as in WebAssembly): the fixed blocking the kernel had before it read the caches.
+// either size 0 (unknown): the fixed blocking the kernel had before it read the caches, which WebAssembly
+// runs.
 GemmBlocking gemm_blocking_for(GemmPath path, std::size_t l1d_bytes, std::size_t l2_bytes);
 
 // A wide path chosen from the CPU's identity alone, and why (the reason ends in "(rule)").
@@ -66,6 +68,7 @@ struct GemmPathRule {
 // 512-bit units (Ice Lake SP and later) -> AVX-512F. None for a CPU without AVX-512F (nothing to decide) or
 // one the table does not know, where the plan times both paths.
 std::optional<GemmPathRule> gemm_path_rule(const CpuInfo& cpu);
+#endif
 
 // What gemm() runs on this machine, chosen once, on first use, from cpu_info() (tensor/cpu.hpp): the widest
 // path the CPU has, except that with AVX-512F the rule above decides, so that one machine always runs one
@@ -76,11 +79,12 @@ std::optional<GemmPathRule> gemm_path_rule(const CpuInfo& cpu);
 //   QKV_GEMM_L1D=bytes, QKV_GEMM_L2=bytes  the cache sizes the blocking is derived from;
 //   QKV_GEMM_BLOCKING=depth,rows,cols     the blocking itself (rounded up to whole tiles).
 // None of them changes a bit of any result; they exist to measure, and to test every path and blocking.
+// In WebAssembly the plan is a constant: the portable path (simd128 or scalars) with the fixed blocking.
 struct GemmPlan {
   GemmPath path = GemmPath::Portable;
   GemmBlocking blocking;
   std::size_t l1d_bytes = 0, l2_bytes = 0;  // the sizes the blocking was derived from
-  std::string reason;  // why this path: what the CPU has, the rule, what was measured, or QKV_GEMM_PATH
+  const char* reason = "";  // why this path: what the CPU has, the rule, what was measured, or QKV_GEMM_PATH
 };
 const GemmPlan& gemm_plan();
 

@@ -259,7 +259,7 @@ TEST(GemmTest, PlanTakesTheRuleWhereThereIsOne) {
   const std::optional<GemmPathRule> rule = gemm_path_rule(cpu_info());
   if (rule && gemm_path_supported(GemmPath::Widest)) {
     EXPECT_EQ(plan.path, rule->path);
-    EXPECT_EQ(plan.reason, rule->reason);
+    EXPECT_STREQ(plan.reason, rule->reason);
   } else {
     EXPECT_FALSE(ends_with(plan.reason, "(rule)")) << plan.reason;
   }
