@@ -105,8 +105,10 @@ void BM_Peak(benchmark::State& state, Variant variant) {
 
 // The console table, then FMA / mul+add per width and for the best of each (the median of repetitions where
 // there are repetitions, else the single run).
+// Plain text (no colour codes): the reporter is built here, not from --benchmark_color / --benchmark_format.
 class RatioReporter : public benchmark::ConsoleReporter {
  public:
+  RatioReporter() : ConsoleReporter(OO_Tabular) {}
   void ReportRuns(const std::vector<Run>& reports) override {
     ConsoleReporter::ReportRuns(reports);
     for (const Run& run : reports) {
