@@ -19,7 +19,7 @@ const CPP_FLOORS = [
   ['nn'],
   ['attention'],
   ['text', 'response'], // number formatting; the shared response and error types
-  ['chapter26', 'selfscore', 'bench'],
+  ['chapter26', 'self_score', 'bench'],
   ['learner', 'scale'],
   ['api'],
   ['cli', 'wasm'], // the front ends
@@ -27,7 +27,7 @@ const CPP_FLOORS = [
 // The CMake library (or program) each room is built into; qkv_library() targets are checked against these.
 const CPP_TARGETS = {
   support: 'qkv_core', tensor: 'qkv_core', autograd: 'qkv_core', nn: 'qkv_core', attention: 'qkv_core',
-  text: 'qkv_text', response: 'qkv_response', chapter26: 'qkv_chapter26', selfscore: 'qkv_selfscore',
+  text: 'qkv_text', response: 'qkv_response', chapter26: 'qkv_chapter26', self_score: 'qkv_self_score',
   bench: 'qkv_bench', learner: 'qkv_learner', scale: 'qkv_wasm_scale', api: 'qkv_api', cli: 'qkv_lesson_cli',
   wasm: 'qkv_wasm, qkv_wasm_test, qkv_wasm_scale',
 };
@@ -200,7 +200,7 @@ for (const [name, ...globs] of calls('qkv_library')) {
   }
 }
 for (const [room, target] of Object.entries(CPP_TARGETS)) {
-  if (/^qkv_(core|text|response|chapter26|selfscore|learner|api)$/.test(target) && !libraryRooms.get(target)?.includes(room))
+  if (/^qkv_(core|text|response|chapter26|self_score|learner|api)$/.test(target) && !libraryRooms.get(target)?.includes(room))
     problems.push(`CMakeLists.txt: no qkv_library(${target} cpp/${room}/*.cpp)`);
 }
 libraryRooms.set('qkv_bench', ['bench']); // an object library (add_library ... OBJECT)

@@ -109,7 +109,7 @@ async function prepare(options) {
 // folders share one). A mutant is first run against it alone; ctest then runs everything.
 const kOwnTests = {
   tensor: 'qkv_core_tests', autograd: 'qkv_core_tests', nn: 'qkv_core_tests', attention: 'qkv_core_tests',
-  support: 'qkv_core_tests', text: 'qkv_text_tests', chapter26: 'qkv_chapter26_tests', selfscore: 'qkv_selfscore_tests',
+  support: 'qkv_core_tests', text: 'qkv_text_tests', chapter26: 'qkv_chapter26_tests', self_score: 'qkv_self_score_tests',
   learner: 'qkv_learner_tests', api: 'qkv_api_tests', cli: 'qkv_cli_tests', bench: 'qkv_bench_tests',
 };
 function ownTests(file, buildDir) {

@@ -7,7 +7,7 @@
 
 #include "learner/answer_reader.hpp"
 #include "learner/exercises.hpp"
-#include "selfscore/numpy_random.hpp"
+#include "self_score/numpy_random.hpp"
 #include "text/format.hpp"
 
 namespace qkv::api {
@@ -165,29 +165,29 @@ struct ExperimentSizes {
   std::int64_t tokens, dim;
 };
 Result<ExperimentSizes, LessonError> read_sizes(const std::string& tokens_text, const std::string& dim_text) {
-  auto tokens = read_setting(tokens_text, "tokens", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
+  auto tokens = read_setting(tokens_text, "tokens", 1, kSelfScoreMaxSize, ErrorKind::SelfScore);
   if (!tokens) return fail(tokens.error());
-  auto dim = read_setting(dim_text, "dim", 1, kSelfBiasMaxSize, ErrorKind::SelfScore);
+  auto dim = read_setting(dim_text, "dim", 1, kSelfScoreMaxSize, ErrorKind::SelfScore);
   if (!dim) return fail(dim.error());
   return ExperimentSizes{*tokens, *dim};
 }
 
-Result<SelfBiasRequest, LessonError> read_self_score(const SelfScoreRequest& typed) {
+Result<SelfScoreExperiment, LessonError> read_self_score(const SelfScoreRequest& typed) {
   auto seed = read_setting(typed.seed, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
   if (!seed) return fail(seed.error());
   auto sizes = read_sizes(typed.tokens, typed.dim);
   if (!sizes) return fail(sizes.error());
-  return SelfBiasRequest{*seed, sizes->tokens, sizes->dim};
+  return SelfScoreExperiment{*seed, sizes->tokens, sizes->dim};
 }
 
 // The experiment for a request, computed once: the page asks for the same settings to draw the tables,
 // to list the exercises and to check each answer.
-Result<const SelfBiasResult*, LessonError> experiment(const SelfBiasRequest& request) {
-  static std::optional<std::pair<SelfBiasRequest, SelfBiasResult>> last;
+Result<const SelfScoreResult*, LessonError> experiment(const SelfScoreExperiment& request) {
+  static std::optional<std::pair<SelfScoreExperiment, SelfScoreResult>> last;
   if (last && last->first.seed == request.seed && last->first.tokens == request.tokens &&
       last->first.dim == request.dim)
     return &last->second;
-  auto result = run_self_bias(request);
+  auto result = run_self_score_experiment(request);
   if (!result) return fail(LessonError{ErrorKind::SelfScore, result.error().message()});
   last.emplace(request, std::move(*result));
   return &last->second;
@@ -195,8 +195,8 @@ Result<const SelfBiasResult*, LessonError> experiment(const SelfBiasRequest& req
 
 // The typed settings read, and their experiment run (or found in the cache).
 struct TypedExperiment {
-  SelfBiasRequest request;
-  const SelfBiasResult* result;
+  SelfScoreExperiment request;
+  const SelfScoreResult* result;
 };
 Result<TypedExperiment, LessonError> typed_experiment(const SelfScoreRequest& typed) {
   auto request = read_self_score(typed);
@@ -206,8 +206,8 @@ Result<TypedExperiment, LessonError> typed_experiment(const SelfScoreRequest& ty
   return TypedExperiment{*request, *computed};
 }
 
-const SelfBiasResult& module_experiment() {
-  static const SelfBiasResult result = run_self_bias(kModuleExperiment).value();
+const SelfScoreResult& module_experiment() {
+  static const SelfScoreResult result = run_self_score_experiment(kModuleExperiment).value();
   return result;
 }
 
@@ -225,13 +225,13 @@ bool reads_experiment(const std::string& id) {
          kExperimentExercises.end();
 }
 
-ExperimentFacts facts_of(const SelfBiasResult& r, std::int64_t seed) {
+ExperimentFacts facts_of(const SelfScoreResult& r, std::int64_t seed) {
   return {
       seed, r.tokens, r.dim, r.none.argmax, r.none.guaranteed_rows, r.tied.argmax, r.tied.guaranteed_rows};
 }
 
 // The facts agree with the settings they claim to describe, and every row they name exists.
-std::optional<LessonError> check_facts(const ExperimentFacts& f, const SelfBiasRequest& request) {
+std::optional<LessonError> check_facts(const ExperimentFacts& f, const SelfScoreExperiment& request) {
   const auto refuse = [](const std::string& message) {
     return LessonError{ErrorKind::Arguments, "experiment " + message, "experiment"};
   };
@@ -253,7 +253,7 @@ std::optional<LessonError> check_facts(const ExperimentFacts& f, const SelfBiasR
 }
 
 // What the exercises read of an experiment, rebuilt from its facts (no scores, vectors or lengths).
-SelfBiasResult result_of(const ExperimentFacts& f) {
+SelfScoreResult result_of(const ExperimentFacts& f) {
   const auto summary = [](const std::vector<std::size_t>& argmax,
                           const std::vector<std::size_t>& guaranteed) {
     ScoreSummary out;
@@ -262,7 +262,7 @@ SelfBiasResult result_of(const ExperimentFacts& f) {
     out.guaranteed_rows = guaranteed;
     return out;
   };
-  SelfBiasResult out;
+  SelfScoreResult out;
   out.tokens = f.tokens;
   out.dim = f.dim;
   out.none = summary(f.none_argmax, f.none_guaranteed_rows);
@@ -281,13 +281,13 @@ struct Registry {
 Result<Registry, LessonError> registry(const SelfScoreRequest& typed) {
   auto request = read_self_score(typed);
   if (!request) return fail(request.error());
-  std::optional<SelfBiasResult> from_facts;
-  const SelfBiasResult* current = &module_experiment();
+  std::optional<SelfScoreResult> from_facts;
+  const SelfScoreResult* current = &module_experiment();
   std::optional<LessonError> pending;
   if (typed.experiment) {
     if (auto error = check_facts(*typed.experiment, *request)) return fail(*error);
     current = &from_facts.emplace(result_of(*typed.experiment));
-  } else if (self_bias_cost(request->tokens, request->dim) <= kInlineExperimentWork) {
+  } else if (self_score_cost(request->tokens, request->dim) <= kInlineExperimentWork) {
     auto computed = experiment(*request);
     if (!computed) return fail(computed.error());
     current = *computed;
@@ -348,8 +348,8 @@ SelfScoreResponse self_score(const SelfScoreRequest& typed) {
   auto run = typed_experiment(typed);
   if (!run) return refusal<SelfScoreResponse>(run.error(), page_label);
   SelfScoreResponse out;
-  const SelfBiasRequest& request = run->request;
-  const SelfBiasResult& r = *run->result;
+  const SelfScoreExperiment& request = run->request;
+  const SelfScoreResult& r = *run->result;
   const auto summary = [](const ScoreSummary& s) {
     return ScoreSummaryView{rounded_view(s.scores), s.argmax, s.diagonal_rows, s.guaranteed_rows};
   };
@@ -372,8 +372,8 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
   auto run = typed_experiment(typed);
   if (!run) return refusal<SelfScoreSummaryResponse>(run.error(), page_label);
   SelfScoreSummaryResponse out;
-  const SelfBiasRequest& request = run->request;
-  const SelfBiasResult& r = *run->result;
+  const SelfScoreExperiment& request = run->request;
+  const SelfScoreResult& r = *run->result;
   const std::size_t n = r.tokens;
   const bool complete = n <= kCompleteTokens;
   const std::size_t shown = complete ? n : kCornerTokens;
@@ -446,7 +446,7 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgres
   search.dim = sizes->dim;
   auto found = find_off_diagonal_seed(search, progress);
   if (!found) {
-    const bool budget = found.error().kind == SelfBiasErrorKind::SearchOverBudget;
+    const bool budget = found.error().kind == SelfScoreErrorKind::SearchOverBudget;
     return refuse(
         {budget ? ErrorKind::Budget : ErrorKind::SelfScore, found.error().message(), budget ? "count" : ""});
   }

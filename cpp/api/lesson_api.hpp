@@ -13,7 +13,7 @@
 #include "learner/exercise.hpp"
 #include "learner/provenance.hpp"
 #include "response/response.hpp"
-#include "selfscore/self_bias.hpp"
+#include "self_score/self_score.hpp"
 
 namespace qkv::api {
 
@@ -205,7 +205,7 @@ struct SeedSearchResponse {
   std::optional<ErrorView> error;
 };
 // Refused with kind "budget" when count x the work of one seed exceeds kSearchBudget
-// (selfscore/self_bias.hpp). `progress` hears the number of seeds tried, every ~kSearchProgressWork.
+// (self_score/self_score.hpp). `progress` hears the number of seeds tried, every ~kSearchProgressWork.
 SeedSearchResponse find_seed(const SeedSearchRequest& request, const SearchProgress& progress = nullptr);
 
 // ---- exercises ----

@@ -1,5 +1,5 @@
 // qkv-lesson: the chapter's report and trace, seeded initialisation, projection evidence as JSON, and
-// numpy's seeded randn() with the self-bias experiment built on it.
+// numpy's seeded randn() with the self-score experiment built on it.
 //
 // The contract is total: every input ends either in its output with status 0, or in status 2 with
 // {"error":{"kind","message"}} on stdout carrying the library's own message. That includes bytes that are
@@ -25,8 +25,8 @@
 #include "cli/field_lists.hpp"
 #include "cli/limits.hpp"
 #include "cli/request.hpp"
-#include "selfscore/numpy_random.hpp"
-#include "selfscore/self_bias.hpp"
+#include "self_score/numpy_random.hpp"
+#include "self_score/self_score.hpp"
 #include "text/format.hpp"
 
 namespace {
@@ -256,12 +256,14 @@ int run(int argc, char** argv) {
   randn->add_option("--rows", rows, "R, 1 to 100000")->required();
   randn->add_option("--cols", cols, "C, 1 to 100000 (R * C at most 10000000)")->required();
 
-  CLI::App* self_bias = app.add_subcommand("self-bias", "X X^T, (X Wq)(X Wk)^T and (X Wq)(X Wq)^T, as JSON");
+  CLI::App* self_score =
+      app.add_subcommand("self-score", "X X^T, (X Wq)(X Wk)^T and (X Wq)(X Wq)^T, as JSON");
+  self_score->alias("self-bias");  // the command's earlier name, kept for scripts that call it
   // Options straight into the API's requests, as text: the API reads the numbers, as it does the page's.
   qkv::api::SelfScoreRequest settings;
-  self_bias->add_option("--seed", settings.seed, "numpy seed, 0 to 4294967295")->required();
-  self_bias->add_option("--tokens", settings.tokens, "n, 1 to 512")->required();
-  self_bias->add_option("--dim", settings.dim, "d, 1 to 512")->required();
+  self_score->add_option("--seed", settings.seed, "numpy seed, 0 to 4294967295")->required();
+  self_score->add_option("--tokens", settings.tokens, "n, 1 to 512")->required();
+  self_score->add_option("--dim", settings.dim, "d, 1 to 512")->required();
 
   CLI::App* find =
       app.add_subcommand("find-off-diagonal", "the first seed where a row peaks off the diagonal");
@@ -313,7 +315,7 @@ int run(int argc, char** argv) {
     return run_init(*parsed_seed, *parsed_model, *parsed_head, prefix);
   }
   if (*randn) return run_randn(randn_seed, rows, cols);
-  if (*self_bias) return run_self_score(settings);
+  if (*self_score) return run_self_score(settings);
   if (*find) return print_response(qkv::api::find_seed(search));
   return run_evidence(input_path);
 }

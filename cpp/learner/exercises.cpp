@@ -247,8 +247,8 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   return out;
 }
 
-std::vector<Exercise> selfscore_exercises(const SelfBiasResult& now, std::int64_t seed,
-                                          const SelfBiasResult& module) {
+std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int64_t seed,
+                                           const SelfScoreResult& module) {
   const std::string setting = "At seed " + std::to_string(seed) + " with " + std::to_string(now.tokens) +
                               " tokens of width " + std::to_string(now.dim);
   const bool all_none = now.none.diagonal_rows.size() == now.tokens;
@@ -369,7 +369,7 @@ const std::vector<std::string>& exercise_ids() {
 
 std::vector<Exercise> lesson_exercises(const ExerciseContext& context) {
   std::vector<Exercise> out = chapter26_exercises(context.fixture);
-  for (Exercise& exercise : selfscore_exercises(context.current, context.current_seed, context.module))
+  for (Exercise& exercise : self_score_exercises(context.current, context.current_seed, context.module))
     out.push_back(std::move(exercise));
   return out;
 }

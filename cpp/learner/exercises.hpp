@@ -6,18 +6,18 @@
 
 #include "chapter26/chapter26.hpp"
 #include "learner/exercise.hpp"
-#include "selfscore/self_bias.hpp"
+#include "self_score/self_score.hpp"
 
 namespace qkv {
 
 // The numpy module's own experiment, which the quiz asks about.
-inline constexpr SelfBiasRequest kModuleExperiment{1, 5, 8};
+inline constexpr SelfScoreExperiment kModuleExperiment{1, 5, 8};
 
 struct ExerciseContext {
   const ChapterEvidence& fixture;  // chapter 26's frozen fixture
-  const SelfBiasResult& current;   // the experiment as the learner set it ...
+  const SelfScoreResult& current;  // the experiment as the learner set it ...
   std::int64_t current_seed;       // ... and its seed
-  const SelfBiasResult& module;    // kModuleExperiment
+  const SelfScoreResult& module;   // kModuleExperiment
 };
 
 // Stable ids in the lesson's order; course pages receive them in answer statements.

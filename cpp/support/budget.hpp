@@ -2,7 +2,7 @@
 // accepted request finishes quickly and a too-large one is refused with a message naming the limit. This
 // header holds what every budget shares: the unit, the weight of a number handed back, and the refusal's
 // message. Each cost model and its limit live beside the work they count: chapter26/evidence_cost.hpp (the
-// evidence), bench/bench_cost.hpp (the benchmark), selfscore/self_bias.hpp (the seed search) and
+// evidence), bench/bench_cost.hpp (the benchmark), self_score/self_score.hpp (the seed search) and
 // cli/limits.hpp (the command line's seeded initialisation and request bytes).
 //
 // The unit is one "operation": a multiply-add, or one element allocated, copied or visited. Other steps

@@ -93,8 +93,8 @@ test('a copied link reopens the self-score experiment at its seed', async () => 
   try {
     const seed = page.locator('qkv-lesson input[id$="-sb-seed"]');
     assert.equal(await seed.inputValue(), '42');
-    await page.locator('qkv-lesson .self-bias-results > p').first().waitFor();
-    assert.match(await page.locator('qkv-lesson .self-bias-results > p').first().innerText(), /^Seed 42, 5 tokens of width 8/);
+    await page.locator('qkv-lesson .self-score-results > p').first().waitFor();
+    assert.match(await page.locator('qkv-lesson .self-score-results > p').first().innerText(), /^Seed 42, 5 tokens of width 8/);
   } finally {
     await close();
   }

@@ -195,7 +195,7 @@ test('each check sends a complete statement: attempt numbers count up, a reveale
 });
 
 test('the challenge’s text is kept under progress-key, reported when the learner leaves the box, and restored on reload', async () => {
-  const opened = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=self-bias&progress-key=course-7`);
+  const opened = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=self-score&progress-key=course-7`);
   const { page, problems, close } = opened;
   try {
     await recordEvents(page);

@@ -576,7 +576,7 @@ test('4. iframe: messages of the wrong shape are ignored, and a height request g
     // a loaded machine the warm-up ended during the test (data-warmed appeared in 1 of 2 runs).
     await frame.waitForFunction(() => {
       const lesson = document.querySelector('qkv-lesson');
-      return lesson?.dataset.warmed !== undefined && lesson.shadowRoot?.querySelector('.self-bias-results[data-shown]');
+      return lesson?.dataset.warmed !== undefined && lesson.shadowRoot?.querySelector('.self-score-results[data-shown]');
     }, undefined, { timeout: 30000 });
     await sleep(300); // let the last resize messages arrive
     const snapshot = () =>

@@ -168,7 +168,7 @@ test('320 px: every box that scrolls sideways can be focused and fades on the si
   try {
     await openEvidence(page);
     await choosePreset(page, 'gpt2-heads');
-    await page.locator('qkv-lesson .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+    await page.locator('qkv-lesson .self-score-results[data-shown]').waitFor({ timeout: 60000 });
     await openEvidence(page); // the self-score tables' folds
     const count = await page.evaluate(() => {
       const root = document.querySelector('qkv-lesson').shadowRoot;
@@ -306,7 +306,7 @@ for (const theme of ['light', 'dark']) {
     const { page, problems, close } = await openLesson(run.browser, run.server.url, { width: 1366, height: 768 });
     try {
       await page.locator('qkv-lesson').evaluate((element, value) => element.setAttribute('theme', value), theme);
-      await page.locator('qkv-lesson .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+      await page.locator('qkv-lesson .self-score-results[data-shown]').waitFor({ timeout: 60000 });
       await openEvidence(page);
       const cells = await page.evaluate(() => {
         const root = document.querySelector('qkv-lesson').shadowRoot;
@@ -354,7 +354,7 @@ test('keyboard: a score’s full value is reached from the keyboard, and the foc
   const { page, problems, close } = await openLesson(run.browser, run.server.url, { width: 390, height: 844 });
   try {
     await page.locator('qkv-lesson').evaluate((element) => element.setAttribute('theme', 'dark'));
-    await page.locator('qkv-lesson .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+    await page.locator('qkv-lesson .self-score-results[data-shown]').waitFor({ timeout: 60000 });
     await openEvidence(page);
     const block = page.locator('qkv-lesson .score-block').first();
     await block.locator('.scroller').focus();
@@ -429,7 +429,7 @@ for (const [width, height] of [
     test(`axe-core at ${width} px, ${colorScheme}: no serious or critical violation, folds open, a scale preset run, a cell rejected`, async () => {
       const { page, problems, close } = await openForAxe(width, height, colorScheme);
       try {
-        await page.locator('qkv-lesson .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+        await page.locator('qkv-lesson .self-score-results[data-shown]').waitFor({ timeout: 60000 });
         await openEvidence(page);
         await choosePreset(page, 'small');
         await rejectInX(page, 'abc');

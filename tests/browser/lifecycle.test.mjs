@@ -16,7 +16,7 @@ async function cycle(page) {
     await new Promise((done, fail) => {
       const started = Date.now();
       const poll = () => {
-        if (lesson.shadowRoot?.querySelector('.self-bias-results[data-shown]')) return done();
+        if (lesson.shadowRoot?.querySelector('.self-score-results[data-shown]')) return done();
         if (lesson.dataset.state === 'error') return fail(new Error(lesson.shadowRoot?.textContent ?? 'error'));
         if (Date.now() - started > 30000) return fail(new Error(`no self-score result in 30 s (state ${lesson.dataset.state})`));
         setTimeout(poll, 20);
@@ -46,7 +46,7 @@ async function workersSettleAt(page, count) {
 test('100 lessons created and removed: workers back to the page’s own, heap flat', async (t) => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
-    await page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ state: 'attached' });
+    await page.locator('qkv-lesson section.self-score .self-score-results[data-shown]').waitFor({ state: 'attached' });
     await workersSettleAt(page, 1); // the standalone lesson's own self-score worker
     const session = await page.context().newCDPSession(page);
     for (let i = 0; i < 10; i++) await cycle(page);
@@ -68,7 +68,7 @@ test('100 lessons created and removed: workers back to the page’s own, heap fl
 test('a lesson removed while its seed search runs stops it: its worker is terminated', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
-    await page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ state: 'attached' });
+    await page.locator('qkv-lesson section.self-score .self-score-results[data-shown]').waitFor({ state: 'attached' });
     await workersSettleAt(page, 1);
     await page.evaluate(() => {
       const lesson = document.createElement('qkv-lesson');
@@ -76,14 +76,14 @@ test('a lesson removed while its seed search runs stops it: its worker is termin
       document.body.append(lesson);
     });
     const second = page.locator('#second');
-    await second.locator('.self-bias-results[data-shown]').waitFor({ state: 'attached' });
+    await second.locator('.self-score-results[data-shown]').waitFor({ state: 'attached' });
     await workersSettleAt(page, 2);
-    // 64 tokens of width 512: a search of seconds (as in self-bias.test.mjs), still running when the element goes.
-    await second.locator('section.self-bias input[id$="-sb-tokens"]').fill('64');
-    await second.locator('section.self-bias input[id$="-sb-dim"]').fill('512');
-    await second.locator('.self-bias-results[data-shown="1 64 512"]').waitFor({ state: 'attached' });
-    await second.locator('section.self-bias button', { hasText: 'Find the next seed' }).click();
-    await second.locator('section.self-bias .self-bias-busy', { hasText: /\d+ tried/ }).waitFor();
+    // 64 tokens of width 512: a search of seconds (as in self-score.test.mjs), still running when the element goes.
+    await second.locator('section.self-score input[id$="-sb-tokens"]').fill('64');
+    await second.locator('section.self-score input[id$="-sb-dim"]').fill('512');
+    await second.locator('.self-score-results[data-shown="1 64 512"]').waitFor({ state: 'attached' });
+    await second.locator('section.self-score button', { hasText: 'Find the next seed' }).click();
+    await second.locator('section.self-score .self-score-busy', { hasText: /\d+ tried/ }).waitFor();
     await page.evaluate(() => document.getElementById('second').remove());
     await workersSettleAt(page, 1);
     assertNoProblems(problems, 'removed during a search');
@@ -95,7 +95,7 @@ test('a lesson removed while its seed search runs stops it: its worker is termin
 test('a lesson removed while a scale preset runs stops it: its scale worker is terminated', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
-    await page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ state: 'attached' });
+    await page.locator('qkv-lesson section.self-score .self-score-results[data-shown]').waitFor({ state: 'attached' });
     await workersSettleAt(page, 1);
     await page.evaluate(() => {
       const lesson = document.createElement('qkv-lesson');
@@ -103,7 +103,7 @@ test('a lesson removed while a scale preset runs stops it: its scale worker is t
       document.body.append(lesson);
     });
     const second = page.locator('#second');
-    await second.locator('.self-bias-results[data-shown]').waitFor({ state: 'attached' });
+    await second.locator('.self-score-results[data-shown]').waitFor({ state: 'attached' });
     // GPT-2 small's twelve heads: seconds of work in the scale section's own worker.
     await second.locator('section.scale button[data-preset="gpt2-heads"]').click();
     await second.locator('section.scale[data-busy]').waitFor({ state: 'attached' });

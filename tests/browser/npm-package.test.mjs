@@ -106,7 +106,7 @@ test('a Vite site built from the tarball shows the lesson under a strict CSP and
     assert.deepEqual(await tableTexts(page, 'query'), fixture.expected.query.values.map(String), 'Q as in fixtures/chapter26.json');
 
     // The self-score section's first result comes from its worker (the site's build of dist-lib/self-score-worker.js)...
-    await page.waitForFunction(() => document.querySelector('qkv-lesson')?.shadowRoot?.querySelector('.self-bias-results[data-shown]'), undefined, { timeout: 30000 });
+    await page.waitForFunction(() => document.querySelector('qkv-lesson')?.shadowRoot?.querySelector('.self-score-results[data-shown]'), undefined, { timeout: 30000 });
     // ...and the scale section's preset from the other, which loads the scale module through Emscripten's own new URL().
     const section = 'qkv-lesson section.scale';
     await page.locator(`${section} button[data-preset="lesson"]`).click();

@@ -245,7 +245,7 @@ test('3. a whole lesson below the fold that changes unseen (another sections val
     // idle after ready). Playwright polls on animation frames by default, and this frame gets none.
     await frame.waitForFunction(() => {
       const lesson = document.querySelector('qkv-lesson');
-      return lesson.dataset.laidOut !== undefined && lesson.shadowRoot.querySelector('.self-bias-results[data-shown]');
+      return lesson.dataset.laidOut !== undefined && lesson.shadowRoot.querySelector('.self-score-results[data-shown]');
     }, undefined, { timeout: 30000, polling: 100 });
     const full = await waitFits('with the self-score result');
     await frame.evaluate(() => document.querySelector('qkv-lesson').setAttribute('sections', 'diagram'));

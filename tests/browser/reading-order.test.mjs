@@ -16,12 +16,13 @@ const prose = JSON.parse(readFileSync(resolve(repo, 'web/src/lesson/exercise-pro
 // The `sections` choices walked here (embed.html reads `sections` from its query string), and which
 // sections each shows. '' is the standalone page, every section.
 const layouts = [
-  { path: '', shows: ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] },
+  { path: '', shows: ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-score', 'next'] },
   { path: 'embed.html?sections=exercises', shows: ['exercises'] },
   { path: 'embed.html?sections=diagram%20exercises', shows: ['diagram', 'exercises'] },
   { path: 'embed.html?sections=prediction%20diagram', shows: ['prediction', 'diagram'] },
   { path: 'embed.html?sections=prediction%20exercises', shows: ['prediction', 'exercises'] },
-  { path: 'embed.html?sections=self-bias', shows: ['self-bias'] },
+  { path: 'embed.html?sections=self-score', shows: ['self-score'] },
+  { path: 'embed.html?sections=self-bias', shows: ['self-score'] }, // the section's earlier name, which courses stored
   { path: 'embed.html?sections=rule%20next', shows: ['rule', 'next'] }, // no questions at all
 ];
 
@@ -71,7 +72,7 @@ test('questions are numbered in reading order, with no gaps, for the standalone 
     try {
       const where = path || 'the standalone page';
       const found = await page.evaluate(readPath);
-      assertPath(found, where, ['prediction', 'diagram', 'exercises', 'self-bias'].some((name) => shows.includes(name)));
+      assertPath(found, where, ['prediction', 'diagram', 'exercises', 'self-score'].some((name) => shows.includes(name)));
       const ids = found.shown.map(({ id }) => id);
       const all = [...found.shown, ...found.hidden].map(({ id }) => id);
       // Nothing is lost: where the exercises (or the diagram) show, every chapter question is asked; where
@@ -79,8 +80,9 @@ test('questions are numbered in reading order, with no gaps, for the standalone 
       if (shows.includes('exercises') || shows.includes('diagram')) {
         for (const id of all.filter((name) => name.startsWith('ch26-'))) assert.ok(ids.includes(id), `${where}: ${id} is asked`);
       }
-      if (shows.includes('self-bias')) for (const id of all.filter((name) => name.startsWith('qkv04-'))) assert.ok(ids.includes(id), `${where}: ${id} is asked`);
+      if (shows.includes('self-score')) for (const id of all.filter((name) => name.startsWith('qkv04-'))) assert.ok(ids.includes(id), `${where}: ${id} is asked`);
       if (!shows.includes('exercises')) assert.ok(found.sections.every(({ name }) => name !== 'exercises'), `${where}: the exercises section stays hidden`);
+      if (shows.includes('self-score')) assert.ok(found.sections.some(({ name }) => name === 'self-score'), `${where}: the self-score section is shown`);
       assertNoProblems(problems, where);
     } finally {
       await close();
@@ -94,13 +96,13 @@ test('changing sections on a page renumbers the questions', async () => {
     const lesson = page.locator('qkv-lesson');
     const before = await page.evaluate(readPath);
     assertPath(before, 'all sections');
-    for (const sections of ['exercises self-bias', 'diagram', 'prediction exercises', 'prediction rule diagram scale exercises self-bias next']) {
+    for (const sections of ['exercises self-score', 'diagram', 'prediction exercises', 'prediction rule diagram scale exercises self-score next']) {
       await lesson.evaluate((host, value) => host.setAttribute('sections', value), sections);
       // The attribute applies in a microtask; a second evaluate runs after it.
       await page.evaluate(() => new Promise((done) => queueMicrotask(done)));
       const found = await page.evaluate(readPath);
       assertPath(found, `sections="${sections}"`);
-      if (sections === 'exercises self-bias') assert.equal(found.shown[0].id.startsWith('ch26-'), true, 'the chapter questions come first');
+      if (sections === 'exercises self-score') assert.equal(found.shown[0].id.startsWith('ch26-'), true, 'the chapter questions come first');
     }
     const again = await page.evaluate(readPath);
     assert.deepEqual(again.shown.map(({ id, heading }) => [id, heading]), before.shown.map(({ id, heading }) => [id, heading]), 'back to all sections: the same numbers as at the start');
@@ -181,7 +183,7 @@ for (const path of ['', 'embed.html?sections=diagram%20exercises', 'embed.html?s
       assert.ok(listed.ok, 'the core lists its exercises');
       const registry = new Map(listed.exercises.map((view) => [view.id, view]));
       // The self-score questions are graded from the experiment the section's worker computes.
-      if (await page.locator('qkv-lesson section.self-bias').isVisible()) await page.locator('qkv-lesson .self-bias-results[data-shown="1 5 8"]').waitFor({ timeout: 60000 });
+      if (await page.locator('qkv-lesson section.self-score').isVisible()) await page.locator('qkv-lesson .self-score-results[data-shown="1 5 8"]').waitFor({ timeout: 60000 });
       const order = (await page.evaluate(readPath)).shown.map(({ id }) => id);
       assert.ok(order.length > 1, `${where}: questions to walk`);
       // Every give-away found on the walk, reported together.

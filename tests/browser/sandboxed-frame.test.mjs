@@ -20,7 +20,7 @@ const page = (lesson) => `<!doctype html>
 <html lang="en">
   <head><meta charset="utf-8" /><title>Course page with a sandboxed lesson</title></head>
   <body>
-    <iframe sandbox="allow-scripts" src="${lesson}/embed.html?sections=diagram,self-bias" title="Lesson" style="width: 100%; height: 600px"></iframe>
+    <iframe sandbox="allow-scripts" src="${lesson}/embed.html?sections=diagram,self-score" title="Lesson" style="width: 100%; height: 600px"></iframe>
   </body>
 </html>`;
 
@@ -60,7 +60,7 @@ test('served with Access-Control-Allow-Origin: the sandboxed lesson is ready, an
     assert.ok((await frame.locator('qkv-lesson table[data-tensor="query"] tbody td').count()) > 0, 'the diagram shows Q');
     // A document of an opaque origin may start no worker (new Worker throws SecurityError): the runner
     // computes on the frame's own thread instead.
-    const results = frame.locator('qkv-lesson section.self-bias:not([data-busy]) .self-bias-results[data-shown="1 5 8"]');
+    const results = frame.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
     await results.waitFor({ state: 'attached', timeout: 60000 });
     assert.equal(await results.getAttribute('data-ran-in'), 'page');
     assert.equal(requests.filter((url) => url.includes('self-score-worker')).length, 0, 'no worker script was requested');

@@ -30,7 +30,7 @@ async function lessonUnder(policy) {
     await waitReady(opened.page);
     await waitLaidOut(opened.page);
     // The self-score section's first result comes from its worker, a scale preset's from the other worker.
-    await opened.page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ state: 'attached', timeout: 30000 });
+    await opened.page.locator('qkv-lesson section.self-score .self-score-results[data-shown]').waitFor({ state: 'attached', timeout: 30000 });
     await opened.page.locator('qkv-lesson section[data-section="scale"] button[data-preset="lesson"]').click();
     await opened.page.locator('qkv-lesson section[data-section="scale"]:not([data-busy]) .scale-results[data-shown="lesson"]').waitFor({ timeout: 60000 });
     const formulas = await opened.page.locator('qkv-lesson .katex').count();

@@ -20,7 +20,7 @@ const anyWasm = /\.wasm$/;
 const pageScript = /\/assets\/[\w-]+\.js$/;
 const fileOf = (url) => new URL(url).pathname.split('/').pop();
 const outputKeys = ['query', 'key', 'value', 'input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'];
-const selfScore = 'qkv-lesson section.self-bias';
+const selfScore = 'qkv-lesson section.self-score';
 const scale = 'qkv-lesson section.scale';
 
 // The numbers on screen are the fixture's (the core came up normally).
@@ -72,7 +72,7 @@ test('one download of the lesson’s .wasm, asked for before the lesson’s scri
     assert.ok(firstWasm < scriptDone, `the .wasm was requested before the element's script response ended: ${events.join(', ')}`);
 
     // The self-score experiment runs in its worker, and a search too: the worker never asks for a .wasm.
-    const results = page.locator(`${selfScore}:not([data-busy]) .self-bias-results[data-shown="1 5 8"]`);
+    const results = page.locator(`${selfScore}:not([data-busy]) .self-score-results[data-shown="1 5 8"]`);
     await results.waitFor({ timeout: 60000 });
     await page.locator(`${selfScore} button`, { hasText: 'Find the next seed' }).click();
     await page.locator(`${selfScore}:not([data-busy]) p[role="status"]`, { hasText: /^Seed \d+:/ }).waitFor({ timeout: 60000 });

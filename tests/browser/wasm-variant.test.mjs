@@ -34,7 +34,7 @@ async function lessonWith({ withoutSimd }) {
   await opened.page.goto(run.server.url);
   await waitReady(opened.page);
   // The self-score section's worker loads its module too (the page starts it for the experiment).
-  await opened.page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+  await opened.page.locator('qkv-lesson section.self-score .self-score-results[data-shown]').waitFor({ timeout: 60000 });
   return opened;
 }
 
@@ -86,7 +86,7 @@ test('a host that serves .wasm as application/octet-stream still gets the same l
     await page.goto(run.server.url);
     await waitReady(page);
     // The self-score worker runs on the module the page compiled.
-    await page.locator('qkv-lesson section.self-bias .self-bias-results[data-shown]').waitFor({ timeout: 60000 });
+    await page.locator('qkv-lesson section.self-score .self-score-results[data-shown]').waitFor({ timeout: 60000 });
     assert.equal(served.length, 1, `the page's .wasm went through the rewritten response, once: ${served.join(', ')}`);
     assert.equal(await lessonText(page), simdText, 'the same lesson, every number included');
     assertNoProblems(problems, 'page from a host without application/wasm');

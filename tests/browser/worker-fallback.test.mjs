@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { assertNoProblems, openPage, useServerAndBrowser, waitReady } from './harness.mjs';
 
 const run = useServerAndBrowser();
-const section = 'qkv-lesson section.self-bias';
+const section = 'qkv-lesson section.self-score';
 
 // A request the worker made names the worker's script as its referrer; the page's names the page.
 const fromWorker = (request) => /\/self-score-worker-[\w-]+\.js$/.test(request.headers().referer ?? '');
@@ -25,7 +25,7 @@ test('the self-score worker’s engine fails to load: the results are computed o
   try {
     await page.goto(run.server.url);
     await waitReady(page);
-    const results = page.locator(`${section}:not([data-busy]) .self-bias-results[data-shown="1 5 8"]`);
+    const results = page.locator(`${section}:not([data-busy]) .self-score-results[data-shown="1 5 8"]`);
     await results.waitFor({ timeout: 60000 });
     assert.equal(refused.length, 1, `the worker asked for its engine script once and was refused: ${refused.join(', ')}`);
     assert.ok(requests.some((url) => /\/self-score-worker-[\w-]+\.js$/.test(url)), 'a worker was started');
@@ -35,7 +35,7 @@ test('the self-score worker’s engine fails to load: the results are computed o
     // The next job runs on the page too: no second worker, no second refused fetch.
     const workers = requests.filter((url) => /\/self-score-worker-[\w-]+\.js$/.test(url)).length;
     await page.locator(`${section} input[id$="-sb-seed"]`).fill('2');
-    const next = page.locator(`${section}:not([data-busy]) .self-bias-results[data-shown="2 5 8"]`);
+    const next = page.locator(`${section}:not([data-busy]) .self-score-results[data-shown="2 5 8"]`);
     await next.waitFor({ timeout: 60000 });
     assert.equal(await next.getAttribute('data-ran-in'), 'page', 'seed 2 was computed on the page’s thread');
     assert.equal(requests.filter((url) => /\/self-score-worker-[\w-]+\.js$/.test(url)).length, workers, 'no new worker was started');

@@ -1,4 +1,4 @@
-// `qkv-lesson randn`, `self-bias` and `find-off-diagonal` against numpy (fixtures/numpy/*.json), run as a
+// `qkv-lesson randn`, `self-score` and `find-off-diagonal` against numpy (fixtures/numpy/*.json), run as a
 // separate process: what the tool prints is compared, not what the library returns.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -112,16 +112,16 @@ std::vector<std::size_t> strictly_longest(const std::vector<double>& norms) {
   return rows;
 }
 
-json run_self_bias_cli(const json& c) {
-  const CliRun run = run_cli({"self-bias", "--seed", c.at("seed").dump(), "--tokens", c.at("tokens").dump(),
+json run_self_score_cli(const json& c) {
+  const CliRun run = run_cli({"self-score", "--seed", c.at("seed").dump(), "--tokens", c.at("tokens").dump(),
                               "--dim", c.at("dim").dump()});
   EXPECT_EQ(run.status, 0) << run.out;
   return json::parse(run.out);
 }
 
 // The module's setting (seed 1, 5 tokens, width 8) is the fixture's first case; the others are run too.
-TEST(CliNumpySelfBias, MatchesNumpyForEveryFixtureCase) {
-  const json fixture = load_numpy_fixture("self_bias.json");
+TEST(CliNumpySelfScore, MatchesNumpyForEveryFixtureCase) {
+  const json fixture = load_numpy_fixture("self_score.json");
   const json& cases = fixture.at("cases");
   ASSERT_GE(cases.size(), 3u);
   const json& module = cases.at(0);
@@ -129,7 +129,7 @@ TEST(CliNumpySelfBias, MatchesNumpyForEveryFixtureCase) {
   EXPECT_EQ(module.at("tokens"), 5);
   EXPECT_EQ(module.at("dim"), 8);
   for (const json& c : cases) {
-    const json got = run_self_bias_cli(c);
+    const json got = run_self_score_cli(c);
     const std::string where = "seed " + c.at("seed").dump() + ": ";
     EXPECT_EQ(got.at("seed"), c.at("seed"));
     EXPECT_EQ(got.at("tokens"), c.at("tokens"));
@@ -156,8 +156,8 @@ TEST(CliNumpySelfBias, MatchesNumpyForEveryFixtureCase) {
   }
 }
 
-TEST(CliNumpySelfBias, FindOffDiagonalAgreesWithNumpysSearches) {
-  const json fixture = load_numpy_fixture("self_bias.json");
+TEST(CliNumpySelfScore, FindOffDiagonalAgreesWithNumpysSearches) {
+  const json fixture = load_numpy_fixture("self_score.json");
   ASSERT_FALSE(fixture.at("searches").empty());
   for (const json& want : fixture.at("searches")) {
     const CliRun run = run_cli({"find-off-diagonal", "--kind", want.at("kind").get<std::string>(), "--start",
@@ -200,7 +200,7 @@ std::vector<std::string> randn_args(const std::string& seed, const std::string& 
 
 std::vector<std::string> bias_args(const std::string& seed, const std::string& tokens,
                                    const std::string& dim) {
-  return {"self-bias", "--seed", seed, "--tokens", tokens, "--dim", dim};
+  return {"self-score", "--seed", seed, "--tokens", tokens, "--dim", dim};
 }
 
 TEST(CliNumpyErrors, RandnRejectsBadSeedsAndSizes) {
@@ -231,7 +231,7 @@ std::string not_read(const std::string& label, const std::string& typed, const s
   return label + ": \"" + typed + "\" is not read: expected a whole number from " + range;
 }
 
-TEST(CliNumpyErrors, SelfBiasRejectsBadSeedsAndSizesWithTheApisMessages) {
+TEST(CliNumpyErrors, SelfScoreRejectsBadSeedsAndSizesWithTheApisMessages) {
   const std::string seeds = "0 to 4,294,967,295", sizes = "1 to 512";
   expect_rejected(bias_args("-1", "5", "8"), "self_score", not_read("The seed", "-1", seeds), "seed");
   expect_rejected(bias_args("4294967296", "5", "8"), "self_score", not_read("The seed", "4294967296", seeds),

@@ -20,7 +20,7 @@
 #include "cli/limits.hpp"
 #include "cli/request.hpp"
 #include "cli_support.hpp"
-#include "selfscore/self_bias.hpp"
+#include "self_score/self_score.hpp"
 
 namespace qkv {
 namespace {

@@ -417,7 +417,7 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
 TEST(CliArguments, UnknownOrIncompleteCommandLines) {
   expect_rejected(run_cli("evidence"), "arguments", "--input is required");
   const std::string commands =
-      "one of report, trace, init, evidence, randn, self-bias, find-off-diagonal, fields, bench";
+      "one of report, trace, init, evidence, randn, self-score, find-off-diagonal, fields, bench";
   expect_rejected(run_cli(""), "arguments", "a subcommand is required: " + commands);
   // Issue 18: a misspelt command said only "A subcommand is required".
   expect_rejected(run_cli("x"), "arguments", "unknown subcommand \"x\"; expected " + commands);

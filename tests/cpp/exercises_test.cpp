@@ -16,9 +16,9 @@ const std::string kTimes = "\xC3\x97";
 
 struct Registry {
   ChapterEvidence fixture = compute_chapter_evidence(chapter_fixture()).value();
-  SelfBiasResult module = run_self_bias(kModuleExperiment).value();
-  std::vector<Exercise> at(std::int64_t seed, SelfBiasResult& holder) {
-    holder = run_self_bias({seed, 5, 8}).value();
+  SelfScoreResult module = run_self_score_experiment(kModuleExperiment).value();
+  std::vector<Exercise> at(std::int64_t seed, SelfScoreResult& holder) {
+    holder = run_self_score_experiment({seed, 5, 8}).value();
     return lesson_exercises({fixture, holder, seed, module});
   }
 };
@@ -37,7 +37,7 @@ Verdict check(const std::vector<Exercise>& all, const std::string& id, std::vect
 
 TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   std::vector<std::string> ids;
   for (const Exercise& exercise : all) ids.push_back(exercise.id);
@@ -52,7 +52,7 @@ TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
 
 TEST(Exercises, TheRightOptionIsNotAlwaysTheFirst) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   std::set<std::size_t> positions;
   for (const Exercise& exercise : registry.at(1, current)) {
     if (exercise.choices.size() != 3) continue;
@@ -66,7 +66,7 @@ TEST(Exercises, TheRightOptionIsNotAlwaysTheFirst) {
 // One table: each answer form, for each kind of exercise it applies to.
 TEST(Exercises, EveryAnswerFormIsReadTheSameWayInEveryExercise) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   const struct {
     const char* id;
@@ -109,7 +109,7 @@ TEST(Exercises, EveryAnswerFormIsReadTheSameWayInEveryExercise) {
 
 TEST(Exercises, FirstTokenAcceptsThePagesOwnNotation) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   const Exercise& first = find(all, "ch26-first-token");
   const std::vector<std::string> answer = answer_text(first);
@@ -123,7 +123,7 @@ TEST(Exercises, FirstTokenAcceptsThePagesOwnNotation) {
 
 TEST(Exercises, UnreadableAnswersAreNumberErrorsSayingWhatWasExpected) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   for (const auto& [id, response] : std::vector<std::pair<std::string, std::string>>{
            {"ch26-parameter-count", "eighteen"}, {"qkv04-quiz-2", "five"}, {"ch26-output-shapes", "[4,7"}}) {
@@ -140,7 +140,7 @@ TEST(Exercises, UnreadableAnswersAreNumberErrorsSayingWhatWasExpected) {
 
 TEST(Exercises, HintsAreComputedFromWhatWasTyped) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   EXPECT_EQ(
       check(all, "ch26-output-shapes", {"[7,2]"}).hint,
@@ -194,7 +194,7 @@ TEST(Exercises, BestKeyIsTheLargerOfTheComputedScoresOfRowZero) {
   ASSERT_GT(scores[1].get<double>(), scores[0].get<double>())
       << "the wording below assumes k₁ wins, as in the fixture";
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   const Exercise& best = find(all, "ch26-best-key");
   EXPECT_EQ(best.choices, (std::vector<std::string>{"token-0", "token-1", "tie"}));
@@ -220,7 +220,7 @@ TEST(Exercises, BestKeyIsTheLargerOfTheComputedScoresOfRowZero) {
 
 TEST(Exercises, UpstreamKeyIsAnsweredFromTheMeasuredGradients) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   EXPECT_TRUE(registry.fixture.key_gradient_changed);
   EXPECT_TRUE(registry.fixture.query_gradient_unchanged);
@@ -243,7 +243,7 @@ TEST(Exercises, UpstreamKeyIsAnsweredFromTheMeasuredGradients) {
 
 TEST(Exercises, AWrongCoordinateGetsItsSumWrittenOutWithoutTheResult) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   // x₀ = [1, 2, −1]; q₀ = [0, 3], k₀ = [3, 0], v₀ = [3, −3].
   const Verdict one = check(all, "ch26-first-token", {"[0,4]", "[3,0]", "[3,-3]"});
@@ -263,7 +263,7 @@ TEST(Exercises, AWrongCoordinateGetsItsSumWrittenOutWithoutTheResult) {
 
 TEST(Exercises, SelfScoreCountHintsSayWhatToCount) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   const std::string own_peak =
       "A row peaks on its own token when its largest score sits on the diagonal (row i, column i): the ▲ "
@@ -283,7 +283,7 @@ TEST(Exercises, SelfScoreCountHintsSayWhatToCount) {
 
 TEST(Exercises, SelfScoreAnswersAndExplanationsFollowTheCurrentSeed) {
   Registry registry;
-  SelfBiasResult at1, at42;
+  SelfScoreResult at1, at42;
   const auto seed1 = registry.at(1, at1);
   const auto seed42 = registry.at(42, at42);
   const std::string tied42 = at42.tied.diagonal_rows.size() == 5 ? "yes" : "no";
@@ -298,7 +298,7 @@ TEST(Exercises, SelfScoreAnswersAndExplanationsFollowTheCurrentSeed) {
 TEST(Exercises, TheYesNoQuestionsDoNotGiveAwayTheCountsAskedNext) {
   // qkv04-exercise-1 is checked before qkv04-quiz-2 asks how many rows of X Xᵀ peak on their own token.
   Registry registry;
-  SelfBiasResult at1;
+  SelfScoreResult at1;
   const auto seed1 = registry.at(1, at1);
   const std::string first = find(seed1, "qkv04-exercise-1").explanation;
   EXPECT_EQ(first.find(" of 5"), std::string::npos) << first;
@@ -312,7 +312,7 @@ TEST(Exercises, TheYesNoQuestionsDoNotGiveAwayTheCountsAskedNext) {
   }
   // A seed where some row of X Xᵀ peaks elsewhere names that row instead of counting.
   for (std::int64_t seed = 2; seed < 200; ++seed) {
-    SelfBiasResult current;
+    SelfScoreResult current;
     const auto all = registry.at(seed, current);
     if (current.none.diagonal_rows.size() == 5) continue;
     const std::string story = find(all, "qkv04-exercise-1").explanation;
@@ -325,7 +325,7 @@ TEST(Exercises, TheYesNoQuestionsDoNotGiveAwayTheCountsAskedNext) {
 
 TEST(Exercises, TheModuleStatementsAreTheComputedOnes) {
   Registry registry;
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   // Seed 1: rows 0 and 3 of the separate scores peak on themselves; row 3's own score beats the rest.
   EXPECT_EQ(find(all, "qkv04-quiz-3").explanation,
@@ -343,7 +343,7 @@ TEST(Exercises, EqualScoresAreGradedAsATie) {
   Registry registry;
   registry.fixture = compute_chapter_evidence(request).value();
   ASSERT_EQ(registry.fixture.primary.scores[0], registry.fixture.primary.scores[1]);
-  SelfBiasResult current;
+  SelfScoreResult current;
   const auto all = registry.at(1, current);
   EXPECT_EQ(find(all, "ch26-best-key").blanks[0].choice, "tie");
   EXPECT_TRUE(check(all, "ch26-best-key", {"tie"}).correct);

@@ -300,7 +300,7 @@ TEST(LessonApi, FactsWhoseGuaranteedRowsAreNotAscendingRowsAreRefused) {
 // Without facts, the page's own thread never computes a large experiment: the two exercises about it
 // wait (kind "budget"), the rest are listed and graded as usual.
 TEST(LessonApi, LargeExperimentWithoutFactsLeavesItsTwoExercisesPending) {
-  ASSERT_GT(self_bias_cost(512, 512), kInlineExperimentWork);
+  ASSERT_GT(self_score_cost(512, 512), kInlineExperimentWork);
   const SelfScoreRequest large{"1", "512", "512"};
   const ExercisesResponse listed = exercises(large);
   ASSERT_TRUE(listed.ok);
@@ -317,7 +317,7 @@ TEST(LessonApi, LargeExperimentWithoutFactsLeavesItsTwoExercisesPending) {
       "check again once its summary is shown");
   EXPECT_TRUE(check_answer({"ch26-parameter-count", {"18"}, large}).correct);
   EXPECT_TRUE(check_answer({"qkv04-quiz-2", {"5 of 5"}, large}).ok);
-  EXPECT_LE(self_bias_cost(64, 64), kInlineExperimentWork);  // the sizes up to 64 still compute inline
+  EXPECT_LE(self_score_cost(64, 64), kInlineExperimentWork);  // the sizes up to 64 still compute inline
 }
 
 TEST(LessonApi, SearchOverTheBudgetIsRefusedWithKindBudget) {
@@ -333,7 +333,7 @@ TEST(LessonApi, SearchOverTheBudgetIsRefusedWithKindBudget) {
       find_seed({"none", "", "2500", "1", "8"}, [&](std::int64_t tried) { reports.push_back(tried); });
   ASSERT_TRUE(searched.ok);
   EXPECT_FALSE(searched.found);
-  // A report every ceil(2e7 / 25409) = 788 seeds (self_bias_test.cpp:
+  // A report every ceil(2e7 / 25409) = 788 seeds (self_score_test.cpp:
   // SearchReportsProgressEveryStretchOfWork).
   EXPECT_EQ(reports, (std::vector<std::int64_t>{788, 1576, 2364}));
 }

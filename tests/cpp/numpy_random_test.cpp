@@ -1,5 +1,5 @@
 // NumpyLegacyRandom against numpy itself (fixtures/numpy/randn.json), compared bit for bit.
-#include "selfscore/numpy_random.hpp"
+#include "self_score/numpy_random.hpp"
 
 #include <gtest/gtest.h>
 

@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { assertNoProblems, qkvExpected, readFixture, repo } from '../browser/harness.mjs';
 import { engineNames, launchEngine, startEngineServer } from './engines.mjs';
 
-const numpy = JSON.parse(readFileSync(resolve(repo, 'fixtures/numpy/self_bias.json'), 'utf8'));
+const numpy = JSON.parse(readFileSync(resolve(repo, 'fixtures/numpy/self_score.json'), 'utf8'));
 const moduleCase = numpy.cases.find((c) => c.seed === 1 && c.tokens === 5 && c.dim === 8);
 const search = numpy.searches.find((s) => s.kind === 'none' && s.tokens === 5 && s.dim === 8 && s.start_seed === 1);
 const outputKeys = ['query', 'key', 'value', 'input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'];
@@ -129,7 +129,7 @@ for (const name of engineNames) {
         assert.equal(png.readUInt32BE(16), 1280, 'the screenshot is 1280 px wide');
         // The self-score section's first result, computed by its worker, then the whole lesson's text (compared
         // with the module without SIMD below).
-        await page.waitFor(exists, 'section.self-bias:not([data-busy]) .self-bias-results[data-shown="1 5 8"]', { timeout: 60000, message: 'the self-score results' });
+        await page.waitFor(exists, 'section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]', { timeout: 60000, message: 'the self-score results' });
         seen[name].text = await page.evaluate(lessonText);
         const wasm = wasmRequested();
         assert.ok(wasm.length >= 1 && wasm.every((file) => /^qkv-simd-[\w-]+\.wasm$/.test(file)), `${name} has WebAssembly SIMD: only the SIMD module is downloaded (${wasm.join(', ')})`);
@@ -207,8 +207,8 @@ for (const name of engineNames) {
 
     test(`${name}: the self-score worker shows numpy's experiment and finds numpy's seed`, async () => {
       await withLesson(engine, {}, async (page) => {
-        const section = 'section.self-bias';
-        await page.waitFor(exists, `${section}:not([data-busy]) .self-bias-results[data-shown="1 5 8"]`, { timeout: 60000, message: 'the experiment shown' });
+        const section = 'section.self-score';
+        await page.waitFor(exists, `${section}:not([data-busy]) .self-score-results[data-shown="1 5 8"]`, { timeout: 60000, message: 'the experiment shown' });
         const maxima = await page.evaluate((section) => {
           const root = window.__engines.doc().querySelector('qkv-lesson').shadowRoot;
           return Object.fromEntries(
@@ -220,12 +220,12 @@ for (const name of engineNames) {
         }, section);
         for (const kind of ['none', 'separate', 'tied']) assert.deepEqual(maxima[kind], moduleCase[kind].argmax, `${kind}: numpy's row maxima`);
         // Where it ran (data-ran-in, from the runner: worker or page), and the worker's script was fetched.
-        const ranIn = await page.evaluate((section) => window.__engines.doc().querySelector('qkv-lesson').shadowRoot.querySelector(`${section} .self-bias-results`).getAttribute('data-ran-in'), section);
+        const ranIn = await page.evaluate((section) => window.__engines.doc().querySelector('qkv-lesson').shadowRoot.querySelector(`${section} .self-score-results`).getAttribute('data-ran-in'), section);
         assert.equal(ranIn, 'worker', 'the experiment ran in the worker');
         assert.ok(server.requested.some((path) => /\/self-score-worker-[\w-]+\.js$/.test(path)), 'the self-score worker was started');
 
         await page.evaluate(press, { within: section, text: 'Find the next seed' });
-        await page.waitFor(exists, `${section}:not([data-busy]) .self-bias-results[data-shown="${search.seed} 5 8"]`, { timeout: 60000, message: `the search found seed ${search.seed}` });
+        await page.waitFor(exists, `${section}:not([data-busy]) .self-score-results[data-shown="${search.seed} 5 8"]`, { timeout: 60000, message: `the search found seed ${search.seed}` });
         const status = await page.evaluate((section) => window.__engines.doc().querySelector('qkv-lesson').shadowRoot.querySelector(`${section} p[role="status"]`).textContent, section);
         assert.match(status, new RegExp(`Seed ${search.seed}: row ${search.row} of X Xᵀ peaks at token ${search.argmax}`));
       });
@@ -254,7 +254,7 @@ for (const name of engineNames) {
     test(`${name}: without WebAssembly SIMD, the module without SIMD shows the same lesson`, async () => {
       assert.ok(seen[name].text, 'the SIMD lesson’s text (the first check) is known');
       await withLesson(engine, { path: 'nosimd/' }, async (page) => {
-        await page.waitFor(exists, 'section.self-bias:not([data-busy]) .self-bias-results[data-shown="1 5 8"]', { timeout: 60000, message: 'the self-score results' });
+        await page.waitFor(exists, 'section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]', { timeout: 60000, message: 'the self-score results' });
         const wasm = wasmRequested();
         // The module without SIMD, once; beside it only the SIMD file the built page preloads (web/preload-wasm.ts),
         // which core.ts reads and drops (WebKitGTK's automation session, without an HTTP cache, downloads it again).

@@ -221,9 +221,9 @@ describe('HostBridge: the link after a jump to an anchor', () => {
     await new Promise((done) => bridge.scheduleUrl(large, selfScore, done));
     const written = location.hash;
     assert.match(written, /^#\?x=/);
-    location.hash = '#self-bias'; // the host page's table of contents
+    location.hash = '#self-score'; // the host page's table of contents
     listeners.get('hashchange')();
-    assert.equal(location.hash, `#self-bias${written.slice(1)}`);
+    assert.equal(location.hash, `#self-score${written.slice(1)}`);
     assert.deepEqual(url.stateFromSearch(new HostBridge({ syncUrl: () => true }).linkState()).input.cells, large.input.cells);
     location.hash = '#?x=1'; // a fragment with numbers of its own is left as it is
     listeners.get('hashchange')();

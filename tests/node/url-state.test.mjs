@@ -47,8 +47,8 @@ describe('where a link keeps its numbers', () => {
   test('a small state stays in the query, in the format earlier pages wrote, beside the host page’s own parameters and fragment', () => {
     const small = state([1, 2, 3, 2], 1);
     const lesson = url.stateToSearch(small, selfScore);
-    const place = { pathname: '/course/', search: '?unit=3&q=a%20b', hash: '#self-bias' };
-    assert.equal(url.linkTarget(place, lesson), `?unit=3&q=a%20b&${lesson}#self-bias`);
+    const place = { pathname: '/course/', search: '?unit=3&q=a%20b', hash: '#self-score' };
+    assert.equal(url.linkTarget(place, lesson), `?unit=3&q=a%20b&${lesson}#self-score`);
     assert.match(lesson, /^sseed=7&sn=5&sd=8&b=1&t=2&d=3&h=2&x=-0\.1%2C-0\.(\d+)%2C/);
     const after = follow(place, url.linkTarget(place, lesson));
     assert.deepEqual(url.stateFromSearch(url.linkFromUrl(after.search, after.hash)), { ...small, ...Object.fromEntries(keys.map((key) => [key, { shape: [], cells: small[key].cells }])) });
@@ -84,7 +84,7 @@ describe('where a link keeps its numbers', () => {
     assert.equal(url.fragmentAnchor(follow({ pathname: '/', search: '', hash: '' }, target).hash), 'diagram');
     const routed = url.linkTarget({ search: '', hash: '#/unit/3?lang=en' }, lesson);
     assert.match(routed, /#\/unit\/3\?lang=en&x=/);
-    assert.equal(url.fragmentAnchor('#self-bias'), 'self-bias');
+    assert.equal(url.fragmentAnchor('#self-score'), 'self-score');
     assert.equal(url.fragmentAnchor(''), '');
   });
 
@@ -106,7 +106,7 @@ describe('where a link keeps its numbers', () => {
     const old = '?b=1&t=2&d=3&h=2&x=1%2C2%2C3%2C4%2C5%2C6';
     assert.equal(url.linkFromUrl(old, ''), old);
     assert.equal(url.linkFromUrl(old, '#diagram'), old);
-    assert.deepEqual(url.stateFromSearch(url.linkFromUrl(old, '#self-bias')).input.cells, ['1', '2', '3', '4', '5', '6']);
+    assert.deepEqual(url.stateFromSearch(url.linkFromUrl(old, '#self-score')).input.cells, ['1', '2', '3', '4', '5', '6']);
     assert.deepEqual(url.stateFromSearch(url.linkFromUrl(old, '#?x=9,8')).input.cells, ['9', '8']);
   });
 

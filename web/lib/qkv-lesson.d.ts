@@ -3,7 +3,7 @@
 // equal to the source's (tests/browser/npm-package.test.mjs type-checks it), so the two cannot drift apart.
 
 /** The lesson's sections, in the order they appear. */
-export type SectionName = 'prediction' | 'rule' | 'diagram' | 'scale' | 'exercises' | 'self-bias' | 'next';
+export type SectionName = 'prediction' | 'rule' | 'diagram' | 'scale' | 'exercises' | 'self-score' | 'next';
 
 /** When exercise answers are shown: after a check (default), never (only right or wrong; hints stay), always. */
 export type Reveal = 'after-check' | 'never' | 'always';

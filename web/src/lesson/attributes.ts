@@ -4,8 +4,13 @@
 import { readParentOrigin } from './embed-protocol';
 import type { Reveal } from './exercises';
 
-export const sectionNames = ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-bias', 'next'] as const;
+export const sectionNames = ['prediction', 'rule', 'diagram', 'scale', 'exercises', 'self-score', 'next'] as const;
 export type SectionName = (typeof sectionNames)[number];
+// Earlier names of a section, still read in `sections` and in links: courses stored them.
+const sectionAliases: Readonly<Record<string, SectionName>> = { 'self-bias': 'self-score' };
+export function sectionNamed(word: string): SectionName | null {
+  return (sectionNames as readonly string[]).includes(word) ? (word as SectionName) : (sectionAliases[word] ?? null);
+}
 export const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
 const themes = ['light', 'dark'] as const;
 
@@ -13,10 +18,10 @@ const themes = ['light', 'dark'] as const;
 export function attributeProblem(name: string, value: string | null): string | null {
   if (value === null) return null;
   if (name === 'sections') {
-    const unknown = value.split(/[\s,]+/).filter((word) => word && !(sectionNames as readonly string[]).includes(word));
+    const unknown = value.split(/[\s,]+/).filter((word) => word && !sectionNamed(word));
     if (unknown.length === 0) return value.trim() === '' ? 'sections="" names no section: every section is shown.' : null;
     return `sections names ${unknown.map((word) => `"${word}"`).join(', ')}, which ${unknown.length > 1 ? 'are not sections' : 'is not a section'}; the sections are ${sectionNames.join(' ')}. ${
-      value.split(/[\s,]+/).some((word) => (sectionNames as readonly string[]).includes(word)) ? 'The others are shown.' : 'Every section is shown.'
+      value.split(/[\s,]+/).some((word) => sectionNamed(word)) ? 'The others are shown.' : 'Every section is shown.'
     }`;
   }
   if (name === 'reveal' && !(reveals as readonly string[]).includes(value))
@@ -40,7 +45,7 @@ export class LessonAttributes extends HTMLElement {
 
   /** Which sections show, in the lesson's order; unknown names are ignored; default all. */
   get sections(): SectionName[] {
-    const asked = (this.getAttribute('sections') ?? '').split(/[\s,]+/).filter(Boolean);
+    const asked = (this.getAttribute('sections') ?? '').split(/[\s,]+/).map(sectionNamed);
     const known = sectionNames.filter((name) => asked.includes(name));
     return known.length > 0 ? known : [...sectionNames];
   }

@@ -2,7 +2,7 @@
 // statement once the learner leaves the box after changing it, with whether the model answer had been opened.
 import { challengeId, challengeStatement, type AnswerStatement } from './answers';
 import type { ExerciseProgress } from './exercises';
-import type { SelfBiasView } from './self-bias';
+import type { SelfScoreSectionView } from './self-score';
 
 export interface ChallengeHooks {
   save(id: string, progress: ExerciseProgress): void; // kept under progress-key
@@ -10,7 +10,7 @@ export interface ChallengeHooks {
   changed(): void; // the learner's work changed
 }
 
-export function watchChallenge({ text, modelAnswer, question }: SelfBiasView['challenge'], hooks: ChallengeHooks): void {
+export function watchChallenge({ text, modelAnswer, question }: SelfScoreSectionView['challenge'], hooks: ChallengeHooks): void {
   let since = performance.now();
   let reports = 0;
   let modelSeen = false;

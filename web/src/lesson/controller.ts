@@ -19,7 +19,7 @@ export class LessonController {
   readonly sizeLimits: SizeLimitView[];
   state: LessonState;
   // The self-score experiment's settings have one owner, this controller, as the edited numbers do: links and
-  // progress write both, and the core grades every question against them. The section (self-bias.ts) is a view
+  // progress write both, and the core grades every question against them. The section (self-score.ts) is a view
   // that edits them once its worker accepted new ones, with the facts the worker computed about them. They start
   // as the numpy module's experiment (the core's SelfScoreRequest defaults).
   private selfScoreSettings: SelfScoreRequestWithFacts = { seed: '1', tokens: '5', dim: '8' };

@@ -2,7 +2,7 @@
 // The element is a shell: attributes and properties, connect and disconnect, and the sections put together. Its
 // state and core calls live in a LessonController, its dealings with the host page (URL, storage, messages) in a
 // HostBridge, and each part the learner sees in a component of its own (diagram-section.ts, questions.ts,
-// self-bias.ts, scale.ts, challenge.ts, content.ts). data-state is "loading" until the WebAssembly core is
+// self-score.ts, scale.ts, challenge.ts, content.ts). data-state is "loading" until the WebAssembly core is
 // ready, then "ready", or "error".
 import { answerEvent, answerStatement, challengeId, type AnswerStatement } from './answers';
 import { LessonAttributes } from './attributes';
@@ -121,7 +121,7 @@ export class QkvLessonElement extends LessonAttributes {
   /** The learner's work: every question checked or shown, the challenge's text, and the edited numbers. */
   get progress(): LessonProgress {
     const controller = this.controller;
-    const challenge = this.view?.selfBias.challenge.text.value ?? this.pendingProgress?.challenge ?? '';
+    const challenge = this.view?.selfScoreSection.challenge.text.value ?? this.pendingProgress?.challenge ?? '';
     return collectProgress(this.allExercises(), challenge, controller?.edited ? controller.link() : '');
   }
 
@@ -187,7 +187,7 @@ export class QkvLessonElement extends LessonAttributes {
 
     // A shared link wins over the author's starting state; without either, the fixture.
     this.show(controller.startFrom(this.bridge.linkState() ?? this.state));
-    watchChallenge(view.selfBias.challenge, { save: (id, saved) => this.bridge.saveProgress(id, saved), report: (statement) => this.report(statement), changed: () => this.progressChanged() });
+    watchChallenge(view.selfScoreSection.challenge, { save: (id, saved) => this.bridge.saveProgress(id, saved), report: (statement) => this.report(statement), changed: () => this.progressChanged() });
     this.applyProgress();
     const pending = this.pendingProgress;
     this.pendingProgress = undefined;

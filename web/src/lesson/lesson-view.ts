@@ -13,7 +13,7 @@ import type { ExerciseHandle, ExerciseOptions } from './exercises';
 import type { SavedProgress } from './host-bridge';
 import { ChapterQuestions } from './questions';
 import { buildScale, type ScaleView } from './scale';
-import { buildSelfBias, type SelfBiasView } from './self-bias';
+import { buildSelfScoreSection, type SelfScoreSectionView } from './self-score';
 import type { QkvCore } from './types';
 
 let sheets: CSSStyleSheet[] | undefined;
@@ -40,7 +40,7 @@ export class LessonView {
   readonly article: HTMLElement;
   readonly diagram: DiagramSection;
   readonly questions: ChapterQuestions;
-  readonly selfBias: SelfBiasView;
+  readonly selfScoreSection: SelfScoreSectionView;
   readonly scale: ScaleView;
   private readonly sections: Record<SectionName, HTMLElement>;
 
@@ -49,7 +49,7 @@ export class LessonView {
     this.diagram = new DiagramSection(idPrefix, controller.sizeLimits, hooks.reset, (tensor, index) => controller.provenance(tensor, index));
     const chapter = views.filter((view) => view.id.startsWith('ch26-'));
     this.questions = new ChapterQuestions(chapter, controller.fixtureEvidence, this.diagram.diagram, { ...hooks, idPrefix: `${idPrefix}-exercise` });
-    this.selfBias = buildSelfBias(core, {
+    this.selfScoreSection = buildSelfScoreSection(core, {
       ...hooks,
       idPrefix,
       views: views.filter((view) => view.id.startsWith('qkv04-')),
@@ -73,12 +73,12 @@ export class LessonView {
         h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture. A wrong answer gets a hint and a second try.'),
         this.questions.list,
       ),
-      'self-bias': this.selfBias.element,
+      'self-score': this.selfScoreSection.element,
       next: renderNext(),
     };
     for (const name of sectionNames) {
       this.sections[name].dataset.section = name;
-      this.sections[name].id = name; // a link target: #diagram, #self-bias…
+      this.sections[name].id = name; // a link target: #diagram, #self-score…
     }
     // .visible-first: the first frame lays out only the parts near the viewport (styles.css). The optional
     // part (reverse mode, the checks, rejected inputs) comes after the main path, with the diagram.
@@ -89,7 +89,7 @@ export class LessonView {
   // Every question of the lesson, with its handle (saved progress, replays).
   *exercises(): Iterable<[string, ExerciseHandle]> {
     yield* this.questions.handles;
-    yield* this.selfBias.exercises;
+    yield* this.selfScoreSection.exercises;
   }
 
   // Saved work put back: each question's answer checked again (without answer events), and the challenge's text.
@@ -98,7 +98,7 @@ export class LessonView {
       const progress = saved(id);
       if (progress) handle.replay(progress);
     }
-    if (challenge) this.selfBias.challenge.text.value = challenge;
+    if (challenge) this.selfScoreSection.challenge.text.value = challenge;
   }
 
   // Shows the sections asked for, and puts each question and the look-ahead where the learner meets them.
@@ -113,11 +113,11 @@ export class LessonView {
   }
 
   connect(): void {
-    this.selfBias.connect();
+    this.selfScoreSection.connect();
   }
 
   release(): void {
-    this.selfBias.release();
+    this.selfScoreSection.release();
     this.scale.release();
     this.diagram.sizesBar.cancel();
   }

@@ -1,5 +1,6 @@
 // Links to a section inside the lesson (<a href="#id">, or the page URL's #fragment): the document cannot see
 // into the shadow root, so the lesson scrolls to the section itself.
+import { sectionNamed } from './attributes';
 import { fragmentAnchor } from './url-state';
 
 // The element with this id in the lesson, if it is shown.
@@ -10,7 +11,7 @@ export function sectionTarget(root: ShadowRoot, id: string): HTMLElement | null 
   } catch {
     // not percent-encoded: use as it is
   }
-  const target = name ? root.getElementById(name) : null;
+  const target = name ? root.getElementById(sectionNamed(name) ?? name) : null;
   return target && !target.closest('[hidden]') ? target : null;
 }
 

@@ -1,4 +1,4 @@
-// Self-bias: when queries and keys come from the same vectors, does each token score highest on itself?
+// Self-score: when queries and keys come from the same vectors, does each token score highest on itself?
 //
 // The Q/K/V module draws X = randn(n, d), Wq = randn(d, d), Wk = randn(d, d) from one seeded numpy
 // generator and compares three score matrices:
@@ -24,15 +24,15 @@ namespace qkv {
 
 enum class ScoreKind { None, Separate, Tied };
 
-struct SelfBiasRequest {
+struct SelfScoreExperiment {
   std::int64_t seed = 1;    // np.random.seed(seed), in [0, 2^32 - 1]
-  std::int64_t tokens = 5;  // n, in [1, kSelfBiasMaxSize]
-  std::int64_t dim = 8;     // d, in [1, kSelfBiasMaxSize]
+  std::int64_t tokens = 5;  // n, in [1, kSelfScoreMaxSize]
+  std::int64_t dim = 8;     // d, in [1, kSelfScoreMaxSize]
 };
 
 // Larger sizes are refused: the lesson needs a handful of tokens, and n = d = 512 already costs
 // about 4 * 512^3 multiply-adds.
-constexpr std::int64_t kSelfBiasMaxSize = 512;
+constexpr std::int64_t kSelfScoreMaxSize = 512;
 
 struct ScoreSummary {
   std::vector<double> scores;                // [n, n] row-major: scores[i * n + j] = q_i · k_j
@@ -45,7 +45,7 @@ struct ScoreSummary {
 // The ascending rows i with argmax[i] == i: the rows whose maximum is on the diagonal.
 std::vector<std::size_t> diagonal_rows(const std::vector<std::size_t>& argmax);
 
-struct SelfBiasResult {
+struct SelfScoreResult {
   std::size_t tokens = 0;
   std::size_t dim = 0;
   std::vector<double> x;                // [n, d], first draws after seeding
@@ -60,7 +60,7 @@ struct SelfBiasResult {
   const ScoreSummary& summary(ScoreKind kind) const;
 };
 
-enum class SelfBiasErrorKind {
+enum class SelfScoreErrorKind {
   SeedOutOfRange,
   TokensOutOfRange,
   DimOutOfRange,
@@ -68,8 +68,8 @@ enum class SelfBiasErrorKind {
   SearchOverBudget,
 };
 
-struct SelfBiasError {
-  SelfBiasErrorKind kind;
+struct SelfScoreError {
+  SelfScoreErrorKind kind;
   std::int64_t actual;         // the rejected value (for SearchOverBudget: the seed count)
   std::int64_t seed_cost = 0;  // SearchOverBudget: the work of one seed at the requested sizes
 
@@ -78,7 +78,7 @@ struct SelfBiasError {
 };
 
 // Validation order: seed, tokens, dim.
-Result<SelfBiasResult, SelfBiasError> run_self_bias(const SelfBiasRequest& request);
+Result<SelfScoreResult, SelfScoreError> run_self_score_experiment(const SelfScoreExperiment& request);
 
 // The most seeds one search may try; it keeps a careless caller from spinning for minutes.
 constexpr std::int64_t kMaxSearchSeeds = 1000000;
@@ -111,8 +111,9 @@ constexpr std::int64_t kSearchProgressWork = 20000000;
 
 // The work of one seed at these sizes (validated sizes; the product fits easily in 64 bits).
 std::int64_t search_seed_cost(ScoreKind kind, std::int64_t tokens, std::int64_t dim);
-// The work of run_self_bias() at these sizes: every draw, both projections and all three score matrices.
-std::int64_t self_bias_cost(std::int64_t tokens, std::int64_t dim);
+// The work of run_self_score_experiment() at these sizes: every draw, both projections and all three score
+// matrices.
+std::int64_t self_score_cost(std::int64_t tokens, std::int64_t dim);
 
 // Called during a search with the number of seeds tried so far, after at least kSearchProgressWork of
 // work since the last call (at every seed when one seed costs more), and never after the last seed.
@@ -139,7 +140,7 @@ struct Counterexample {
 // scores peaks off the diagonal; std::nullopt if every tried seed keeps all maxima on the diagonal.
 // Validation order: start_seed, max_seeds, tokens, dim, then max_seeds x search_seed_cost() against
 // kSearchBudget. Only the scores of `kind` are computed (the draws for it are numpy's, in its order).
-Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
+Result<std::optional<Counterexample>, SelfScoreError> find_off_diagonal_seed(
     const CounterexampleSearch& search, const SearchProgress& progress = nullptr);
 
 }  // namespace qkv

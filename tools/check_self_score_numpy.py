@@ -1,18 +1,18 @@
 #!/usr/bin/python3
-"""Checks `qkv-lesson randn` and `qkv-lesson self-bias` against numpy on random settings.
+"""Checks `qkv-lesson randn` and `qkv-lesson self-score` against numpy on random settings.
 
 The C++ tests compare against the frozen fixtures in fixtures/numpy/. This script asks numpy afresh on
 settings the fixtures never use: --cases settings (seed in [0, 2^32 - 1], 1 to 12 tokens, width 1 to
 16), drawn from Python's own generator seeded with --seed. Run it with Debian's interpreter, whose numpy
 the fixtures came from, after building the native tool:
 
-    /usr/bin/python3 tools/check_self_bias_numpy.py --cases 200 --seed 1
+    /usr/bin/python3 tools/check_self_score_numpy.py --cases 200 --seed 1
 
 For each setting (seed s, n tokens, width d):
   * `randn --seed s --rows n+2d --cols d` must print, bit for bit, np.random.seed(s); randn(n+2d, d),
-    which is X, Wq and Wk stacked (the self-bias inputs are one stream: randn(n, d), randn(d, d),
+    which is X, Wq and Wk stacked (the self-score inputs are one stream: randn(n, d), randn(d, d),
     randn(d, d)).
-  * `self-bias --seed s --tokens n --dim d` must give numpy's norms and score matrices within 1e-12 of
+  * `self-score --seed s --tokens n --dim d` must give numpy's norms and score matrices within 1e-12 of
     each matrix's largest |entry| (numpy's BLAS adds in another order), and exactly numpy's argmax and
     diagonal rows.
 
@@ -41,7 +41,7 @@ NO_FMA_ENV = {"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-FMA,-FMA4"}
 MAX_SEED = 2**32 - 1
 MAX_TOKENS = 12
 MAX_DIM = 16
-# Same tolerance as tests/cpp/self_bias_test.cpp: relative to the largest |entry| of each matrix.
+# Same tolerance as tests/cpp/self_score_test.cpp: relative to the largest |entry| of each matrix.
 RELATIVE_TOLERANCE = 1e-12
 # The settings the fixtures (and so the C++ and node tests) already cover; never drawn here.
 FIXTURE_SETTINGS = {(1, 5, 8), (0, 4, 3), (7, 6, 16)}
@@ -62,7 +62,7 @@ def pick_settings(cases, seed):
 
 
 def numpy_answers(settings):
-    """numpy's randn bits and self-bias results for each (seed, n, d), with this process's libm."""
+    """numpy's randn bits and self-score results for each (seed, n, d), with this process's libm."""
     answers = []
     for seed, n, d in settings:
         np.random.seed(seed)
@@ -162,12 +162,12 @@ def check(cli, settings, answers, other_answers, env=None):
                 failures.append(f"{where}: randn draw {i}: tool {g}, numpy {w}")
 
         try:
-            result = json.loads(run_cli(cli, "self-bias", "--seed", seed, "--tokens", n, "--dim", d, env=env))
+            result = json.loads(run_cli(cli, "self-score", "--seed", seed, "--tokens", n, "--dim", d, env=env))
         except (RuntimeError, ValueError) as error:
-            failures.append(f"{where}: self-bias: {error}")
+            failures.append(f"{where}: self-score: {error}")
             continue
         if (result.get("seed"), result.get("tokens"), result.get("dim")) != (seed, n, d):
-            failures.append(f"{where}: self-bias echoed {result.get('seed')}, {result.get('tokens')}, "
+            failures.append(f"{where}: self-score echoed {result.get('seed')}, {result.get('tokens')}, "
                             f"{result.get('dim')}")
         # Every list of numbers is printed as {values, text, rounded} (the API's SelfScoreView through its field
         # list); the scores row-major, n x n.

@@ -4,19 +4,19 @@ import assert from 'node:assert/strict';
 import { before, describe, test } from 'node:test';
 import { bits, loadCore, loadTestCore, readJson } from './load.mjs';
 
-// Same tolerance, and same reason, as tests/cpp/self_bias_test.cpp: numpy's BLAS adds the products in
+// Same tolerance, and same reason, as tests/cpp/self_score_test.cpp: numpy's BLAS adds the products in
 // another order, so scores agree to about d * 2^-53 of the largest |entry|, not bit for bit.
 const RELATIVE_TOLERANCE = 1e-12;
 
 let core;
 let testCore;
 let randnFixture;
-let selfBiasFixture;
+let selfScoreFixture;
 before(async () => {
   core = await loadCore();
   testCore = await loadTestCore();
   randnFixture = await readJson('fixtures/numpy/randn.json');
-  selfBiasFixture = await readJson('fixtures/numpy/self_bias.json');
+  selfScoreFixture = await readJson('fixtures/numpy/self_score.json');
 });
 
 // numpy's bits for one draws object ({hex, hex_without_fma?}). glibc's log() has an FMA build and a
@@ -99,7 +99,7 @@ describe('numpyRandn', () => {
 
 describe('selfScore', () => {
   test('the module\'s setting (seed 1, 5 tokens, width 8) and every other fixture case match numpy', () => {
-    const cases = selfBiasFixture.cases;
+    const cases = selfScoreFixture.cases;
     assert.deepEqual([cases[0].seed, cases[0].tokens, cases[0].dim], [1, 5, 8]);
     for (const c of cases) {
       const where = `seed ${c.seed}`;
@@ -138,8 +138,8 @@ describe('selfScore', () => {
 
 describe('findSeed', () => {
   test('finds the same counterexamples as numpy', () => {
-    assert.ok(selfBiasFixture.searches.length > 0);
-    for (const want of selfBiasFixture.searches) {
+    assert.ok(selfScoreFixture.searches.length > 0);
+    for (const want of selfScoreFixture.searches) {
       const after = want.start_seed === 0 ? '' : `${want.start_seed - 1}`;
       const got = testCore.findSeed({ kind: want.kind, after, count: '1000', tokens: `${want.tokens}`, dim: `${want.dim}` });
       assert.deepEqual(got, { ok: true, found: true, seed: want.seed, row: want.row, argmax: want.argmax }, JSON.stringify(want));

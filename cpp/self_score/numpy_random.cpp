@@ -1,5 +1,5 @@
 // NumpyLegacyRandom: MT19937 + 53-bit doubles + cached polar Box-Muller, in numpy's exact order.
-#include "selfscore/numpy_random.hpp"
+#include "self_score/numpy_random.hpp"
 
 #include <cmath>
 

@@ -1,10 +1,10 @@
-// Self-bias: draws X, Wq, Wk like the numpy module and reports where each score row peaks.
-#include "selfscore/self_bias.hpp"
+// Self-score: draws X, Wq, Wk like the numpy module and reports where each score row peaks.
+#include "self_score/self_score.hpp"
 
 #include <algorithm>
 #include <cmath>
 
-#include "selfscore/numpy_random.hpp"
+#include "self_score/numpy_random.hpp"
 #include "tensor/tensor.hpp"
 
 namespace qkv {
@@ -77,18 +77,18 @@ ScoreSummary summarize(Matrix scores, std::size_t n, const Matrix* vectors,
   return summary;
 }
 
-std::optional<SelfBiasError> check_seed(std::int64_t seed) {
+std::optional<SelfScoreError> check_seed(std::int64_t seed) {
   if (seed < 0 || seed > NumpyLegacyRandom::kMaxSeed) {
-    return SelfBiasError{SelfBiasErrorKind::SeedOutOfRange, seed};
+    return SelfScoreError{SelfScoreErrorKind::SeedOutOfRange, seed};
   }
   return std::nullopt;
 }
 
 // Validation order: tokens, then dim.
-std::optional<SelfBiasError> check_sizes(std::int64_t tokens, std::int64_t dim) {
-  if (tokens < 1 || tokens > kSelfBiasMaxSize)
-    return SelfBiasError{SelfBiasErrorKind::TokensOutOfRange, tokens};
-  if (dim < 1 || dim > kSelfBiasMaxSize) return SelfBiasError{SelfBiasErrorKind::DimOutOfRange, dim};
+std::optional<SelfScoreError> check_sizes(std::int64_t tokens, std::int64_t dim) {
+  if (tokens < 1 || tokens > kSelfScoreMaxSize)
+    return SelfScoreError{SelfScoreErrorKind::TokensOutOfRange, tokens};
+  if (dim < 1 || dim > kSelfScoreMaxSize) return SelfScoreError{SelfScoreErrorKind::DimOutOfRange, dim};
   return std::nullopt;
 }
 
@@ -110,9 +110,9 @@ std::vector<std::size_t> argmax_of(ScoreKind kind, std::int64_t seed, std::size_
 }
 
 // Inputs already validated.
-SelfBiasResult compute(std::int64_t seed, std::size_t n, std::size_t d) {
+SelfScoreResult compute(std::int64_t seed, std::size_t n, std::size_t d) {
   NumpyLegacyRandom rng = NumpyLegacyRandom::seeded(seed).value();
-  SelfBiasResult r;
+  SelfScoreResult r;
   r.tokens = n;
   r.dim = d;
   // The module's order: X = randn(n, d), then Wq = randn(d, d), then Wk = randn(d, d).
@@ -145,7 +145,7 @@ std::optional<ScoreKind> search_kind_named(const std::string& name) {
   return std::nullopt;
 }
 
-const ScoreSummary& SelfBiasResult::summary(ScoreKind kind) const {
+const ScoreSummary& SelfScoreResult::summary(ScoreKind kind) const {
   switch (kind) {
     case ScoreKind::None:
       return none;
@@ -157,30 +157,30 @@ const ScoreSummary& SelfBiasResult::summary(ScoreKind kind) const {
   return none;
 }
 
-std::string SelfBiasError::message() const {
+std::string SelfScoreError::message() const {
   // Limits and costs as people read them ("4,294,967,295"); the value refused as it was given.
   const auto count = [](std::int64_t value) { return format_count(static_cast<std::uint64_t>(value)); };
   const std::string got = ", got " + std::to_string(actual);
-  const std::string size_range = " must be between 1 and " + count(kSelfBiasMaxSize);
+  const std::string size_range = " must be between 1 and " + count(kSelfScoreMaxSize);
   switch (kind) {
-    case SelfBiasErrorKind::SeedOutOfRange:
+    case SelfScoreErrorKind::SeedOutOfRange:
       return "seed must be between 0 and " + count(NumpyLegacyRandom::kMaxSeed) + got;
-    case SelfBiasErrorKind::TokensOutOfRange:
+    case SelfScoreErrorKind::TokensOutOfRange:
       return "tokens" + size_range + got;
-    case SelfBiasErrorKind::DimOutOfRange:
+    case SelfScoreErrorKind::DimOutOfRange:
       return "dim" + size_range + got;
-    case SelfBiasErrorKind::SeedCountOutOfRange:
+    case SelfScoreErrorKind::SeedCountOutOfRange:
       return "seed count must be between 1 and " + count(kMaxSearchSeeds) + got;
-    case SelfBiasErrorKind::SearchOverBudget:
+    case SelfScoreErrorKind::SearchOverBudget:
       return "a search of " + count(actual) + " seeds at " + count(seed_cost) +
              " multiply-adds each exceeds the limit of " + count(kSearchBudget) +
              " multiply-adds per search; at these sizes at most " + count(kSearchBudget / seed_cost) +
              " seeds fit";
   }
-  return "unknown self-bias error";
+  return "unknown self-score error";
 }
 
-Result<SelfBiasResult, SelfBiasError> run_self_bias(const SelfBiasRequest& request) {
+Result<SelfScoreResult, SelfScoreError> run_self_score_experiment(const SelfScoreExperiment& request) {
   if (auto error = check_seed(request.seed)) return fail(*error);
   if (auto error = check_sizes(request.tokens, request.dim)) return fail(*error);
   return compute(request.seed, static_cast<std::size_t>(request.tokens),
@@ -200,22 +200,22 @@ std::int64_t search_seed_cost(ScoreKind kind, std::int64_t tokens, std::int64_t 
   return 0;
 }
 
-std::int64_t self_bias_cost(std::int64_t tokens, std::int64_t dim) {
+std::int64_t self_score_cost(std::int64_t tokens, std::int64_t dim) {
   const std::int64_t n = tokens, d = dim;
   return kSeedingCost + (n * d + 2 * d * d) * kDrawCost + 2 * n * d * d + 3 * n * n * d + 3 * n * n;
 }
 
-Result<std::optional<Counterexample>, SelfBiasError> find_off_diagonal_seed(
+Result<std::optional<Counterexample>, SelfScoreError> find_off_diagonal_seed(
     const CounterexampleSearch& search, const SearchProgress& progress) {
   if (auto error = check_seed(search.start_seed)) return fail(*error);
   if (search.max_seeds < 1 || search.max_seeds > kMaxSearchSeeds) {
-    return fail(SelfBiasError{SelfBiasErrorKind::SeedCountOutOfRange, search.max_seeds});
+    return fail(SelfScoreError{SelfScoreErrorKind::SeedCountOutOfRange, search.max_seeds});
   }
   if (auto error = check_sizes(search.tokens, search.dim)) return fail(*error);
   // At most 10^6 seeds of at most ~2^31 each: the product fits in 64 bits.
   const std::int64_t seed_cost = search_seed_cost(search.kind, search.tokens, search.dim);
   if (search.max_seeds * seed_cost > kSearchBudget)
-    return fail(SelfBiasError{SelfBiasErrorKind::SearchOverBudget, search.max_seeds, seed_cost});
+    return fail(SelfScoreError{SelfScoreErrorKind::SearchOverBudget, search.max_seeds, seed_cost});
 
   const auto n = static_cast<std::size_t>(search.tokens);
   const auto d = static_cast<std::size_t>(search.dim);

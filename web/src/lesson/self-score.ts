@@ -131,7 +131,7 @@ function numpyCode(r: SelfScoreSummaryView): string {
   ].join('\n');
 }
 
-export interface SelfBiasView {
+export interface SelfScoreSectionView {
   element: HTMLElement;
   // The lesson joined the page (again): the experiment is computed once the browser is idle, unless shown.
   connect(): void;
@@ -144,7 +144,7 @@ export interface SelfBiasView {
 
 // The section edits the experiment's settings; their owner (the lesson's controller) keeps them, and grades
 // and lists the questions against them.
-export interface SelfBiasOptions extends ExerciseOptions {
+export interface SelfScoreSectionOptions extends ExerciseOptions {
   views: ExerciseView[]; // its questions (qkv04-…), as listed for the settings it starts from
   settings(): SelfScoreRequest; // the settings accepted last (where it starts: the link's, or the default)
   // The worker accepted new settings and computed these facts about them: the owner keeps both, and lists
@@ -153,7 +153,7 @@ export interface SelfBiasOptions extends ExerciseOptions {
 }
 
 // The controls, results and exercises; every number is typed text that the core reads.
-export function buildSelfBias(core: QkvCore, options: SelfBiasOptions): SelfBiasView {
+export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOptions): SelfScoreSectionView {
   const { idPrefix } = options;
   const initial = options.settings();
   const id = (name: string) => `${idPrefix}-sb-${name}`;
@@ -166,7 +166,7 @@ export function buildSelfBias(core: QkvCore, options: SelfBiasOptions): SelfBias
   const dim = field('dim', 'Width d (1 to 512)');
   const inputs: Record<string, HTMLInputElement> = { seed: seed.input, tokens: tokens.input, dim: dim.input };
   const error = h('p', { class: 'field-error', id: id('error'), hidden: true });
-  const results = h('div', { class: 'self-bias-results', 'aria-live': 'polite' });
+  const results = h('div', { class: 'self-score-results', 'aria-live': 'polite' });
   const search = h('button', { type: 'button' }, 'Find the next seed where some row of X Xᵀ does not peak on its own token');
   const searchTied = h('button', { type: 'button' }, 'Find the next one for tied projections');
   const searchResult = h('p', { role: 'status' });
@@ -174,7 +174,7 @@ export function buildSelfBias(core: QkvCore, options: SelfBiasOptions): SelfBias
   const busyText = h('span', {});
   const meter = h('progress', {});
   const cancel = h('button', { type: 'button' }, 'Cancel');
-  const busy = h('div', { class: 'self-bias-busy', role: 'status', hidden: true }, busyText, ' ', meter, ' ', cancel);
+  const busy = h('div', { class: 'self-score-busy', role: 'status', hidden: true }, busyText, ' ', meter, ' ', cancel);
   const request = (): SelfScoreRequest => ({ seed: seed.input.value, tokens: tokens.input.value, dim: dim.input.value });
   const runner = createSelfScoreRunner(core);
   let busyTimer: ReturnType<typeof setTimeout> | undefined;
@@ -201,8 +201,8 @@ export function buildSelfBias(core: QkvCore, options: SelfBiasOptions): SelfBias
 
   // The experiment's results: a line naming the settings, then each kind's table and facts in its fold,
   // then the lengths and the numpy code. The folds stay open or closed across recomputations.
-  const kindBodies = new Map(kinds.map(({ key }) => [key, h('div', { class: 'self-bias-kind' })]));
-  const details = h('div', { class: 'self-bias-details' });
+  const kindBodies = new Map(kinds.map(({ key }) => [key, h('div', { class: 'self-score-kind' })]));
+  const details = h('div', { class: 'self-score-details' });
   const render = (result: SelfScoreSummaryView) => {
     error.hidden = true;
     for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
@@ -329,7 +329,7 @@ export function buildSelfBias(core: QkvCore, options: SelfBiasOptions): SelfBias
 
   element = h(
     'section',
-    { class: 'self-bias', 'aria-labelledby': id('title') },
+    { class: 'self-score', 'aria-labelledby': id('title') },
     h('h3', { id: id('title') }, 'Why separate query and key projections? The self-score experiment'),
     h(
       'p',
@@ -345,14 +345,14 @@ export function buildSelfBias(core: QkvCore, options: SelfBiasOptions): SelfBias
     error,
     busy,
     results,
-    h('div', { class: 'self-bias-quiz' }, h('h4', {}, 'Predict, then look'), ...askedForms),
+    h('div', { class: 'self-score-quiz' }, h('h4', {}, 'Predict, then look'), ...askedForms),
     details,
     h('p', {}, 'Look for a seed where the guarantee is not there:'),
     h('p', { class: 'searches' }, search, ' ', searchTied),
     searchResult,
     h(
       'div',
-      { class: 'self-bias-quiz' },
+      { class: 'self-score-quiz' },
       h('h4', {}, 'Exercises and quiz'),
       ...otherForms,
       h(

@@ -7,18 +7,18 @@ import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { assertNoProblems, openEvidence, openLesson, repo, useServerAndBrowser } from './harness.mjs';
 
-const numpy = JSON.parse(readFileSync(resolve(repo, 'fixtures/numpy/self_bias.json'), 'utf8'));
+const numpy = JSON.parse(readFileSync(resolve(repo, 'fixtures/numpy/self_score.json'), 'utf8'));
 const moduleCase = numpy.cases.find((c) => c.seed === 1 && c.tokens === 5 && c.dim === 8);
 // The page searches from the seed after the current one (the module's seed 1), as numpy did from 1.
 const search = numpy.searches.find((s) => s.kind === 'none' && s.tokens === 5 && s.dim === 8 && s.start_seed === 1);
 
 const run = useServerAndBrowser();
 
-const section = 'qkv-lesson section.self-bias';
+const section = 'qkv-lesson section.self-score';
 
 // The worker computes in the background: wait until the tables show these settings and nothing runs.
 async function waitShown(page, seed, tokens, dim, timeout = 60000) {
-  await page.locator(`${section}:not([data-busy]) .self-bias-results[data-shown="${seed} ${tokens} ${dim}"]`).waitFor({ timeout });
+  await page.locator(`${section}:not([data-busy]) .self-score-results[data-shown="${seed} ${tokens} ${dim}"]`).waitFor({ timeout });
 }
 
 // Row-maximum columns as the page marks them (▲ / class row-max), per row.
@@ -58,7 +58,7 @@ test('the module settings show numpy’s scores, maxima and counts', async () =>
     const second = await cells.nth(1).getAttribute('title');
     assert.equal(await page.evaluate(() => document.querySelector('qkv-lesson').shadowRoot.activeElement?.title), second, 'ArrowRight moves to the next score');
     assert.equal(await page.locator(`${section} [data-kind="none"] .full-value`).innerText(), `Full value: ${second}`, 'the focused score’s full value is shown');
-    assertNoProblems(problems, 'self-bias section');
+    assertNoProblems(problems, 'self-score section');
   } finally {
     await close();
   }
@@ -105,7 +105,7 @@ test('changing the seed recomputes; a bad size is rejected and the tables stay',
     assert.match(await error.innerText(), /Tokens T: "0" is not read: expected a whole number from 1 to 512/);
     assert.equal(await page.locator(`${section} input[id$="-sb-tokens"]`).getAttribute('aria-invalid'), 'true', 'the tokens input is marked');
     assert.deepEqual(await markedMaxima(page, 'none'), maxima, 'the last accepted tables stay');
-    assertNoProblems(problems, 'self-bias edits');
+    assertNoProblems(problems, 'self-score edits');
   } finally {
     await close();
   }
@@ -206,8 +206,8 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
     await page.locator(`${section} input[id$="-sb-dim"]`).fill('512');
     await waitShown(page, 1, 512, 512);
     assert.deepEqual(await page.evaluate(() => window.__busy), ['summary', ''], 'busy while the worker computes, then not');
-    assert.equal(await page.locator(`${section} .self-bias-busy`).isHidden(), true, 'the busy message is gone once shown');
-    assert.equal(await ranIn(page, '.self-bias-results'), 'worker', 'the 512 × 512 experiment ran in the worker, off the page’s thread');
+    assert.equal(await page.locator(`${section} .self-score-busy`).isHidden(), true, 'the busy message is gone once shown');
+    assert.equal(await ranIn(page, '.self-score-results'), 'worker', 'the 512 × 512 experiment ran in the worker, off the page’s thread');
 
     // A summary instead of 262144 cells per kind: the 8 × 8 corner, the counts and the first rows.
     await openEvidence(page); // each kind's table is folded below the questions it answers
@@ -216,7 +216,7 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
       assert.equal(cells, 64, `${kind}: the 8 × 8 corner`);
       assert.match(await page.locator(`${section} table[data-scores="${kind}"] caption`).innerText(), /the first 8 of 512 rows and columns/);
     }
-    assert.match(await page.locator(`${section} .self-bias-results > p`).first().innerText(), /^Seed 1, 512 tokens of width 512\./);
+    assert.match(await page.locator(`${section} .self-score-results > p`).first().innerText(), /^Seed 1, 512 tokens of width 512\./);
     assert.match(await page.locator(`${section} [data-kind="none"] dl.facts`).innerText(), /Rows peaking on their own token\s+\d+ of 512/);
     assert.match(await page.locator(`${section} dd[data-off-diagonal="separate"]`).innerText(), /^row \d+ peaks at token \d+ \(/);
 
@@ -234,7 +234,7 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
       await page.locator(`${section} p[role="status"]`).innerText(),
       'Not searched: a search of 1,000 seeds at 294,937,000 multiply-adds each exceeds the limit of 5,000,000,000 multiply-adds per search; at these sizes at most 16 seeds fit.',
     );
-    assertNoProblems(problems, 'self-bias at 512 × 512');
+    assertNoProblems(problems, 'self-score at 512 × 512');
   } finally {
     await close();
   }
@@ -250,7 +250,7 @@ test('a long search shows its progress, and Cancel stops it and leaves the seed'
     await page.locator(`${section} input[id$="-sb-dim"]`).fill('512');
     await waitShown(page, 1, 64, 512);
     await page.locator(`${section} button`, { hasText: 'Find the next seed' }).click();
-    const busy = page.locator(`${section} .self-bias-busy`);
+    const busy = page.locator(`${section} .self-score-busy`);
     await busy.filter({ hasText: /Searching the 1000 seeds after seed 1: \d+ tried/ }).waitFor();
     const tried = await busy.locator('progress').evaluate((meter) => [meter.value, meter.max]);
     assert.ok(tried[0] > 0 && tried[1] === 1000, `the progress bar shows seeds tried of 1000: ${tried}`);
@@ -263,7 +263,7 @@ test('a long search shows its progress, and Cancel stops it and leaves the seed'
     await page.locator(`${section} input[id$="-sb-seed"]`).fill('3');
     await waitShown(page, 3, 64, 512);
     assert.equal(await ranIn(page, 'p[role="status"]'), 'worker', 'the search ran in a worker');
-    assert.equal(await ranIn(page, '.self-bias-results'), 'worker', 'and so did the recomputation for seed 3, in a fresh one');
+    assert.equal(await ranIn(page, '.self-score-results'), 'worker', 'and so did the recomputation for seed 3, in a fresh one');
     assertNoProblems(problems, 'cancelled search');
   } finally {
     await close();

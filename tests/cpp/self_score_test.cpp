@@ -1,5 +1,5 @@
-// The self-bias experiment against numpy (fixtures/numpy/self_bias.json) and against the module's claims.
-#include "selfscore/self_bias.hpp"
+// The self-score experiment against numpy (fixtures/numpy/self_score.json) and against the module's claims.
+#include "self_score/self_score.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,8 +20,8 @@ namespace {
 
 using namespace qkv::test;
 
-SelfBiasResult run(std::int64_t seed, std::int64_t tokens, std::int64_t dim) {
-  const auto result = run_self_bias({seed, tokens, dim});
+SelfScoreResult run(std::int64_t seed, std::int64_t tokens, std::int64_t dim) {
+  const auto result = run_self_score_experiment({seed, tokens, dim});
   EXPECT_TRUE(result.ok()) << (result.ok() ? "" : result.error().message());
   return result.value();
 }
@@ -47,14 +47,14 @@ bool is_subset(const std::vector<std::size_t>& small, const std::vector<std::siz
   return std::includes(big.begin(), big.end(), small.begin(), small.end());
 }
 
-TEST(SelfBias, MatchesNumpyForEveryFixtureCase) {
-  const nlohmann::json fixture = load_numpy_fixture("self_bias.json");
+TEST(SelfScore, MatchesNumpyForEveryFixtureCase) {
+  const nlohmann::json fixture = load_numpy_fixture("self_score.json");
   EXPECT_FALSE(fixture.at("numpy_version").get<std::string>().empty());
   ASSERT_GE(fixture.at("cases").size(), 3u);
   const bool fma = log_uses_fma(fixture.at("log_probe"));
   for (const auto& c : fixture.at("cases")) {
-    const SelfBiasResult r = run(c.at("seed").get<std::int64_t>(), c.at("tokens").get<std::int64_t>(),
-                                 c.at("dim").get<std::int64_t>());
+    const SelfScoreResult r = run(c.at("seed").get<std::int64_t>(), c.at("tokens").get<std::int64_t>(),
+                                  c.at("dim").get<std::int64_t>());
     const std::string where = "seed " + c.at("seed").dump() + ": ";
     expect_bits_equal(r.x, c.at("x"), fma, where + "x");
     expect_bits_equal(r.wq, c.at("wq"), fma, where + "wq");
@@ -74,8 +74,8 @@ TEST(SelfBias, MatchesNumpyForEveryFixtureCase) {
 }
 
 // The module's own setting: np.random.seed(1), 5 tokens, d = 8.
-TEST(SelfBias, ModuleSettingWithoutProjectionPeaksOnTheDiagonalInEveryRow) {
-  const SelfBiasResult r = run(1, 5, 8);
+TEST(SelfScore, ModuleSettingWithoutProjectionPeaksOnTheDiagonalInEveryRow) {
+  const SelfScoreResult r = run(1, 5, 8);
   EXPECT_EQ(r.none.diagonal_rows, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
   // ...but only row 0 (|x_0| = 3.76, the longest) is guaranteed to; the other four win by luck.
   EXPECT_EQ(r.none.guaranteed_rows, (std::vector<std::size_t>{0}));
@@ -83,8 +83,8 @@ TEST(SelfBias, ModuleSettingWithoutProjectionPeaksOnTheDiagonalInEveryRow) {
 
 // The module says "only 1 of the 5 tokens still scores highest against itself (row 0)", yet its own
 // printed matrix, and numpy, show rows 0 (10.1) and 3 (0.13) peaking on the diagonal: 2 of 5.
-TEST(SelfBias, ModuleSettingWithSeparateProjectionsKeepsTwoDiagonalRows) {
-  const SelfBiasResult r = run(1, 5, 8);
+TEST(SelfScore, ModuleSettingWithSeparateProjectionsKeepsTwoDiagonalRows) {
+  const SelfScoreResult r = run(1, 5, 8);
   EXPECT_EQ(r.separate.argmax, (std::vector<std::size_t>{0, 2, 1, 3, 2}));
   EXPECT_EQ(r.separate.diagonal_rows, (std::vector<std::size_t>{0, 3}));
   EXPECT_TRUE(r.separate.guaranteed_rows.empty());
@@ -92,8 +92,8 @@ TEST(SelfBias, ModuleSettingWithSeparateProjectionsKeepsTwoDiagonalRows) {
 
 // Exercise 3 says tying Wq = Wk brings the diagonal bias back in every row. At the module's own seed
 // row 4 (the shortest projected vector) peaks at column 2 instead: 13.71 against 11.13.
-TEST(SelfBias, ModuleSettingWithTiedProjectionMissesRowFour) {
-  const SelfBiasResult r = run(1, 5, 8);
+TEST(SelfScore, ModuleSettingWithTiedProjectionMissesRowFour) {
+  const SelfScoreResult r = run(1, 5, 8);
   EXPECT_EQ(r.tied.argmax, (std::vector<std::size_t>{0, 1, 2, 3, 2}));
   EXPECT_EQ(r.tied.diagonal_rows, (std::vector<std::size_t>{0, 1, 2, 3}));
   EXPECT_EQ(r.tied.guaranteed_rows, (std::vector<std::size_t>{1}));  // |x_1 Wq| = 7.43 is the longest
@@ -101,11 +101,11 @@ TEST(SelfBias, ModuleSettingWithTiedProjectionMissesRowFour) {
 }
 
 // Cauchy–Schwarz never lies: a guaranteed row always peaks on its diagonal.
-TEST(SelfBias, GuaranteedRowsAreAlwaysDiagonalRows) {
+TEST(SelfScore, GuaranteedRowsAreAlwaysDiagonalRows) {
   std::size_t guaranteed = 0;
   for (std::int64_t seed = 0; seed < 200; ++seed) {
     for (const auto& size : {std::pair<int, int>{5, 8}, {4, 3}, {8, 2}, {1, 4}}) {
-      const SelfBiasResult r = run(seed, size.first, size.second);
+      const SelfScoreResult r = run(seed, size.first, size.second);
       EXPECT_TRUE(is_subset(r.none.guaranteed_rows, r.none.diagonal_rows)) << "seed " << seed;
       EXPECT_TRUE(is_subset(r.tied.guaranteed_rows, r.tied.diagonal_rows)) << "seed " << seed;
       EXPECT_TRUE(r.separate.guaranteed_rows.empty());
@@ -115,8 +115,8 @@ TEST(SelfBias, GuaranteedRowsAreAlwaysDiagonalRows) {
   EXPECT_EQ(guaranteed, 2u * 200u * 4u);  // exactly one strictly longest row per matrix
 }
 
-TEST(SelfBias, SearchFindsTheSameCounterexamplesAsNumpy) {
-  const nlohmann::json fixture = load_numpy_fixture("self_bias.json");
+TEST(SelfScore, SearchFindsTheSameCounterexamplesAsNumpy) {
+  const nlohmann::json fixture = load_numpy_fixture("self_score.json");
   ASSERT_FALSE(fixture.at("searches").empty());
   for (const auto& want : fixture.at("searches")) {
     CounterexampleSearch search;
@@ -137,7 +137,7 @@ TEST(SelfBias, SearchFindsTheSameCounterexamplesAsNumpy) {
 // With Q = K = X, seed 2 is the first after the module's seed 1 where a token prefers another token:
 // x_2 is shorter than x_0 and leans towards it, so x_2·x_0 > x_2·x_2. Cauchy–Schwarz never promised
 // otherwise, since row 2 is not the longest.
-TEST(SelfBias, CounterexampleRowIsNotGuaranteed) {
+TEST(SelfScore, CounterexampleRowIsNotGuaranteed) {
   CounterexampleSearch search;
   search.start_seed = 1;
   const auto found = find_off_diagonal_seed(search);
@@ -145,7 +145,7 @@ TEST(SelfBias, CounterexampleRowIsNotGuaranteed) {
   ASSERT_TRUE(found.value().has_value());
   const Counterexample c = *found.value();
   EXPECT_EQ(c.seed, 2);
-  const SelfBiasResult r = run(c.seed, search.tokens, search.dim);
+  const SelfScoreResult r = run(c.seed, search.tokens, search.dim);
   const auto& guaranteed = r.none.guaranteed_rows;
   EXPECT_EQ(std::find(guaranteed.begin(), guaranteed.end(), c.row), guaranteed.end());
   EXPECT_GT(r.norms[c.argmax], r.norms[c.row]);
@@ -154,7 +154,7 @@ TEST(SelfBias, CounterexampleRowIsNotGuaranteed) {
 
 // One token always attends to itself, so there is nothing to find; the search also stops at 2^32 - 1
 // rather than running past the largest seed.
-TEST(SelfBias, SearchReportsNothingWhenNoSeedQualifies) {
+TEST(SelfScore, SearchReportsNothingWhenNoSeedQualifies) {
   CounterexampleSearch search;
   search.tokens = 1;
   const auto none_found = find_off_diagonal_seed(search);
@@ -168,7 +168,7 @@ TEST(SelfBias, SearchReportsNothingWhenNoSeedQualifies) {
   EXPECT_FALSE(at_the_end.value().has_value());
 }
 
-TEST(SelfBias, SearchWrapsToSeedZeroAfterTheLastSeed) {
+TEST(SelfScore, SearchWrapsToSeedZeroAfterTheLastSeed) {
   CounterexampleSearch search;  // none, 5 tokens, width 8: numpy's first counterexample is seed 0, row 1
   search.start_seed = 4294967295;
   search.max_seeds = 2;
@@ -181,7 +181,7 @@ TEST(SelfBias, SearchWrapsToSeedZeroAfterTheLastSeed) {
 
 // One seed from the last: the only seed tried is the last seed itself, not seed 0 (which is a counterexample,
 // so a search that wrapped one seed early would report it).
-TEST(SelfBias, SearchTriesTheLastSeedBeforeWrapping) {
+TEST(SelfScore, SearchTriesTheLastSeedBeforeWrapping) {
   CounterexampleSearch search;
   search.start_seed = 4294967295;
   search.max_seeds = 1;
@@ -192,25 +192,25 @@ TEST(SelfBias, SearchTriesTheLastSeedBeforeWrapping) {
   }
 }
 
-std::string error_of(const SelfBiasRequest& request) {
-  const auto result = run_self_bias(request);
+std::string error_of(const SelfScoreExperiment& request) {
+  const auto result = run_self_score_experiment(request);
   return result.ok() ? "ok" : result.error().message();
 }
 
-TEST(SelfBias, RejectsOutOfRangeRequests) {
+TEST(SelfScore, RejectsOutOfRangeRequests) {
   EXPECT_EQ(error_of({1, 0, 8}), "tokens must be between 1 and 512, got 0");
   EXPECT_EQ(error_of({1, 5, 0}), "dim must be between 1 and 512, got 0");
   EXPECT_EQ(error_of({1, 100000, 8}), "tokens must be between 1 and 512, got 100000");
   EXPECT_EQ(error_of({1, 5, 513}), "dim must be between 1 and 512, got 513");
   EXPECT_EQ(error_of({-1, 5, 8}), "seed must be between 0 and 4,294,967,295, got -1");
   EXPECT_EQ(error_of({4294967296, 5, 8}), "seed must be between 0 and 4,294,967,295, got 4294967296");
-  EXPECT_EQ(run_self_bias({1, 0, 8}).error().kind, SelfBiasErrorKind::TokensOutOfRange);
+  EXPECT_EQ(run_self_score_experiment({1, 0, 8}).error().kind, SelfScoreErrorKind::TokensOutOfRange);
   EXPECT_EQ(error_of({4294967295, 1, 1}), "ok");
   EXPECT_EQ(error_of({0, 512, 1}), "ok");
 }
 
 // Validation order: seed, tokens, dim.
-TEST(SelfBias, ValidationOrder) {
+TEST(SelfScore, ValidationOrder) {
   EXPECT_EQ(error_of({-1, 0, 0}), "seed must be between 0 and 4,294,967,295, got -1");
   EXPECT_EQ(error_of({1, 0, 0}), "tokens must be between 1 and 512, got 0");
 }
@@ -225,7 +225,7 @@ std::string search_error_of(std::int64_t start_seed, std::int64_t max_seeds, std
 }
 
 // Validation order: start_seed, max_seeds, tokens, dim.
-TEST(SelfBias, SearchRejectsOutOfRangeInputsInOrder) {
+TEST(SelfScore, SearchRejectsOutOfRangeInputsInOrder) {
   EXPECT_EQ(search_error_of(-1, 0, 0), "seed must be between 0 and 4,294,967,295, got -1");
   EXPECT_EQ(search_error_of(0, 0, 0), "seed count must be between 1 and 1,000,000, got 0");
   EXPECT_EQ(search_error_of(0, 1000001, 5), "seed count must be between 1 and 1,000,000, got 1000001");
@@ -234,13 +234,13 @@ TEST(SelfBias, SearchRejectsOutOfRangeInputsInOrder) {
 
 // ---- the search's budget and progress ----
 
-TEST(SelfBias, SeedCostCountsDrawsAndMultiplyAdds) {
+TEST(SelfScore, SeedCostCountsDrawsAndMultiplyAdds) {
   // none at n = 5, d = 8: seeding, 40 draws, X Xᵀ 5 * 5 * 8, 25 comparisons.
   EXPECT_EQ(kSeedingCost, 25000);
   EXPECT_EQ(search_seed_cost(ScoreKind::None, 5, 8), 25000 + 40 * kDrawCost + 200 + 25);
   // tied: also W_q (64 draws) and Q = X W_q (5 * 8 * 8).
   EXPECT_EQ(search_seed_cost(ScoreKind::Tied, 5, 8), 25000 + 104 * kDrawCost + 320 + 200 + 25);
-  EXPECT_EQ(self_bias_cost(5, 8), 25000 + 168 * kDrawCost + 640 + 600 + 75);
+  EXPECT_EQ(self_score_cost(5, 8), 25000 + 168 * kDrawCost + 640 + 600 + 75);
   // One token of width 1, where seeding is nearly all the work (issue 18: it was counted as 52).
   EXPECT_EQ(search_seed_cost(ScoreKind::None, 1, 1), 25000 + 50 + 1 + 1);
 }
@@ -248,7 +248,7 @@ TEST(SelfBias, SeedCostCountsDrawsAndMultiplyAdds) {
 // n = 512, d = 1 costs 25000 + 512 * 50 + 512 * 512 * 2 = 574888 per seed: 8697 seeds fit in the budget
 // (4,999,800,936), 8698 do not (5,000,375,824). (Seed 0 already has a row peaking elsewhere, so the accepted
 // search ends at once.)
-TEST(SelfBias, SearchOverTheBudgetIsRefusedUpFrontNamingTheLimit) {
+TEST(SelfScore, SearchOverTheBudgetIsRefusedUpFrontNamingTheLimit) {
   CounterexampleSearch search;
   search.tokens = 512;
   search.dim = 1;
@@ -260,7 +260,7 @@ TEST(SelfBias, SearchOverTheBudgetIsRefusedUpFrontNamingTheLimit) {
   search.max_seeds = 8698;
   const auto over = find_off_diagonal_seed(search);
   ASSERT_FALSE(over.ok());
-  EXPECT_EQ(over.error().kind, SelfBiasErrorKind::SearchOverBudget);
+  EXPECT_EQ(over.error().kind, SelfScoreErrorKind::SearchOverBudget);
   EXPECT_EQ(over.error().message(),
             "a search of 8,698 seeds at 574,888 multiply-adds each exceeds the limit of 5,000,000,000 "
             "multiply-adds per search; at these sizes at most 8,697 seeds fit");
@@ -274,12 +274,12 @@ TEST(SelfBias, SearchOverTheBudgetIsRefusedUpFrontNamingTheLimit) {
             "multiply-adds per search; at these sizes at most 16 seeds fit");
   // The budget is checked last: a bad size wins.
   search.dim = 513;
-  EXPECT_EQ(find_off_diagonal_seed(search).error().kind, SelfBiasErrorKind::DimOutOfRange);
+  EXPECT_EQ(find_off_diagonal_seed(search).error().kind, SelfScoreErrorKind::DimOutOfRange);
 }
 
 // One token never peaks elsewhere, so the search runs all its seeds: at 25409 per seed (n = 1, d = 8),
 // a report comes every ceil(20000000 / 25409) = 788 seeds.
-TEST(SelfBias, SearchReportsProgressEveryStretchOfWork) {
+TEST(SelfScore, SearchReportsProgressEveryStretchOfWork) {
   CounterexampleSearch search;
   search.tokens = 1;
   search.max_seeds = 2500;
@@ -292,7 +292,7 @@ TEST(SelfBias, SearchReportsProgressEveryStretchOfWork) {
 }
 
 // The search computes only the scores of its kind; its maxima are the full experiment's, seed by seed.
-TEST(SelfBias, SearchAgreesWithTheFullExperimentSeedBySeed) {
+TEST(SelfScore, SearchAgreesWithTheFullExperimentSeedBySeed) {
   for (ScoreKind kind : {ScoreKind::None, ScoreKind::Tied, ScoreKind::Separate}) {
     for (std::int64_t seed = 0; seed < 40; ++seed) {
       CounterexampleSearch search;
@@ -303,7 +303,7 @@ TEST(SelfBias, SearchAgreesWithTheFullExperimentSeedBySeed) {
       search.dim = 3;
       const auto found = find_off_diagonal_seed(search);
       ASSERT_TRUE(found.ok());
-      const SelfBiasResult full = run(seed, 6, 3);
+      const SelfScoreResult full = run(seed, 6, 3);
       const ScoreSummary& summary = full.summary(kind);
       std::size_t row = 0;
       while (row < 6 && summary.argmax[row] == row) ++row;
