@@ -125,15 +125,17 @@ function checkDisabledFeatures() {
 // none for some worker requests) that arrived while our navigation was under way. Those are listed in
 // `abandoned`; every other failed request, and any other error for those requests, is a problem.
 // The lesson's service worker (web/pwa.ts) is blocked unless `serviceWorkers: 'allow'`: requests a service worker
-// makes bypass page.route/context.route, and its precache would serve one test's files to the next load.
+// makes bypass page.route/context.route, and its precache would serve one test's files to the next load. Blocked,
+// the pages see a browser without service workers (no navigator.serviceWorker, as with Firefox's
+// dom.serviceWorkers.enabled off), where the lesson registers nothing and says nothing (web/src/offline.ts), rather
+// than Playwright's stand-in register(), which warns in the console.
 export async function openPage(browser, { width = 1280, height = 900, serviceWorkers = 'block' } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce', serviceWorkers });
+  if (serviceWorkers === 'block') await context.addInitScript(() => delete Navigator.prototype.serviceWorker);
   const page = await context.newPage();
   const problems = [];
   const requests = [];
   page.on('console', (message) => {
-    // Playwright's own note each time it refuses a registration (the lesson registers once laid out).
-    if (serviceWorkers === 'block' && message.type() === 'warning' && message.text() === 'Service Worker registration blocked by Playwright') return;
     if (message.type() === 'error' || message.type() === 'warning') {
       const where = message.location();
       problems.push(`console.${message.type()}: ${message.text()}${where?.url ? ` (at ${where.url}:${where.lineNumber})` : ''}`);

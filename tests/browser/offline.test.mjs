@@ -259,3 +259,23 @@ test('in a sandboxed frame, the lesson registers no service worker and says noth
     await new Promise((done) => server.close(done));
   }
 });
+
+// A browser without service workers (no navigator.serviceWorker: what openPage's default, serviceWorkers: 'block',
+// shows every other test file): the standalone page and embed.html start, register nothing and say nothing.
+test('in a browser without service workers, the pages register nothing and say nothing about it', async () => {
+  const server = await start(dist);
+  const { page, problems, requests, goto, close } = await openPage(browser);
+  try {
+    for (const path of ['/', '/embed.html?sections=diagram']) {
+      await goto(`http://127.0.0.1:${server.port}${path}`);
+      assert.equal(await page.evaluate(() => 'serviceWorker' in navigator), false, 'the browser has no service workers');
+      await waitReady(page);
+      await waitLaidOut(page);
+    }
+    assert.deepEqual(requests.filter((url) => url.endsWith('/sw.js')), [], 'no sw.js requested');
+    assertNoProblems(problems, 'no service workers');
+  } finally {
+    await close();
+    await server.close();
+  }
+});

@@ -83,6 +83,12 @@ const captureJs = `(function () {
 })();
 `;
 
+// Every page sees an engine without service workers (no navigator.serviceWorker, as in Firefox with
+// dom.serviceWorkers.enabled off), where the lesson registers nothing and says nothing (web/src/offline.ts): the
+// lesson's worker would precache every file, both core variants too, while a check counts the page's own
+// downloads (tests/browser/offline.test.mjs tests the real one, in Chromium).
+const noServiceWorkersJs = 'delete Navigator.prototype.serviceWorker;\n';
+
 // The page and the workers of /nosimd/… see an engine without WebAssembly SIMD: validate refuses any module
 // with a SIMD opcode prefix (0xfd) that is as small as the lesson's probe (as tests/browser/wasm-variant does).
 const refuseSimdJs = `{
@@ -113,23 +119,19 @@ const embedHostPage = (query) => `<!doctype html>
 //   /__engines/frame.html?src=…&width=…&height=…  a narrow window (a frame of that size)
 //   /__engines/embed-host.html?<embed query>        a course page with embed.html and qkv-embed-host.js
 //   /nosimd/<path>                                   <path> in an engine without WebAssembly SIMD
-//   …/sw.js                                           a service worker that does nothing
 // `requested` lists every path asked for, in order (clear it with requested.length = 0).
 export async function startEngineServer({ root = dist } = {}) {
   assert.ok(existsSync(resolve(root, 'index.html')), `${root}/index.html is missing: build the site first (scripts/build.sh, or vite build into QKV_DIST)`);
   const requested = [];
   const route = (url) => {
     requested.push(url.pathname);
-    if (url.pathname === '/__engines/capture.js') return { ext: '.js', body: captureJs };
+    if (url.pathname === '/__engines/capture.js') return { ext: '.js', body: captureJs + noServiceWorkersJs };
     if (url.pathname === '/__engines/refuse-simd.js') return { ext: '.js', body: refuseSimdJs };
     if (url.pathname === '/__engines/frame.html') {
       const { src, width, height } = Object.fromEntries(url.searchParams);
       return { ext: '.html', body: withCapture(framePage(encodeAttribute(src), Number(width), Number(height)), false) };
     }
     if (url.pathname === '/__engines/embed-host.html') return { ext: '.html', body: withCapture(embedHostPage(encodeAttribute(url.search.slice(1))), false) };
-    // The lesson's service worker would precache every file (both core variants too) while a check counts the
-    // page's own downloads: an empty one stands in (tests/browser/offline.test.mjs tests the real one).
-    if (url.pathname.endsWith('/sw.js')) return { ext: '.js', body: inertServiceWorker };
     if (url.pathname.startsWith('/nosimd/')) return { pathname: url.pathname.slice('/nosimd'.length) };
     return undefined;
   };
@@ -146,8 +148,6 @@ export async function startEngineServer({ root = dist } = {}) {
   const origin = `http://127.0.0.1:${server.address().port}`;
   return { origin, url: `${origin}/`, requested, close: () => new Promise((done) => server.close(() => done())) };
 }
-
-const inertServiceWorker = '// registered, but caches and intercepts nothing\n';
 
 const encodeAttribute = (text) => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
 
