@@ -302,10 +302,31 @@ Result<Registry, LessonError> registry(const SelfScoreRequest& typed) {
                   std::move(pending)};
 }
 
+// Numbers the page was shown, kept so that explaining one of their cells (provenance) reads them instead of
+// computing them again: the fixture's, and the last evaluation's (the page shows one at a time).
+struct KeptEvaluation {
+  LessonState state;  // as fixture() or evaluate() returned it (conformed to the sizes)
+  ProjectionRequest request;
+  ProjectionEvidence evidence;  // forward, scores and gradients
+};
+const KeptEvaluation& kept_fixture() {
+  static const KeptEvaluation kept{fixture_state(), fixture_evidence().request, fixture_evidence().primary};
+  return kept;
+}
+std::optional<KeptEvaluation>& last_evaluation() {
+  static std::optional<KeptEvaluation> kept;
+  return kept;
+}
+const KeptEvaluation* kept_for(const LessonState& state) {
+  if (const auto& last = last_evaluation(); last && last->state == state) return &*last;
+  if (kept_fixture().state == state) return &kept_fixture();
+  return nullptr;
+}
+
 }  // namespace
 
 FixtureResponse fixture() {
-  FixtureResponse out{true, fixture_state(), {}, evidence_view(fixture_evidence())};
+  FixtureResponse out{true, kept_fixture().state, {}, evidence_view(fixture_evidence())};
   for (const SizeLimit& limit : kSizeLimits)
     out.size_limits.push_back(
         {limit.field, static_cast<std::size_t>(limit.min), static_cast<std::size_t>(limit.max)});
@@ -317,23 +338,35 @@ LessonResponse evaluate(const LessonState& state) {
   LessonResponse out;
   out.ok = evaluation.evidence.has_value();
   out.state = std::move(evaluation.state);
-  if (evaluation.evidence) out.evidence = evidence_view(*evaluation.evidence);
+  if (evaluation.evidence) {
+    out.evidence = evidence_view(*evaluation.evidence);
+    last_evaluation() =
+        KeptEvaluation{out.state, evaluation.evidence->request, std::move(evaluation.evidence->primary)};
+  }
   if (evaluation.error) out.error = error_view(*evaluation.error, page_label);
   out.notes = std::move(evaluation.notes);
   return out;
 }
 
 ProvenanceResponse provenance(const ProvenanceRequest& request) {
-  // Only what a cell's sum uses: forward, scores and gradients, not the chapter's other evidence or
+  // The numbers the page was shown when the state is one fixture() or evaluate() returned; otherwise
+  // only what a cell's sum uses: forward, scores and gradients, not the chapter's other evidence or
   // gradcheck.
-  LessonRequest read = read_lesson_request(request.state);
-  if (!read.request) return refusal<ProvenanceResponse>(*read.error, page_label);
-  EvidenceParts parts;
-  parts.gradcheck = false;
-  parts.scores = true;
-  auto evidence = compute_projection_evidence(*read.request, parts);
-  if (!evidence) return refusal<ProvenanceResponse>(evidence.error(), page_label);
-  auto cell = cell_provenance(*read.request, *evidence, request.tensor, static_cast<Extent>(request.index));
+  std::optional<KeptEvaluation> computed;
+  const KeptEvaluation* kept = kept_for(request.state);
+  if (!kept) {
+    LessonRequest read = read_lesson_request(request.state);
+    if (!read.request) return refusal<ProvenanceResponse>(*read.error, page_label);
+    EvidenceParts parts;
+    parts.gradcheck = false;
+    parts.scores = true;
+    auto evidence = compute_projection_evidence(*read.request, parts);
+    if (!evidence) return refusal<ProvenanceResponse>(evidence.error(), page_label);
+    computed = KeptEvaluation{std::move(read.state), std::move(*read.request), std::move(*evidence)};
+  }
+  const KeptEvaluation& numbers = computed ? *computed : *kept;
+  auto cell =
+      cell_provenance(numbers.request, numbers.evidence, request.tensor, static_cast<Extent>(request.index));
   if (!cell) return refusal<ProvenanceResponse>(cell.error(), page_label);
   ProvenanceResponse out;
   out.ok = true;

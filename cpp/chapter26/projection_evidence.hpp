@@ -2,6 +2,7 @@
 // weights. The command line, the WebAssembly module and the chapter report all compute through here.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -87,5 +88,9 @@ struct EvidenceParts {
 // passes kMaxEvidenceOperations is refused with kind "budget" before any of it runs.
 Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
                                                                     EvidenceParts parts = {});
+
+// How many times compute_projection_evidence has run in this process: the tests' way to see that a caller
+// reused numbers it had instead of computing them again.
+std::uint64_t projection_evidence_runs();
 
 }  // namespace qkv

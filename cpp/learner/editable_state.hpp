@@ -42,6 +42,21 @@ struct LessonState {
   EditableTensor query_upstream, key_upstream, value_upstream;
 };
 
+// The same text in every field and cell (provenance finds the numbers it was shown by state).
+inline bool operator==(const EditableCells& a, const EditableCells& b) {
+  return a.shape == b.shape && a.cells == b.cells;
+}
+inline bool operator==(const EditableTensor& a, const EditableTensor& b) {
+  return a.shape == b.shape && a.cells == b.cells && a.kept == b.kept;
+}
+inline bool operator==(const LessonState& a, const LessonState& b) {
+  return a.batch == b.batch && a.tokens == b.tokens && a.model_width == b.model_width &&
+         a.head_width == b.head_width && a.input == b.input && a.query_weight == b.query_weight &&
+         a.key_weight == b.key_weight && a.value_weight == b.value_weight &&
+         a.query_upstream == b.query_upstream && a.key_upstream == b.key_upstream &&
+         a.value_upstream == b.value_upstream;
+}
+
 struct LessonEvaluation {
   LessonState state;  // the cells conformed to the sizes
   std::optional<ChapterEvidence> evidence;

@@ -123,6 +123,34 @@ TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
   EXPECT_EQ(evaluate(bad).error->sentence, "Cell 5 of W_K could not be read as a number.");
 }
 
+// Explaining a cell of the numbers on screen reads the evaluation that computed them (the fixture's or the
+// last one): no projection evidence is computed again, and the answer is the one a fresh computation gives.
+TEST(LessonApi, ProvenanceReadsTheNumbersOnScreenInsteadOfComputingThemAgain) {
+  const LessonState fixture_numbers = fixture().state;
+  LessonState edited = fixture_numbers;
+  edited.input.cells[0] = "3";
+  LessonState other = fixture_numbers;
+  other.input.cells[1] = "5";
+  const LessonResponse shown = evaluate(edited);
+  ASSERT_TRUE(shown.ok);
+
+  std::uint64_t runs = projection_evidence_runs();
+  const ProvenanceResponse kept = provenance({shown.state, "query", 1});
+  ASSERT_TRUE(kept.ok);
+  EXPECT_EQ(projection_evidence_runs(), runs) << "the last evaluation's numbers are read";
+  EXPECT_TRUE(provenance({fixture_numbers, "scores", 0}).ok);
+  EXPECT_EQ(projection_evidence_runs(), runs) << "the fixture's numbers are read";
+
+  ASSERT_TRUE(evaluate(other).ok);  // the edited numbers are no longer the last evaluation's
+  runs = projection_evidence_runs();
+  const ProvenanceResponse computed = provenance({shown.state, "query", 1});
+  EXPECT_EQ(projection_evidence_runs(), runs + 1) << "numbers not on screen are computed";
+  ASSERT_TRUE(computed.ok);
+  EXPECT_EQ(kept.expression, computed.expression);
+  EXPECT_EQ(kept.description, computed.description);
+  EXPECT_NE(kept.expression, provenance({other, "query", 1}).expression) << "each state's own numbers";
+}
+
 TEST(LessonApi, SelfScoreReadsTypedSettingsAndNamesTheFieldItRefuses) {
   const SelfScoreResponse ok = self_score({"1", "5", "8"});
   ASSERT_TRUE(ok.ok);

@@ -107,8 +107,9 @@ export class LessonController {
     return this.evaluate({ ...this.typed, [field]: { ...this.typed[field], cells } });
   }
 
-  // Where one computed cell of the numbers on screen comes from, as the core writes it out. The core
-  // recomputes the forward pass, scores and gradients for it (not the checks); each cell once per numbers.
+  // Where one computed cell of the numbers on screen comes from, as the core writes it out. The core reads the
+  // numbers it computed for the state on screen (it keeps the fixture's and the last evaluation's); each cell
+  // is asked once per numbers.
   provenance(tensor: ComputedKey, index: number): ProvenanceResponse {
     const key = `${tensor} ${index}`;
     let answer = this.explained.get(key);
