@@ -449,7 +449,7 @@ test('10. when the WASM cannot load, the element ends in data-state="error" with
     assert.ok(await message.isVisible(), 'a visible alert should explain the failure');
     const text = await message.innerText();
     // It names the file that failed and why (issue 19), and offers Retry (tests/browser/wasm-download.test.mjs retries).
-    assert.match(text, /Could not download the lesson['’]s engine \(qkv(-simd)?-[\w-]+\.wasm\): the network request failed/, `the alert should name the file that did not load, got "${text}"`);
+    assert.match(text, /Could not download the lesson’s engine \(qkv(-simd)?-[\w-]+\.wasm\): the network request failed/, `the alert should name the file that did not load, got "${text}"`);
     assert.equal(await inLesson(page, 'button:text("Retry")').count(), 1, 'a Retry button');
     assert.equal(await inLesson(page, 'table[data-tensor]').count(), 0, 'no tables should be shown without the engine');
   } finally {

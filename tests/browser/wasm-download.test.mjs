@@ -121,7 +121,7 @@ test('a failed download of the lesson’s .wasm names the file and the reason; R
     const file = fileOf(refused[0]);
     const region = page.locator('qkv-lesson .load-error[role="alert"]');
     const said = await region.innerText();
-    assert.ok(said.includes(`Could not download the lesson's engine (${file}): the network request failed`), `the message names the file and the reason: "${said}"`);
+    assert.ok(said.includes(`Could not download the lesson’s engine (${file}): the network request failed`), `the message names the file and the reason: "${said}"`);
     assert.doesNotMatch(said, /this browser/, 'the browser is not blamed for a network failure');
 
     offline = false;

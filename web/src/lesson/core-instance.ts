@@ -28,7 +28,7 @@ export function importCoreModule(simd: boolean): Promise<ModuleFactory> {
     (imported) => imported.default,
     (error: unknown) => {
       importing = undefined; // Retry imports it again
-      throw new CoreLoadError(`Could not load the lesson's engine script: ${messageOf(error)}`);
+      throw new CoreLoadError(`Could not load the lesson’s engine script: ${messageOf(error)}`);
     },
   );
   return importing;
@@ -44,7 +44,7 @@ export function createCore(engine: Promise<CoreEngine>, simd: boolean): Promise<
           instantiateWasm(imports, receive) {
             engine
               .then(({ module }) => WebAssembly.instantiate(module, imports).then((instance) => receive(instance, module)))
-              .catch((error: unknown) => reject(error instanceof CoreLoadError ? error : new CoreLoadError(`The lesson's engine could not start: ${messageOf(error)}`)));
+              .catch((error: unknown) => reject(error instanceof CoreLoadError ? error : new CoreLoadError(`The lesson’s engine could not start: ${messageOf(error)}`)));
             return {}; // instantiated asynchronously
           },
         }),

@@ -38,7 +38,7 @@ function preloadEnded(url: string): Promise<void> {
 async function fetchAndCompile(): Promise<CoreEngine> {
   if (typeof WebAssembly !== 'object') throw new CoreLoadError('This browser does not run WebAssembly, which the lesson needs to compute anything.');
   const url = simd ? simdWasmUrl : plainWasmUrl;
-  const failed = (reason: string) => new CoreLoadError(`Could not download the lesson's engine (${fileName(url)}): ${reason}`);
+  const failed = (reason: string) => new CoreLoadError(`Could not download the lesson’s engine (${fileName(url)}): ${reason}`);
   let response: Response;
   try {
     await preloadEnded(url);
@@ -53,7 +53,7 @@ async function fetchAndCompile(): Promise<CoreEngine> {
     return { module, simd };
   } catch (error) {
     if (error instanceof WebAssembly.CompileError) {
-      throw new CoreLoadError(`The lesson's engine (${fileName(url)}) is not a WebAssembly module this browser can compile (truncated or damaged?): ${error.message}`);
+      throw new CoreLoadError(`The lesson’s engine (${fileName(url)}) is not a WebAssembly module this browser can compile (truncated or damaged?): ${error.message}`);
     }
     throw failed(`the download broke off (${messageOf(error)}).`);
   }
