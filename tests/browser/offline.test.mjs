@@ -250,10 +250,7 @@ test('in a sandboxed frame, the lesson registers no service worker and says noth
     await waitReady(frame);
     await waitLaidOut(frame);
     assert.deepEqual(await page.evaluate(() => navigator.serviceWorker.getRegistrations().then((all) => all.map((one) => one.scope))), [], 'no service worker on the lesson’s origin');
-    // Chromium's warning that the opaque-origin frame did not use embed.html's .wasm preload is expected here, as in
-    // sandboxed-frame.test.mjs; nothing else may be said.
-    const unusedPreload = (problem) => /^console\.warning: The resource \S+\/qkv-simd-[\w-]+\.wasm was preloaded using link preload but not used/.test(problem);
-    assertNoProblems(problems.filter((problem) => !unusedPreload(problem)), 'sandboxed frame');
+    assertNoProblems(problems, 'sandboxed frame');
   } finally {
     await close();
     await new Promise((done) => server.close(done));
