@@ -26,6 +26,7 @@ import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { launchBrowser, startServer, waitReady } from '../tests/browser/harness.mjs';
+import { watchDownloads } from './cold-load.mjs';
 import { median, quantile, round } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -50,19 +51,14 @@ async function newPage(browser) {
 // (a) What a cold load downloads.
 async function measureBytes(browser, url) {
   const { context, page, problems } = await newPage(browser);
-  const responses = [];
-  // The workers' responses too, but not the service worker's: its precache (the whole build, ~600 kB) is fetched
-  // in the background once the lesson is laid out, after the load this measures.
-  context.on('response', (response) => {
-    if (!response.request().serviceWorker()) responses.push(response);
-  });
+  const downloads = watchDownloads(context);
   await page.goto(url);
   await waitReady(page);
   await page.evaluate(() => document.fonts.ready.then(() => undefined));
   await page.waitForLoadState('networkidle');
   const files = [];
   const seen = new Set();
-  for (const response of responses) {
+  for (const response of downloads.responses) {
     // Chromium asks for the favicon twice; a file is downloaded once.
     if (seen.has(response.url())) continue;
     seen.add(response.url());
@@ -84,7 +80,7 @@ async function measureBytes(browser, url) {
     fontRaw: sum(fonts, 'raw'),
     fontGzip: sum(fonts, 'gzip'),
     wasmGzip: sum(code.filter((file) => file.path.endsWith('.wasm')), 'gzip'),
-    wasmRequests: responses.filter((response) => new URL(response.url()).pathname.endsWith('.wasm')).length,
+    wasmRequests: downloads.wasmDownloads().length,
     jsGzip: sum(code.filter((file) => file.path.endsWith('.js')), 'gzip'),
     problems,
   };

@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { launchBrowser, startServer, waitReady } from '../tests/browser/harness.mjs';
+import { watchDownloads } from './cold-load.mjs';
 import { median, round } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -53,12 +54,7 @@ async function coldLoad(browser, url) {
   page.on('console', (message) => {
     if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()}: ${message.text()}`);
   });
-  const wasmRequests = [];
-  // The page's and its workers' requests; not the service worker's precache, fetched in the background once the
-  // lesson is laid out (it holds both core variants and the scale modules for offline use).
-  context.on('request', (request) => {
-    if (new URL(request.url()).pathname.endsWith('.wasm') && !request.serviceWorker()) wasmRequests.push(request.url());
-  });
+  const downloaded = watchDownloads(context);
   await page.addInitScript(() => {
     window.__phone = { longTasks: [] };
     new PerformanceObserver((list) => {
@@ -91,7 +87,7 @@ async function coldLoad(browser, url) {
   });
   const downloads = [...wire].map(([id, bytes]) => ({ url: urls.get(id) ?? id, bytes }));
   await context.close();
-  return { ...figures, wasmDownloads: wasmRequests.length, downloads, problems };
+  return { ...figures, wasmDownloads: downloaded.wasmDownloads().length, downloads, problems };
 }
 
 async function lighthouseRuns(url) {
