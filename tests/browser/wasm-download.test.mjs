@@ -35,6 +35,18 @@ function otherProblems(problems, failedUrls) {
   return problems.filter((problem) => !failedUrls.some((url) => problem.includes(url)));
 }
 
+// Refuses every request of `context` matching `pattern` (as a lost connection) until allow() is called, then lets
+// them through: a download that fails, and a Retry that succeeds. `refused` lists the URLs refused.
+async function failUntilAllowed(context, pattern) {
+  const state = { refused: [], allowed: false, allow: () => void (state.allowed = true) };
+  await context.route(pattern, (route) => {
+    if (state.allowed) return route.continue();
+    state.refused.push(route.request().url());
+    return route.abort('internetdisconnected');
+  });
+  return state;
+}
+
 test('one download of the lesson’s .wasm, asked for before the lesson’s script has arrived; the worker runs on the page’s module', async () => {
   const { page, context, problems, close } = await openPage(run.browser);
   const events = [];
@@ -107,13 +119,8 @@ test('on a course page’s own HTML, the element’s script asks for the .wasm a
 
 test('a failed download of the lesson’s .wasm names the file and the reason; Retry brings the lesson up without a reload', async () => {
   const { page, context, problems, close } = await openPage(run.browser);
-  let offline = true;
-  const refused = [];
-  await context.route(coreWasm, (route) => {
-    if (!offline) return route.continue();
-    refused.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
+  const network = await failUntilAllowed(context, coreWasm);
+  const { refused } = network;
   try {
     await page.goto(run.server.url);
     await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.state === 'error', undefined, { timeout: 15000 });
@@ -124,7 +131,7 @@ test('a failed download of the lesson’s .wasm names the file and the reason; R
     assert.ok(said.includes(`Could not download the lesson’s engine (${file}): the network request failed`), `the message names the file and the reason: "${said}"`);
     assert.doesNotMatch(said, /this browser/, 'the browser is not blamed for a network failure');
 
-    offline = false;
+    network.allow();
     await page.evaluate(() => (window.beforeRetry = 'this document')); // a reload would lose it
     await region.getByRole('button', { name: 'Retry' }).click();
     await waitReady(page);
@@ -141,13 +148,8 @@ test('a failed download of the lesson’s .wasm names the file and the reason; R
 test('the scale section without the network says a preset needs it; Try again runs the preset', async () => {
   const { page, context, problems, close } = await openPage(run.browser);
   const scaleWasm = /\/qkv-scale[\w-]*\.wasm$/;
-  let offline = true;
-  const refused = [];
-  await context.route(scaleWasm, (route) => {
-    if (!offline) return route.continue();
-    refused.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
+  const network = await failUntilAllowed(context, scaleWasm);
+  const { refused } = network;
   try {
     await page.goto(run.server.url);
     await waitReady(page);
@@ -159,7 +161,7 @@ test('the scale section without the network says a preset needs it; Try again ru
     assert.ok(reason.includes(`(${fileOf(refused[0])}) could not be downloaded: the network request failed`), `the reason names the file: "${reason}"`);
     assert.equal(await page.locator(`${scale} .scale-results`).innerText(), '', 'nothing computed');
 
-    offline = false;
+    network.allow();
     await page.locator(`${scale} button.scale-retry`).click();
     await page.locator(`${scale}:not([data-busy]) .scale-results[data-shown="lesson"]`).waitFor({ timeout: 60000 });
     // The lesson's sizes from the fixture: three D × H weights; forward and backward make 9·B·T·D·H multiply-adds.
