@@ -66,7 +66,7 @@ struct EvidenceView {
   NumberView loss;
   std::vector<std::string> parameter_names;
   std::size_t parameter_count = 0, model_width = 0, head_width = 0;
-  GradcheckView gradcheck;
+  std::optional<GradcheckView> gradcheck;  // only in fixture() and report: the page asks numerical_checks()
   ShapeProbeView batch_probe, empty_batch_probe, empty_token_probe;
   RejectionView rank_rejection, width_rejection, model_mismatch_rejection, head_mismatch_rejection,
       duplicate_name_rejection;
@@ -100,7 +100,18 @@ struct LessonResponse {
   std::optional<ErrorView> error;
   std::vector<std::string> notes;  // values a link gave that could not be used, and what was used
 };
+// Everything but the gradcheck, which is most of the work: the page shows these numbers first and asks
+// numerical_checks() for the same state once it is idle.
 LessonResponse evaluate(const LessonState& state);
+
+// The gradcheck of a state's numbers (of the numbers on screen, kept from fixture() or evaluate(), without
+// computing their evidence again).
+struct GradcheckResponse {
+  bool ok = false;
+  std::optional<GradcheckView> gradcheck;
+  std::optional<ErrorView> error;
+};
+GradcheckResponse numerical_checks(const LessonState& state);
 
 // Where one computed cell of the lesson's current numbers comes from (learner/provenance.hpp).
 struct ProvenanceRequest {
@@ -361,6 +372,7 @@ template <class V> void describe(V& v, const SeedSearchRequest& t) {
 }
 template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); }
 template <class V> void describe(V& v, const FixtureResponse& t) { QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); }
+template <class V> void describe(V& v, const GradcheckResponse& t) { QKV_FIELD(ok); QKV_FIELD(gradcheck); QKV_FIELD(error); }
 template <class V> void describe(V& v, const LessonResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);
 }

@@ -193,11 +193,13 @@ Result<const SizeEvidence*, LessonError> size_evidence(Extent batch, Extent toke
 
 }  // namespace
 
-Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request) {
+Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request,
+                                                              bool gradcheck) {
   if (!request.upstream)
     return fail(LessonError{ErrorKind::Upstream, "chapter evidence needs the three upstream tensors"});
   EvidenceParts parts;
   parts.scores = true;
+  parts.gradcheck = gradcheck;
   auto primary = compute_projection_evidence(request, parts);
   if (!primary) return fail(primary.error());
   parts.gradcheck = false;

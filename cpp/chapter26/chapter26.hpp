@@ -71,7 +71,10 @@ std::string token_name(Extent position);
 // token_name for positions 0 to tokens - 1.
 std::vector<std::string> token_names(Extent tokens);
 
-Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request);
+// Without `gradcheck`, primary.gradcheck is left out: it is most of the work (two forward passes per number
+// probed), and the page asks for it on its own once the numbers are on screen (api::gradcheck).
+Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request,
+                                                              bool gradcheck = true);
 
 // The course's report (28 lines) and diagram trace (17 records), byte for byte.
 std::string render_report(const ChapterEvidence& evidence);

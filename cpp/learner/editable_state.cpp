@@ -213,11 +213,11 @@ LessonRequest read_lesson_request(const LessonState& typed) {
   return result;
 }
 
-LessonEvaluation evaluate_lesson(const LessonState& typed) {
+LessonEvaluation evaluate_lesson(const LessonState& typed, bool gradcheck) {
   LessonRequest read = read_lesson_request(typed);
   LessonEvaluation result{std::move(read.state), std::nullopt, std::move(read.error), std::move(read.notes)};
   if (!read.request) return result;
-  auto evidence = compute_chapter_evidence(*read.request);
+  auto evidence = compute_chapter_evidence(*read.request, gradcheck);
   if (!evidence) {
     result.error = evidence.error();
     return result;

@@ -76,6 +76,7 @@ LessonRequest read_lesson_request(const LessonState& state);
 
 // The frozen fixture, every cell written as the shortest decimal that reads back to the same double.
 LessonState fixture_state();
-LessonEvaluation evaluate_lesson(const LessonState& state);
+// gradcheck: as compute_chapter_evidence takes it.
+LessonEvaluation evaluate_lesson(const LessonState& state, bool gradcheck = true);
 
 }  // namespace qkv

@@ -538,6 +538,14 @@ test('12. the whole lesson is in the page at ready; its first frame lays out wha
     assert.equal(after.article, 'lesson', 'once laid out, the article is laid out as a whole');
     assert.equal(after.skipped, 0, 'once laid out, no part is skipped');
     assert.ok(after.loss.includes(`L = ${String(fixture.expected.loss)}`), `the loss line far below shows its text: "${after.loss}"`);
+    // The gradcheck follows once the page is idle (the core leaves it out of an evaluation): the card then
+    // shows the core's counts for the fixture, and again for an edit's numbers.
+    const judged = () => inLesson(page, '.deeper dl.facts').filter({ hasText: 'Numbers judged' });
+    await judged().waitFor();
+    assert.match(await judged().innerText(), new RegExp(`\\(${4 * fixture.expected.gradcheck.checks_per_tensor} in all\\)`));
+    await inLesson(page, 'input[data-field="input"][data-index="0"]').fill('4');
+    await judged().waitFor();
+    assert.equal(await inLesson(page, '.checks-pending').count(), 0, 'the card no longer says the checks are running');
     assertNoProblems(problems, 'first frame');
   } finally {
     await close();

@@ -40,7 +40,9 @@ TEST(LessonApi, FixtureBringsItsEvidenceAsEvaluateShowsIt) {
 }
 
 TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {
-  const GradcheckView& g = fixture().evidence.gradcheck;
+  const GradcheckResponse checks = numerical_checks(fixture().state);
+  ASSERT_TRUE(checks.ok);
+  const GradcheckView& g = checks.gradcheck.value();
   // The largest difference with 3 significant digits; the exact value stays in `value`.
   EXPECT_EQ(g.max_error.text, format_significant(g.max_error.value, 3));
   EXPECT_LE(g.max_error.text.size(), 8u) << g.max_error.text;
@@ -75,7 +77,9 @@ TEST(LessonApi, GradcheckSaysWhatItCouldNotJudgeAtALargeScaleInsteadOfPassingIt)
   state.input.cells[0] = "1e12";
   const LessonResponse out = evaluate(state);
   ASSERT_TRUE(out.ok);
-  const GradcheckView& g = out.evidence->gradcheck;
+  const GradcheckResponse checks = numerical_checks(out.state);
+  ASSERT_TRUE(checks.ok);
+  const GradcheckView& g = checks.gradcheck.value();
   ASSERT_GT(g.unjudged, 0u);
   ASSERT_GT(g.checks, 0u);
   EXPECT_TRUE(g.passed);
@@ -121,6 +125,30 @@ TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
   bad = fixture().state;
   bad.key_weight.cells[4] = "abc";
   EXPECT_EQ(evaluate(bad).error->sentence, "Cell 5 of W_K could not be read as a number.");
+}
+
+// The page's numbers come first and the gradcheck after: evaluate() leaves it out, and numerical_checks()
+// checks the numbers on screen (one projection evidence, its gradcheck, without the chapter's other work) or
+// refuses a state it cannot read with the same error evaluate() gives.
+TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
+  LessonState edited = fixture().state;
+  edited.query_weight.cells[2] = "0.5";
+  const LessonResponse shown = evaluate(edited);
+  ASSERT_TRUE(shown.ok);
+  EXPECT_FALSE(shown.evidence->gradcheck.has_value());
+  EXPECT_FALSE(fixture().evidence.gradcheck.has_value());
+  const std::uint64_t runs = projection_evidence_runs();
+  const GradcheckResponse checks = numerical_checks(shown.state);
+  EXPECT_EQ(projection_evidence_runs(), runs + 1);
+  ASSERT_TRUE(checks.ok);
+  EXPECT_TRUE(checks.gradcheck->passed);
+  EXPECT_EQ(checks.gradcheck->checks, 24u);  // every number of X [1, 2, 3] and the three [3, 2] weights
+  EXPECT_EQ(checks.gradcheck->verdict, "the gradients agree");
+  LessonState unreadable = edited;
+  unreadable.key_weight.cells[4] = "abc";
+  const GradcheckResponse refused = numerical_checks(unreadable);
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error->sentence, evaluate(unreadable).error->sentence);
 }
 
 // Explaining a cell of the numbers on screen reads the evaluation that computed them (the fixture's or the

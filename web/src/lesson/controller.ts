@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { linkLimit, stateFromSearch, stateToSearch } from './url-state';
-import type { ExperimentFacts, SelfScoreRequestWithFacts } from './core-api';
+import type { ExperimentFacts, GradcheckView, SelfScoreRequestWithFacts } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 type Evaluation = Extract<LessonResponse, { ok: true }>;
@@ -118,6 +118,12 @@ export class LessonController {
       this.explained.set(key, answer);
     }
     return answer;
+  }
+
+  // The gradcheck of the numbers on screen: the core checks the evaluation it kept for this state.
+  numericalChecks(): GradcheckView | null {
+    const checked = this.core.numericalChecks(this.state);
+    return checked.ok ? checked.gradcheck : null;
   }
 
   // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.

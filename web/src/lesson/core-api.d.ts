@@ -74,7 +74,7 @@ export interface EvidenceView {
   parameter_count: number;
   model_width: number;
   head_width: number;
-  gradcheck: GradcheckView;
+  gradcheck?: GradcheckView; // absent from fixture() and evaluate(): numericalChecks() gives it
   batch_probe: ShapeProbeView;
   empty_batch_probe: ShapeProbeView;
   empty_token_probe: ShapeProbeView;
@@ -129,6 +129,8 @@ export type Failure = { ok: false; error: ErrorView };
 
 // evidence: what evaluate(state) gives for the fixture, computed once in the core.
 export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[]; evidence: EvidenceView } | Failure;
+// The gradcheck of a state's numbers, asked once they are on screen (the core keeps the evaluation's request).
+export type GradcheckResponse = { ok: true; gradcheck: GradcheckView } | Failure;
 export type LessonResponse =
   | { ok: true; state: LessonState; evidence: EvidenceView; notes: string[] }
   | { ok: false; state: LessonState; error: ErrorView; notes: string[] }
@@ -237,6 +239,7 @@ export type ProvenanceResponse =
 export interface QkvCore {
   fixture(): FixtureResponse;
   evaluate(state: LessonState): LessonResponse;
+  numericalChecks(state: LessonState): GradcheckResponse;
   exercises(request: SelfScoreRequest): ExercisesResponse;
   checkAnswer(request: AnswerRequest): AnswerResponse;
   // The worker's calls: the experiment as the page shows it, and a search that reports seeds tried.

@@ -2,8 +2,9 @@
 // (buildDiagram), its cells explaining themselves when focused. New numbers replace the old; an input the core
 // refused is marked, its message shown next to it and announced, while the last accepted numbers stay.
 import type { Outcome } from './controller';
-import { attachProvenance, buildDiagram, renderDiagram, type DiagramRefs } from './diagram';
-import { h } from './dom';
+import type { GradcheckView } from './core-api';
+import { attachProvenance, buildDiagram, renderChecks, renderDiagram, type DiagramRefs } from './diagram';
+import { h, whenIdle } from './dom';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
 import { sizeFields, type ComputedKey, type CoreError, type ProvenanceResponse, type SizeField, type SizeLimitView } from './types';
 
@@ -11,8 +12,19 @@ export class DiagramSection {
   readonly diagram: DiagramRefs;
   readonly sizesBar: SizesBar;
   readonly element: HTMLElement;
+  private shown?: Outcome; // the numbers on screen, and whether their checks are
+  private checked = false;
+  private cancelChecks?: () => void;
 
-  constructor(idPrefix: string, limits: SizeLimitView[], reset: () => void, explain: (tensor: ComputedKey, index: number) => ProvenanceResponse) {
+  // check: the gradcheck of the numbers on screen (the core leaves it out of an evaluation: it is most of the
+  // work), asked once the page is idle after new numbers are shown.
+  constructor(
+    idPrefix: string,
+    limits: SizeLimitView[],
+    reset: () => void,
+    explain: (tensor: ComputedKey, index: number) => ProvenanceResponse,
+    private readonly check: () => GradcheckView | null,
+  ) {
     this.diagram = buildDiagram(idPrefix);
     this.diagram.explain = explain;
     attachProvenance(this.diagram);
@@ -31,8 +43,29 @@ export class DiagramSection {
     if (!edited || outcome.notes.length) this.sizesBar.showNotes(outcome.notes);
     this.sizesBar.showSizes(outcome.state);
     renderDiagram(this.diagram, outcome.evidence, outcome.state);
-    if (edited) this.announce('Recomputed: Q, K, V, the gradients and the checks are up to date.');
+    if (edited) this.announce('Recomputed: Q, K, V and the gradients; the numerical checks follow.');
     else if (outcome.notes.length) this.announce(outcome.notes.join(' '));
+    this.shown = outcome;
+    this.checked = false;
+    this.release();
+    this.connect();
+  }
+
+  // Once the page is idle, the checks of the numbers on screen, unless they are shown already.
+  connect(): void {
+    if (this.cancelChecks || this.checked || !this.shown) return;
+    this.cancelChecks = whenIdle(() => {
+      this.cancelChecks = undefined;
+      this.checked = true;
+      const gradcheck = this.check();
+      if (gradcheck) renderChecks(this.diagram, gradcheck);
+    });
+  }
+
+  // The lesson left the page: checks still waiting wait for it to come back (connect).
+  release(): void {
+    this.cancelChecks?.();
+    this.cancelChecks = undefined;
   }
 
   announce(message: string): void {

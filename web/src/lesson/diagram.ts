@@ -7,6 +7,7 @@ import { h, math as mathSpan, symbols } from './dom';
 import { arrowTarget, cellIndexOf, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import { computedKeys } from './types';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
+import type { GradcheckView } from './core-api';
 
 // What the line under a computed table says until a cell is chosen.
 const provenancePrompt = 'Focus, hover or tap a cell to see how it was computed.';
@@ -499,6 +500,43 @@ function yesNo(value: boolean): string {
   return value ? 'yes' : 'no';
 }
 
+// The gradcheck card: the rules and the core's figures once it has checked the numbers on screen (it leaves
+// the gradcheck out of an evaluation and checks once the page is idle: diagram-section.ts).
+export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): void {
+  renderPart(refs.checks, g ?? 'checking', () => [
+    h('h5', {}, 'Numerical checks: are the gradients right?'),
+    h(
+      'p',
+      {},
+      'The core moves single numbers of X and of each weight down and up by a small step, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
+    ),
+    mathSpan(math.tolerance, 'math display'),
+    symbols([
+      [math.symA, 'the gradient of L from the backward pass (analytic)'],
+      [math.symN, 'the slope of L measured by moving one number down and up (numeric)'],
+      [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
+      [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
+      [math.symR, 'the rounding allowance (see the pass rule below)'],
+    ]),
+    g
+      ? h(
+          'dl',
+          { class: 'facts' },
+          ...facts([
+            // The rules as the core applies them, in its words.
+            ['Step', g.step_rule],
+            ['Pass rule', g.pass_rule],
+            ['Numbers judged', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
+            ...(g.unjudged > 0 ? [['Numbers probed but not judged (rounding in L could hide any error there)', `${g.unjudged}`] as [string, string]] : []),
+            ['Largest difference found, |a/s − n/s|', h('bdi', { dir: 'ltr' }, g.max_error.text)],
+            ['Largest allowance τ + r it was held to', h('bdi', { dir: 'ltr' }, g.max_allowance.text)],
+            ['Result', g.verdict],
+          ]),
+        )
+      : h('p', { class: 'checks-pending' }, 'The core is checking these numbers; the result follows in a moment.'),
+  ]);
+}
+
 export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: LessonState): void {
   const t = evidence;
   renderPart(refs.inputShape, t.input.shape_text, () =>
@@ -674,37 +712,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
     ),
   ]);
 
-  const g = evidence.gradcheck;
-  renderPart(refs.checks, g, () => [
-    h('h5', {}, 'Numerical checks: are the gradients right?'),
-    h(
-      'p',
-      {},
-      'The core moves single numbers of X and of each weight down and up by a small step, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
-    ),
-    mathSpan(math.tolerance, 'math display'),
-    symbols([
-      [math.symA, 'the gradient of L from the backward pass (analytic)'],
-      [math.symN, 'the slope of L measured by moving one number down and up (numeric)'],
-      [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
-      [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
-      [math.symR, 'the rounding allowance (see the pass rule below)'],
-    ]),
-    h(
-      'dl',
-      { class: 'facts' },
-      ...facts([
-        // The rules as the core applies them, in its words.
-        ['Step', g.step_rule],
-        ['Pass rule', g.pass_rule],
-        ['Numbers judged', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
-        ...(g.unjudged > 0 ? [['Numbers probed but not judged (rounding in L could hide any error there)', `${g.unjudged}`] as [string, string]] : []),
-        ['Largest difference found, |a/s − n/s|', h('bdi', { dir: 'ltr' }, g.max_error.text)],
-        ['Largest allowance τ + r it was held to', h('bdi', { dir: 'ltr' }, g.max_allowance.text)],
-        ['Result', g.verdict],
-      ]),
-    ),
-  ]);
+  renderChecks(refs, evidence.gradcheck);
 
   renderPart(
     refs.implementers,
