@@ -7,8 +7,13 @@
 
 #include "autograd/ops.hpp"
 #include "chapter26/evidence_cost.hpp"
+#include "response/tensor_names.hpp"
 
 namespace qkv {
+namespace {
+// The field an error about X names (its page key).
+constexpr const char* kInputKey = tensor_name<TensorRole::Input>().key;
+}  // namespace
 
 LessonError lesson_error(const TensorError& error, std::string field) {
   return {ErrorKind::Tensor, error.message(), std::move(field)};
@@ -26,11 +31,11 @@ Result<QkvProjections, LessonError> projections_from_weights(const Tensor& query
                                                              const Tensor& value_weight) {
   const std::string prefix = kParameterPrefix;
   auto query = NamedParameter::create(prefix + ".query.weight", query_weight);
-  if (!query) return fail(lesson_error(query.error(), "query_weight"));
+  if (!query) return fail(lesson_error(query.error(), tensor_name<TensorRole::Weight>(0).key));
   auto key = NamedParameter::create(prefix + ".key.weight", key_weight);
-  if (!key) return fail(lesson_error(key.error(), "key_weight"));
+  if (!key) return fail(lesson_error(key.error(), tensor_name<TensorRole::Weight>(1).key));
   auto value = NamedParameter::create(prefix + ".value.weight", value_weight);
-  if (!value) return fail(lesson_error(value.error(), "value_weight"));
+  if (!value) return fail(lesson_error(value.error(), tensor_name<TensorRole::Weight>(2).key));
   auto layer = QkvProjections::from_weights(std::move(*query), std::move(*key), std::move(*value));
   if (!layer) return fail(lesson_error(layer.error()));
   return std::move(*layer);
@@ -46,19 +51,22 @@ Result<TensorValue, TensorError> inner_product(const TensorValue& output, const 
 }
 
 Result<Upstreams, LessonError> check_upstreams(const Upstreams& upstream, const QkvOutputs& outputs) {
-  const std::pair<const Tensor*, const char*> branches[] = {
-      {&upstream.query, "query"}, {&upstream.key, "key"}, {&upstream.value, "value"}};
-  for (const auto& [tensor, name] : branches) {
+  const Tensor* tensors[] = {&upstream.query, &upstream.key, &upstream.value};
+  for (std::size_t branch = 0; branch < 3; ++branch) {
+    const Tensor* tensor = tensors[branch];
+    // "key upstream must ...", about the field key_upstream
+    const char* output = tensor_name<TensorRole::Output>(branch).key;
+    const char* field = tensor_name<TensorRole::Upstream>(branch).key;
     if (tensor->shape() != outputs.query.shape()) {
       return fail(LessonError{ErrorKind::Upstream,
-                              std::string(name) + " upstream must have the output shape " +
+                              std::string(output) + " upstream must have the output shape " +
                                   format_shape(outputs.query.shape()) + ", got " +
                                   format_shape(tensor->shape()),
-                              std::string(name) + "_upstream"});
+                              field});
     }
     if (first_non_finite(*tensor) >= 0) {
       auto rejected = TensorValue::constant(*tensor);
-      return fail(lesson_error(rejected.error(), std::string(name) + "_upstream"));
+      return fail(lesson_error(rejected.error(), field));
     }
   }
   return upstream;
@@ -178,11 +186,11 @@ Result<EvidenceCost, LessonError> evidence_cost_of(const ProjectionRequest& requ
                     parts.gradcheck ? kGradcheckSamplesPerTensor : 0, parts.scores);
   if (parts.scores) {
     auto scores = element_count({shape[0], shape[1], shape[1]});
-    if (!scores) return fail(lesson_error(scores.error(), "input"));
+    if (!scores) return fail(lesson_error(scores.error(), kInputKey));
   }
   if (backward) {
     auto rows = element_count({shape[0], layer.model_width(), layer.head_width()});
-    if (!rows) return fail(lesson_error(rows.error(), "input"));
+    if (!rows) return fail(lesson_error(rows.error(), kInputKey));
   }
   if (cost.total() > kMaxEvidenceOperations)
     return fail(LessonError{ErrorKind::Budget,
@@ -224,9 +232,9 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
   // X is a parameter only when a gradient for it is wanted.
   auto input =
       request.upstream ? TensorValue::parameter(request.input) : TensorValue::constant(request.input);
-  if (!input) return fail(lesson_error(input.error(), "input"));
+  if (!input) return fail(lesson_error(input.error(), kInputKey));
   auto outputs = layer->forward(*input);
-  if (!outputs) return fail(lesson_error(outputs.error(), "input"));
+  if (!outputs) return fail(lesson_error(outputs.error(), kInputKey));
 
   ProjectionEvidence evidence;
   for (const NamedParameter& parameter : layer->parameters())
@@ -238,9 +246,9 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
   if (parts.scores) {
     // scores[b,i,j] = Σ_k Q[b,i,k]·K[b,j,k]: Q [B, T, h] times Kᵀ [B, h, T], each sum from +0.0 upwards in k.
     auto keys = transpose_last(evidence.key);
-    if (!keys) return fail(lesson_error(keys.error(), "input"));
+    if (!keys) return fail(lesson_error(keys.error(), kInputKey));
     auto scores = matmul(evidence.query, *keys);
-    if (!scores) return fail(lesson_error(scores.error(), "input"));
+    if (!scores) return fail(lesson_error(scores.error(), kInputKey));
     evidence.scores = std::move(*scores);
   }
   if (!request.upstream) return evidence;

@@ -5,6 +5,7 @@
 
 #include "learner/answer_reader.hpp"
 #include "learner/exercise.hpp"
+#include "response/tensor_names.hpp"
 #include "text/format.hpp"
 
 namespace qkv {
@@ -123,16 +124,12 @@ std::string field_label(const std::string& field) {
       {"tokens", "Tokens T"},
       {"model_width", "Model width d_model"},
       {"head_width", "Head width d_head"},
-      {"input", "X"},
-      {"query_weight", "W_Q"},
-      {"key_weight", "W_K"},
-      {"value_weight", "W_V"},
-      {"query_upstream", "U_Q"},
-      {"key_upstream", "U_K"},
-      {"value_upstream", "U_V"},
   };
   for (const auto& [name, label] : labels)
     if (field == name) return label;
+  // The state's tensors only: an output or a gradient named in an error keeps its key.
+  for (const TensorName& name : kTensorNames)
+    if (is_state(name.role) && field == name.key) return name.label;
   return field;
 }
 
@@ -180,13 +177,13 @@ LessonRequest read_lesson_request(const LessonState& typed) {
     Shape shape, limit;
     const char* field;
   } tensors[] = {
-      {&state.input, {b, t, d}, {max_b, max_t, max_d}, "input"},
-      {&state.query_weight, {d, h}, {max_d, max_h}, "query_weight"},
-      {&state.key_weight, {d, h}, {max_d, max_h}, "key_weight"},
-      {&state.value_weight, {d, h}, {max_d, max_h}, "value_weight"},
-      {&state.query_upstream, {b, t, h}, {max_b, max_t, max_h}, "query_upstream"},
-      {&state.key_upstream, {b, t, h}, {max_b, max_t, max_h}, "key_upstream"},
-      {&state.value_upstream, {b, t, h}, {max_b, max_t, max_h}, "value_upstream"},
+      {&state.input, {b, t, d}, {max_b, max_t, max_d}, tensor_name<TensorRole::Input>().key},
+      {&state.query_weight, {d, h}, {max_d, max_h}, tensor_name<TensorRole::Weight>(0).key},
+      {&state.key_weight, {d, h}, {max_d, max_h}, tensor_name<TensorRole::Weight>(1).key},
+      {&state.value_weight, {d, h}, {max_d, max_h}, tensor_name<TensorRole::Weight>(2).key},
+      {&state.query_upstream, {b, t, h}, {max_b, max_t, max_h}, tensor_name<TensorRole::Upstream>(0).key},
+      {&state.key_upstream, {b, t, h}, {max_b, max_t, max_h}, tensor_name<TensorRole::Upstream>(1).key},
+      {&state.value_upstream, {b, t, h}, {max_b, max_t, max_h}, tensor_name<TensorRole::Upstream>(2).key},
   };
   for (const auto& entry : tensors) {
     auto refused = refuse_shape(entry.tensor->shape, entry.limit, "shape", entry.field);

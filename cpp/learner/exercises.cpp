@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "learner/provenance.hpp"
+#include "response/tensor_names.hpp"
 #include "text/format.hpp"
 
 namespace qkv {
@@ -102,8 +103,9 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   out.push_back(
       {"ch26-first-token",
        {},
-       {row_times("q₀", q0, "x₀", x0, "W_Q"), row_times("k₀", k0, "x₀", x0, "W_K"),
-        row_times("v₀", v0, "x₀", x0, "W_V")},
+       {row_times("q₀", q0, "x₀", x0, tensor_name<TensorRole::Weight>(0).label),
+        row_times("k₀", k0, "x₀", x0, tensor_name<TensorRole::Weight>(1).label),
+        row_times("v₀", v0, "x₀", x0, tensor_name<TensorRole::Weight>(2).label)},
        {},
        "",
        "Row 0 of each output is the first token x₀ = " + vector_text(x0) +

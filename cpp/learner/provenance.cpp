@@ -1,5 +1,6 @@
 #include "learner/provenance.hpp"
 
+#include "response/tensor_names.hpp"
 #include "text/format.hpp"
 
 namespace qkv {
@@ -26,21 +27,17 @@ std::string indices(std::initializer_list<Extent> at) {
   return "[" + out + "]";
 }
 
+// One branch's tensors, from the one table of names: each gives its page key and its label.
 struct BranchNames {
-  const char* output;    // page key of Q, K or V
-  const char* weight;    // page key of W_Q, W_K or W_V
-  const char* upstream;  // page key of U_Q, U_K or U_V
-  const char* gradient;  // page key of W̄_Q, ...
-  const char* output_name;
-  const char* weight_name;
-  const char* upstream_name;
-  const char* gradient_name;
+  const TensorName& output;    // Q, K or V
+  const TensorName& weight;    // W_Q, W_K or W_V
+  const TensorName& upstream;  // U_Q, U_K or U_V
+  const TensorName& gradient;  // W̄_Q, W̄_K or W̄_V
 };
-constexpr BranchNames kBranches[] = {
-    {"query", "query_weight", "query_upstream", "query_weight_gradient", "Q", "W_Q", "U_Q", "W\xCC\x84_Q"},
-    {"key", "key_weight", "key_upstream", "key_weight_gradient", "K", "W_K", "U_K", "W\xCC\x84_K"},
-    {"value", "value_weight", "value_upstream", "value_weight_gradient", "V", "W_V", "U_V", "W\xCC\x84_V"},
-};
+BranchNames branch_names(std::size_t branch) {
+  return {tensor_name<TensorRole::Output>(branch), tensor_name<TensorRole::Weight>(branch),
+          tensor_name<TensorRole::Upstream>(branch), tensor_name<TensorRole::WeightGradient>(branch)};
+}
 
 const Tensor& weight_of(const ProjectionRequest& r, std::size_t branch) {
   return branch == 0 ? r.query_weight : branch == 1 ? r.key_weight : r.value_weight;
@@ -92,6 +89,7 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r,
   const Extent t_count = r.input.shape()[1];
   const Extent rows = r.input.shape()[0] * t_count;  // B·T
   const std::vector<double>& x = r.input.values();
+  const TensorName& input = tensor_name<TensorRole::Input>();
   const auto out_of_range = [&](Extent size) {
     return fail(LessonError{ErrorKind::Arguments,
                             tensor + " has " + std::to_string(size) + " cells, so cell " +
@@ -100,65 +98,68 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r,
   };
 
   for (std::size_t branch = 0; branch < 3; ++branch) {
-    const BranchNames& names = kBranches[branch];
+    const BranchNames names = branch_names(branch);
     const std::vector<double>& w = weight_of(r, branch).values();
-    if (tensor == names.output) {
+    if (tensor == names.output.key) {
       // Q[b,t,j] = Σ_k X[b,t,k] · W_Q[k,j]
       if (index >= rows * h) return out_of_range(rows * h);
       const Extent row = index / h, j = index % h, b = row / t_count, t = row % t_count;
       Dot sum = dot(
-          "input", x, [&](Extent k) { return row * d + k; }, names.weight, w,
+          input.key, x, [&](Extent k) { return row * d + k; }, names.weight.key, w,
           [&](Extent k) { return k * h + j; }, d);
-      CellProvenance out{names.output_name + indices({b, t, j}), {sum.left, sum.right}, {}, {}};
+      CellProvenance out{names.output.label + indices({b, t, j}), {sum.left, sum.right}, {}, {}};
       out.expression =
           out.target + " = " + sum.terms + " = " + format_prose(output_of(primary, branch).values()[index]);
       out.description = "Row " + row_name(b, t) + " of X times column " + std::to_string(j) + " of " +
-                        names.weight_name + ".";
+                        names.weight.label + ".";
       return out;
     }
-    if (tensor == names.gradient) {
+    if (tensor == names.gradient.key) {
       // W̄_Q[k,j] = Σ_r X[r,k] · U_Q[r,j] over the flattened rows r = (b,t)
       if (index >= d * h) return out_of_range(d * h);
       const Extent k = index / h, j = index % h;
       const std::vector<double>& u = upstream_of(r, branch).values();
       Dot sum = dot(
-          "input", x, [&](Extent row) { return row * d + k; }, names.upstream, u,
+          input.key, x, [&](Extent row) { return row * d + k; }, names.upstream.key, u,
           [&](Extent row) { return row * h + j; }, rows);
-      CellProvenance out{names.gradient_name + indices({k, j}), {sum.left, sum.right}, {}, {}};
+      CellProvenance out{names.gradient.label + indices({k, j}), {sum.left, sum.right}, {}, {}};
       out.expression = out.target + " = " + sum.terms + " = " +
                        format_prose(gradient_of(*primary.gradients, branch).values()[index]);
       // Not a forward product (no weight column in it): X's column k against the upstream's column j.
       out.description = "Column " + std::to_string(k) + " of X dotted with column " + std::to_string(j) +
-                        " of " + names.upstream_name + ": one product per batch item and token, summed.";
+                        " of " + names.upstream.label + ": one product per batch item and token, summed.";
       return out;
     }
   }
-  if (tensor == "scores") {
+  const TensorName& scores = tensor_name<TensorRole::Scores>();
+  if (tensor == scores.key) {
     // S[b,i,j] = Σ_k Q[b,i,k] · K[b,j,k]: the query of token i dotted with the key of token j
     const Extent cells = r.input.shape()[0] * t_count * t_count;
     if (index >= cells) return out_of_range(cells);
     const Extent b = index / (t_count * t_count), i = index / t_count % t_count, j = index % t_count;
     const Extent query_row = b * t_count + i, key_row = b * t_count + j;
     Dot sum = dot(
-        "query", primary.query.values(), [&](Extent k) { return query_row * h + k; }, "key",
+        tensor_name<TensorRole::Output>(0).key, primary.query.values(),
+        [&](Extent k) { return query_row * h + k; }, tensor_name<TensorRole::Output>(1).key,
         primary.key.values(), [&](Extent k) { return key_row * h + k; }, h);
-    CellProvenance out{"S" + indices({b, i, j}), {sum.left, sum.right}, {}, {}};
+    CellProvenance out{scores.label + indices({b, i, j}), {sum.left, sum.right}, {}, {}};
     out.expression = out.target + " = " + sum.terms + " = " + format_prose(primary.scores.values()[index]);
     out.description = "Query of token " + std::to_string(i) + " (row " + row_name(b, i) +
                       " of Q) dotted with key of token " + std::to_string(j) + " (row " + row_name(b, j) +
                       " of K).";
     return out;
   }
-  if (tensor == "input_gradient") {
+  if (tensor == tensor_name<TensorRole::InputGradient>().key) {
     // X̄[b,t,k] = Σ_j U_Q[b,t,j] W_Q[k,j] + Σ_j U_K[b,t,j] W_K[k,j] + Σ_j U_V[b,t,j] W_V[k,j]
     if (index >= rows * d) return out_of_range(rows * d);
     const Extent row = index / d, k = index % d, b = row / t_count, t = row % t_count;
-    CellProvenance out{"X\xCC\x84" + indices({b, t, k}), {}, {}, {}};
+    CellProvenance out{tensor_name<TensorRole::InputGradient>().label + indices({b, t, k}), {}, {}, {}};
     std::string sum;
     for (std::size_t branch = 0; branch < 3; ++branch) {
+      const BranchNames names = branch_names(branch);
       Dot path = dot(
-          kBranches[branch].upstream, upstream_of(r, branch).values(), [&](Extent j) { return row * h + j; },
-          kBranches[branch].weight, weight_of(r, branch).values(), [&](Extent j) { return k * h + j; }, h);
+          names.upstream.key, upstream_of(r, branch).values(), [&](Extent j) { return row * h + j; },
+          names.weight.key, weight_of(r, branch).values(), [&](Extent j) { return k * h + j; }, h);
       out.sources.push_back(std::move(path.left));
       out.sources.push_back(std::move(path.right));
       sum += (branch > 0 ? " + (" : "(") + path.terms + ")";
