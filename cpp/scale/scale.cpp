@@ -6,23 +6,13 @@
 #include <cstdio>
 
 #include "bench/core_bench.hpp"
+#include "response/tensor_names.hpp"
+#include "scale/presets.hpp"
 #include "support/budget.hpp"
 #include "text/format.hpp"
 
 namespace qkv::api {
 namespace {
-
-struct ScalePreset {
-  const char* name;
-  const char* label;
-  Extent batch, tokens, model_width, head_width;
-};
-constexpr ScalePreset kScalePresets[] = {
-    {"lesson", "the lesson's layer", 1, 2, 3, 2},
-    {"small", "a small model", 1, 128, 64, 16},
-    {"gpt2-head", "GPT-2 small, one head", 1, 1024, 768, 64},
-    {"gpt2-heads", "GPT-2 small, all 12 heads", 1, 1024, 768, 768},
-};
 
 std::string three_digits(double value) { return format_significant(value, 3); }
 
@@ -108,8 +98,8 @@ ScaleRunView run_view(const Shape& input, Extent head_width, const ScaleRun& run
 
 ScaleResponse scale(const ScaleRequest& request) {
   const ScalePreset* preset = nullptr;
-  for (const ScalePreset& candidate : kScalePresets)
-    if (request.preset == candidate.name) preset = &candidate;
+  for (std::size_t i = 0; i < kScalePresetCount; ++i)
+    if (request.preset == kScalePresets[i].name) preset = &kScalePresets[i];
   if (!preset)
     return refusal<ScaleResponse>(
         {ErrorKind::Arguments, "unknown scale preset \"" + shortened(request.preset) + "\"", "preset"});
@@ -139,8 +129,13 @@ ScaleResponse scale(const ScaleRequest& request) {
       std::to_string(T) + " has " + three_digits(work_ratio) +
       "× the multiply-adds of T = " + std::to_string(half) + ", and took " + three_digits(time_ratio) +
       "× the time on this machine" + proportion_remark(work_ratio, time_ratio) + ".";
-  out.summaries = {summary("Q", run->outputs->query.value()), summary("K", run->outputs->key.value()),
-                   summary("V", run->outputs->value.value()), summary("dL/dX", *run->data->input.gradient())};
+  // Q, K and V by the tensors' labels (response/tensor_names.hpp); the gradients as written here ("dL/d" +
+  // label at run time cost this module 250 bytes of gzip).
+  constexpr const char* q = tensor_name<TensorRole::Output>(0).label;
+  constexpr const char* k = tensor_name<TensorRole::Output>(1).label;
+  constexpr const char* v = tensor_name<TensorRole::Output>(2).label;
+  out.summaries = {summary(q, run->outputs->query.value()), summary(k, run->outputs->key.value()),
+                   summary(v, run->outputs->value.value()), summary("dL/dX", *run->data->input.gradient())};
   const char* names[3] = {"dL/dW_Q", "dL/dW_K", "dL/dW_V"};
   for (std::size_t i = 0; i < 3; ++i)
     out.summaries.push_back(

@@ -12,8 +12,9 @@
 
 namespace qkv::api {
 
-// Presets: "lesson" [1,2,3]→2, "small" [1,128,64]→16, "gpt2-head" [1,1024,768]→64 (GPT-2 small, one
-// head), "gpt2-heads" [1,1024,768]→768 (all 12 heads).
+// Presets (scale/presets.hpp, from web/src/lesson/scale-presets.json): "lesson" [1,2,3]→2, "small"
+// [1,128,64]→16, "gpt2-head" [1,1024,768]→64 (GPT-2 small, one head), "gpt2-heads" [1,1024,768]→768 (all
+// 12 heads).
 struct ScaleRequest {
   std::string preset = "lesson";
 };

@@ -22,6 +22,10 @@ test('the scale section runs the chosen sizes in a worker and shows the core’s
   const { page, requests, problems, close } = await openLesson(run.browser, run.server.url);
   try {
     assert.equal(await page.locator(`${section} .scale-results`).innerText(), '', 'nothing computed before a choice');
+    // The words on the buttons (scale-presets.json's `buttons`), in the file's order, before the module is here.
+    assert.deepEqual(await page.locator(`${section} .scale-presets button`).evaluateAll((buttons) => buttons.map((b) => [b.dataset.preset, b.textContent])), [
+      ['lesson', 'The lesson'], ['small', 'A small model'], ['gpt2-head', 'GPT-2 small, one head'], ['gpt2-heads', 'GPT-2 small, all 12 heads'],
+    ]);
     assert.ok(!requests.some((url) => url.includes('scale-worker')), 'the worker starts only on a choice');
     assert.deepEqual(requests.filter((url) => url.includes('qkv-scale')), [], 'the scale module is not part of a cold load');
 

@@ -2,8 +2,9 @@
 // and summaries (seeded, so the same text with and without SIMD and on every run); an unknown preset or a
 // request of the wrong type is refused as a value; and the page's module does not carry the call.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { loadCore, loadScaleCore, variants } from './load.mjs';
+import { loadCore, loadScaleCore, root, variants } from './load.mjs';
 
 const summaries = {};
 for (const { name, suffix } of variants) {
@@ -36,6 +37,25 @@ for (const { name, suffix } of variants) {
     });
   });
 }
+
+// scale-presets.json is the one list of presets: the page's buttons import its `buttons`, the module is
+// built from its `presets`. Each button names a preset the module runs, with the file's label and sizes.
+test('each preset of scale-presets.json has a button, and the module runs it with the file\'s label and sizes', async () => {
+  const { buttons, presets } = JSON.parse(readFileSync(`${root}web/src/lesson/scale-presets.json`, 'utf8'));
+  assert.deepEqual(Object.keys(buttons), ['lesson', 'small', 'gpt2-head', 'gpt2-heads'], 'the buttons, in the page\'s order');
+  assert.deepEqual(Object.keys(presets).sort(), Object.keys(buttons).sort(), 'a preset for every button');
+  // GPT-2 small (Radford et al. 2019; its config: n_ctx 1024, n_embd 768, n_head 12): one head is 768 / 12 wide.
+  for (const [name, heads] of [['gpt2-head', 1], ['gpt2-heads', 12]]) {
+    const { tokens, model_width: d, head_width: h } = presets[name];
+    assert.deepEqual([tokens, d, (h / heads) * 12], [1024, 768, 768], name);
+  }
+  const core = await loadScaleCore('-simd');
+  for (const [name, { label, batch, tokens, model_width: d, head_width: h }] of Object.entries(presets)) {
+    const run = core.scale({ preset: name });
+    assert.equal(run.ok, true, `${name}: ${JSON.stringify(run.error)}`);
+    assert.deepEqual([run.preset, run.label, run.input_shape, run.weight_shape, run.output_shape], [name, label, `[${batch}, ${tokens}, ${d}]`, `[${d}, ${h}]`, `[${batch}, ${tokens}, ${h}]`]);
+  }
+});
 
 test('with and without SIMD, the same summaries', () => {
   assert.equal(Object.keys(summaries).length, variants.length);

@@ -10,15 +10,10 @@
 // choice does (scale-run.ts) is loaded on the first choice, outside the lesson's cold load.
 import { h } from './dom';
 import type { ScaleRun } from './scale-run';
-
-// The buttons name the sizes in words only: their shapes and counts are the core's, shown once it has run
-// (its module is not loaded before a choice).
-const presets: [string, string][] = [
-  ['lesson', 'The lesson'],
-  ['small', 'A small model'],
-  ['gpt2-head', 'GPT-2 small, one head'],
-  ['gpt2-heads', 'GPT-2 small, all 12 heads'],
-];
+// The buttons name the sizes in words only (scale-presets.json's `buttons`; its `presets`, the sizes the
+// scale module is built with, stay out of the page's code): their shapes and counts are the core's, shown
+// once it has run (its module is not loaded before a choice).
+import { buttons as presetButtons } from './scale-presets.json';
 
 export interface ScaleView {
   element: HTMLElement;
@@ -32,7 +27,7 @@ const importScaleRun = () => import('./scale-run');
 
 export function buildScale(idPrefix: string): ScaleView {
   const id = (name: string) => `${idPrefix}-scale-${name}`;
-  const buttons = presets.map(([preset, label]) => h('button', { type: 'button', 'data-preset': preset }, label));
+  const buttons = Object.entries(presetButtons).map(([preset, words]) => h('button', { type: 'button', 'data-preset': preset }, words));
   const status = h('p', { role: 'status', id: id('status') });
   // Shown only when the engine could not load: the reason, and what trying again does.
   const failure = h('div', { class: 'scale-failure', hidden: '' });
