@@ -7,6 +7,7 @@
 
 #include "learner/answer_reader.hpp"
 #include "learner/exercises.hpp"
+#include "response/tensor_names.hpp"
 #include "self_score/numpy_random.hpp"
 #include "text/format.hpp"
 
@@ -612,15 +613,15 @@ ProjectionResponse evidence(const EvidenceRequest& typed) {
     }
     return std::move(*made);
   };
-  auto input = tensor(typed.input, "input", "input");
-  auto query = tensor(typed.query_weight, "query_weight", "query_weight");
-  auto key = tensor(typed.key_weight, "key_weight", "key_weight");
-  auto value = tensor(typed.value_weight, "value_weight", "value_weight");
+  auto input = tensor(typed.input, "input", tensor_name<TensorRole::Input>().key);
+  auto query = tensor(typed.query_weight, "query_weight", tensor_name<TensorRole::Weight>(0).key);
+  auto key = tensor(typed.key_weight, "key_weight", tensor_name<TensorRole::Weight>(1).key);
+  auto value = tensor(typed.value_weight, "value_weight", tensor_name<TensorRole::Weight>(2).key);
   ProjectionRequest request;
   if (typed.upstream) {
-    auto uq = tensor(typed.upstream->query, "upstream.query", "query_upstream");
-    auto uk = tensor(typed.upstream->key, "upstream.key", "key_upstream");
-    auto uv = tensor(typed.upstream->value, "upstream.value", "value_upstream");
+    auto uq = tensor(typed.upstream->query, "upstream.query", tensor_name<TensorRole::Upstream>(0).key);
+    auto uk = tensor(typed.upstream->key, "upstream.key", tensor_name<TensorRole::Upstream>(1).key);
+    auto uv = tensor(typed.upstream->value, "upstream.value", tensor_name<TensorRole::Upstream>(2).key);
     if (uq && uk && uv) request.upstream = Upstreams{std::move(*uq), std::move(*uk), std::move(*uv)};
   }
   if (out.error) return out;
