@@ -129,16 +129,28 @@ test('h5p-resizer.js loaded before the frame: the handshake completes and the if
 
     // The resizer's `ready` (what it sends to frames already on a page when it loads) is answered with hello,
     // and its look-alikes are not. Last comes a resizePrepared, which the frame answers with resize: the
-    // frame answers in order, so once that resize is here every reply to the batch is.
+    // frame answers in order, so once a resize follows the first hello every reply to the batch is. (The
+    // frame may also report a height of its own meanwhile, a prepareResize and resize before the hello: the
+    // numerical checks fill their card in once the lesson is idle.)
     const seen = (await messages(page)).length;
     await page.evaluate(() => {
       const target = document.querySelector('iframe[title="Lesson"]').contentWindow;
       const readyLike = [{ context: 'H5P', action: 'ready' }, { context: 'h5p', action: ['ready'] }, { action: 'ready' }, 'ready', JSON.stringify({ context: 'h5p', action: 'ready' })];
       for (const message of [...readyLike, { context: 'h5p', action: 'ready' }, ...readyLike, { context: 'h5p', action: 'resizePrepared' }]) target.postMessage(message, '*');
     });
-    await page.waitForFunction((n) => window.__messages.slice(n).some((m) => m.data?.context === 'h5p' && m.data.action === 'resize'), seen, { timeout: 5000 });
+    const isH5p = (m, action) => m.data?.context === 'h5p' && m.data.action === action;
+    const batchAnswered = (replies) => replies.findIndex((m, i) => isH5p(m, 'resize') && replies.slice(0, i).some((r) => isH5p(r, 'hello')));
+    await page.waitForFunction(
+      (n) => {
+        const replies = window.__messages.slice(n);
+        const hello = replies.findIndex((m) => m.data?.context === 'h5p' && m.data.action === 'hello');
+        return hello >= 0 && replies.slice(hello).some((m) => m.data?.context === 'h5p' && m.data.action === 'resize');
+      },
+      seen,
+      { timeout: 5000 },
+    );
     const replies = (await messages(page)).slice(seen);
-    const upToResize = h5pActions(replies.slice(0, replies.findIndex((m) => m.data?.context === 'h5p' && m.data.action === 'resize') + 1));
+    const upToResize = h5pActions(replies.slice(0, batchAnswered(replies) + 1));
     assert.deepEqual(upToResize.filter((action) => action === 'hello'), ['hello'], `one hello, for the one real ready: ${JSON.stringify(replies.map((m) => m.data))}`);
     assertNoProblems(problems, 'resizer loaded before the frame');
   } finally {
