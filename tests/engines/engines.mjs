@@ -360,10 +360,18 @@ async function launchWebKit() {
         const minWidth = 447;
         // The window's frame takes some of its size: size it so the viewport is width × height.
         const target = { width: Math.max(width, minWidth), height };
+        // A new window can report its old viewport for a moment after setRect (seen on a busy machine: the
+        // 1280 px page's size, which made the correction negative); so the frame's share is the outer size
+        // minus the viewport measured together, retried until the viewport is the one asked for.
         await driver.manage().window().setRect(target);
-        const inner = await driver.executeScript('return [window.innerWidth, window.innerHeight]');
-        if (inner[0] !== target.width || inner[1] !== target.height) {
-          await driver.manage().window().setRect({ width: 2 * target.width - inner[0], height: 2 * target.height - inner[1] });
+        for (let attempt = 0; attempt < 50; attempt++) {
+          const inner = await driver.executeScript('return [window.innerWidth, window.innerHeight]');
+          if (inner[0] === target.width && inner[1] === target.height) break;
+          const outer = await driver.manage().window().getRect();
+          const width = target.width + Math.max(0, outer.width - inner[0]);
+          const heightAsked = target.height + Math.max(0, outer.height - inner[1]);
+          await driver.manage().window().setRect({ width, height: heightAsked });
+          await new Promise((done) => setTimeout(done, 100));
         }
         const evaluate = async (fn, arg) => {
           const result = await driver.executeAsyncScript(
