@@ -176,3 +176,62 @@ test('the scale section without the network says a preset needs it; Try again ru
     await close();
   }
 });
+
+// A stand-in for an engine's trap (WebKitGTK 2.50 once stopped the core's first call with "Out of bounds memory
+// access" in .ci/run): every function the Emscripten glue takes from an instance's table is wrapped, and the first
+// call through each table (`tables`: 'first' for the page's first instance only, 'every' for each) throws the
+// RuntimeError a trap throws, from inside the call as a trap would. Installed before any of the page's scripts.
+async function trapFirstCall(context, tables) {
+  await context.addInitScript((tables) => {
+    const get = WebAssembly.Table.prototype.get;
+    const tripped = new WeakSet();
+    let trips = 0;
+    WebAssembly.Table.prototype.get = function (index) {
+      const entry = get.call(this, index);
+      if (typeof entry !== 'function') return entry;
+      const table = this;
+      return function (...args) {
+        if (!tripped.has(table) && (tables === 'every' || trips === 0)) {
+          tripped.add(table);
+          trips++;
+          throw new WebAssembly.RuntimeError('Out of bounds memory access (the test’s stand-in for a trap)');
+        }
+        return entry.apply(this, args);
+      };
+    };
+  }, tables);
+}
+
+test('a trap in the engine while the lesson starts: a fresh instance of the compiled module starts it, with no second download', async () => {
+  const { page, context, problems, requests, close } = await openPage(run.browser);
+  await trapFirstCall(context, 'first');
+  const messages = [];
+  page.on('console', (message) => messages.push(`${message.type()}: ${message.text()}`));
+  try {
+    await page.goto(run.server.url);
+    await waitReady(page);
+    assert.equal(await page.locator('qkv-lesson').getAttribute('data-core-restarted'), 'Out of bounds memory access (the test’s stand-in for a trap)');
+    assert.ok(messages.some((line) => line.startsWith('info: qkv-lesson: the lesson’s engine stopped while starting (Out of bounds memory access')), `said on the console: ${messages.join(' | ')}`);
+    await assertFixtureNumbers(page, 'after the restart');
+    assert.equal(requests.filter((url) => coreWasm.test(url)).length, 1, 'the .wasm was downloaded once');
+    assertNoProblems(problems, 'a trap while starting');
+  } finally {
+    await close();
+  }
+});
+
+test('a trap in every instance: the lesson says it could not start, with the engine’s words, after one fresh instance', async () => {
+  const { page, context, problems, close } = await openPage(run.browser);
+  await trapFirstCall(context, 'every');
+  try {
+    await page.goto(run.server.url);
+    await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.state === 'error');
+    const text = await page.locator('qkv-lesson .load-error').innerText();
+    assert.match(text, /The lesson could not start: its computation engine \(WebAssembly\) did not load in this browser\./);
+    assert.match(text, /Reason: Out of bounds memory access \(the test’s stand-in for a trap\)/);
+    assert.equal(await page.locator('qkv-lesson').getAttribute('data-core-restarted'), 'Out of bounds memory access (the test’s stand-in for a trap)', 'one fresh instance was tried');
+    assertNoProblems(problems, 'a trap in every instance');
+  } finally {
+    await close();
+  }
+});

@@ -75,6 +75,10 @@ async function openLesson(engine, { width = 1280, height = 900, path = '' } = {}
   await page.goto(`${server.url}${path}`);
   const ended = await page.waitFor(state, undefined, { timeout: 60000, message: `${engine.name}: the lesson ends loading` });
   if (ended !== 'ready') assert.fail(`${engine.name}: data-state="${ended}", the lesson shows: ${await page.evaluate(lessonText)}`);
+  // A trap while starting is met with one fresh instance (element.ts, tested in tests/browser/wasm-download); the
+  // report says when an engine needed it.
+  const restarted = await page.evaluate(() => window.__engines.doc().querySelector('qkv-lesson').dataset.coreRestarted ?? null);
+  if (restarted) console.log(`# ${engine.name}: the core trapped while the lesson started (${restarted}); a fresh instance started it`);
   await page.waitFor(laidOut, undefined, { message: `${engine.name}: data-laid-out` });
   return page;
 }

@@ -84,6 +84,13 @@ export function loadCore(): Promise<QkvCore> {
   return loading;
 }
 
+// A fresh instance of the compiled module, for a start that trapped (element.ts): a WebAssembly trap leaves an
+// instance's stack and memory as they were mid-call, so nothing more is asked of it. Nothing is downloaded again.
+export function restartCore(): Promise<QkvCore> {
+  loading = undefined;
+  return loadCore();
+}
+
 // Both downloads (the Emscripten script and the .wasm) start as soon as this file runs, not when the first
 // element connects: a course page that loads the element's script gets them in parallel with its own work.
 // (A failure reaches loadCore's caller.)

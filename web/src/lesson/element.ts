@@ -8,7 +8,7 @@ import { answerEvent, answerStatement, challengeId, type AnswerStatement } from 
 import { LessonAttributes } from './attributes';
 import { watchChallenge } from './challenge';
 import { LessonController, type Outcome } from './controller';
-import { loadCore } from './core';
+import { loadCore, restartCore } from './core';
 import { coreLoadError } from './core-load-error';
 import { h } from './dom';
 import type { AnswerRecord, ExerciseHandle, Reveal } from './exercises';
@@ -24,6 +24,9 @@ import { messageOf } from './worker-runner';
 import type { EditableKey, QkvCore, SizeField } from './types';
 
 let instances = 0;
+// A WebAssembly trap (not a refusal: those are values). Read once: a page without WebAssembly has no RuntimeError.
+const trapClass = typeof WebAssembly === 'object' ? WebAssembly.RuntimeError : undefined;
+const isTrap = (error: unknown): boolean => trapClass !== undefined && error instanceof trapClass;
 const event = (name: string, detail?: unknown) => new CustomEvent(name, { detail, bubbles: true, composed: true });
 
 // Re-exported for the package's types (web/lib).
@@ -59,26 +62,34 @@ export class QkvLessonElement extends LessonAttributes {
     registerMathFonts();
     this.dataset.state = 'loading';
     root.replaceChildren(h('p', { class: 'loading', role: 'status' }, 'Loading the lesson’s computation engine…'));
-    loadCore().then(
-      (core) => {
-        // Anything the start throws (a host page's policy refusing the lesson's, say) is shown, not lost.
-        try {
-          this.start(core);
-        } catch (error) {
-          this.fail(error, 'The lesson could not start on this page.');
-        }
-      },
-      // The engine could not load: what failed, and Retry, which connects anew (core-load-error.ts).
-      (error: unknown) => {
-        this.dataset.state = 'error';
-        root.replaceChildren(
-          coreLoadError(error, () => {
-            this.started = false;
-            this.connectedCallback();
-          }),
-        );
-      },
-    );
+    // The engine could not load: what failed, and Retry, which connects anew (core-load-error.ts).
+    const notLoaded = (error: unknown) => {
+      this.dataset.state = 'error';
+      root.replaceChildren(
+        coreLoadError(error, () => {
+          this.started = false;
+          this.connectedCallback();
+        }),
+      );
+    };
+    loadCore().then((core) => this.startOn(core, notLoaded), notLoaded);
+  }
+
+  // Starts on `core`. A trap during the start (WebKitGTK 2.50 once stopped the core's very first call with "Out of
+  // bounds memory access", on a page and with numbers that start in every other run) gets one fresh instance of the
+  // compiled module, which starts from nothing; it is said in data-core-restarted and on the console (info: the
+  // learner lost nothing). A second trap, or anything else the start throws (a host page's policy refusing the
+  // lesson's, say), is shown.
+  private startOn(core: QkvCore, notLoaded: (error: unknown) => void, restarted = false): void {
+    try {
+      this.start(core);
+    } catch (error) {
+      if (!isTrap(error)) return this.fail(error, 'The lesson could not start on this page.');
+      if (restarted) return this.fail(error);
+      this.dataset.coreRestarted = messageOf(error);
+      console.info(`qkv-lesson: the lesson’s engine stopped while starting (${messageOf(error)}); starting a fresh one.`);
+      restartCore().then((fresh) => this.startOn(fresh, notLoaded, true), notLoaded);
+    }
   }
 
   disconnectedCallback(): void {
@@ -169,6 +180,7 @@ export class QkvLessonElement extends LessonAttributes {
     try {
       controller = new LessonController(core);
     } catch (error) {
+      if (isTrap(error)) throw error; // startOn starts a fresh instance
       return this.fail(error);
     }
     this.controller = controller;
