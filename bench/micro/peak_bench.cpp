@@ -30,56 +30,68 @@ constexpr int kAcc512 = 16;       // of 32 zmm registers
 #pragma GCC diagnostic ignored "-Wpsabi"  // no vector crosses a call: each loop returns a double
 #endif
 
-// The sum of every lane of every accumulator, so that no step is dead.
-template <int N>
-double total(const double* lanes) {
+// One step acc·b + c on a 256- or 512-bit vector: a multiply and a separate add, each rounded, or fused.
+// Each is compiled for the instruction set it needs; the loop below reaches them inline only through the
+// flattened wrappers further down, which are compiled for the same set.
+struct MulAdd {
+  __attribute__((target("avx2"))) static __m256d step(__m256d a, __m256d b, __m256d c) {
+    return _mm256_add_pd(_mm256_mul_pd(a, b), c);
+  }
+  __attribute__((target("avx512f"))) static __m512d step(__m512d a, __m512d b, __m512d c) {
+    return _mm512_add_pd(_mm512_mul_pd(a, b), c);
+  }
+};
+struct Fma {
+  __attribute__((target("avx2,fma"))) static __m256d step(__m256d a, __m256d b, __m256d c) {
+    return _mm256_fmadd_pd(a, b, c);
+  }
+  __attribute__((target("avx512f"))) static __m512d step(__m512d a, __m512d b, __m512d c) {
+    return _mm512_fmadd_pd(a, b, c);
+  }
+};
+
+template <class V>
+constexpr int kLanes = sizeof(V) / sizeof(double);
+template <class V>
+constexpr int kAccumulators = kLanes<V> == 4 ? kAcc256 : kAcc512;
+
+// Every lane set to x (GCC's vector subscripts: no instruction set of its own, so it inlines anywhere).
+template <class V>
+V broadcast(double x) {
+  V v;
+  for (int j = 0; j < kLanes<V>; ++j) v[j] = x;
+  return v;
+}
+
+// acc = acc·b + c, steps times, on every accumulator; returns the sum of every lane of every accumulator (in
+// the order the lanes lie in memory), so that no step is dead.
+template <class V, class Op>
+double peak_loop(long steps, double seed) {
+  constexpr int n = kAccumulators<V>;
+  const V b = broadcast<V>(0.5), c = broadcast<V>(1.0);
+  V acc[n];
+  for (int i = 0; i < n; ++i) acc[i] = broadcast<V>(seed + i);
+  for (long s = 0; s < steps; ++s)
+    for (int i = 0; i < n; ++i) acc[i] = Op::step(acc[i], b, c);
   double sum = 0.0;
-  for (int i = 0; i < N; ++i) sum += lanes[i];
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < kLanes<V>; ++j) sum += acc[i][j];
   return sum;
 }
 
-__attribute__((target("avx2"))) double mul_add_256(long steps, double seed) {
-  const __m256d b = _mm256_set1_pd(0.5), c = _mm256_set1_pd(1.0);
-  __m256d acc[kAcc256];
-  for (int i = 0; i < kAcc256; ++i) acc[i] = _mm256_set1_pd(seed + i);
-  for (long s = 0; s < steps; ++s)
-    for (int i = 0; i < kAcc256; ++i) acc[i] = _mm256_add_pd(_mm256_mul_pd(acc[i], b), c);
-  double lanes[kAcc256 * 4];
-  for (int i = 0; i < kAcc256; ++i) _mm256_storeu_pd(lanes + 4 * i, acc[i]);
-  return total<kAcc256 * 4>(lanes);
+// The loop for each vector and step, compiled for the instruction set it needs; flatten inlines the loop and
+// its step (a call per step would be the bottleneck).
+__attribute__((target("avx2"), flatten)) double mul_add_256(long steps, double seed) {
+  return peak_loop<__m256d, MulAdd>(steps, seed);
 }
-
-__attribute__((target("avx2,fma"))) double fma_256(long steps, double seed) {
-  const __m256d b = _mm256_set1_pd(0.5), c = _mm256_set1_pd(1.0);
-  __m256d acc[kAcc256];
-  for (int i = 0; i < kAcc256; ++i) acc[i] = _mm256_set1_pd(seed + i);
-  for (long s = 0; s < steps; ++s)
-    for (int i = 0; i < kAcc256; ++i) acc[i] = _mm256_fmadd_pd(acc[i], b, c);
-  double lanes[kAcc256 * 4];
-  for (int i = 0; i < kAcc256; ++i) _mm256_storeu_pd(lanes + 4 * i, acc[i]);
-  return total<kAcc256 * 4>(lanes);
+__attribute__((target("avx2,fma"), flatten)) double fma_256(long steps, double seed) {
+  return peak_loop<__m256d, Fma>(steps, seed);
 }
-
-__attribute__((target("avx512f"))) double mul_add_512(long steps, double seed) {
-  const __m512d b = _mm512_set1_pd(0.5), c = _mm512_set1_pd(1.0);
-  __m512d acc[kAcc512];
-  for (int i = 0; i < kAcc512; ++i) acc[i] = _mm512_set1_pd(seed + i);
-  for (long s = 0; s < steps; ++s)
-    for (int i = 0; i < kAcc512; ++i) acc[i] = _mm512_add_pd(_mm512_mul_pd(acc[i], b), c);
-  double lanes[kAcc512 * 8];
-  for (int i = 0; i < kAcc512; ++i) _mm512_storeu_pd(lanes + 8 * i, acc[i]);
-  return total<kAcc512 * 8>(lanes);
+__attribute__((target("avx512f"), flatten)) double mul_add_512(long steps, double seed) {
+  return peak_loop<__m512d, MulAdd>(steps, seed);
 }
-
-__attribute__((target("avx512f"))) double fma_512(long steps, double seed) {
-  const __m512d b = _mm512_set1_pd(0.5), c = _mm512_set1_pd(1.0);
-  __m512d acc[kAcc512];
-  for (int i = 0; i < kAcc512; ++i) acc[i] = _mm512_set1_pd(seed + i);
-  for (long s = 0; s < steps; ++s)
-    for (int i = 0; i < kAcc512; ++i) acc[i] = _mm512_fmadd_pd(acc[i], b, c);
-  double lanes[kAcc512 * 8];
-  for (int i = 0; i < kAcc512; ++i) _mm512_storeu_pd(lanes + 8 * i, acc[i]);
-  return total<kAcc512 * 8>(lanes);
+__attribute__((target("avx512f"), flatten)) double fma_512(long steps, double seed) {
+  return peak_loop<__m512d, Fma>(steps, seed);
 }
 
 // One loop, its vectors' width in doubles and accumulators, and whether this CPU can run it.
