@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +42,14 @@ void expect_bits_equal(const std::vector<double>& got, const nlohmann::json& dra
 
 std::vector<std::size_t> indices(const nlohmann::json& values) {
   return values.get<std::vector<std::size_t>>();
+}
+
+// What a search finds (a counterexample, or none among its seeds); the search itself must be accepted.
+std::optional<Counterexample> found_by(const CounterexampleSearch& search,
+                                       const SearchProgress& progress = nullptr) {
+  const auto found = find_off_diagonal_seed(search, progress);
+  EXPECT_TRUE(found.ok()) << (found.ok() ? "" : found.error().message());
+  return found.ok() ? found.value() : std::nullopt;
 }
 
 bool is_subset(const std::vector<std::size_t>& small, const std::vector<std::size_t>& big) {
@@ -124,10 +133,9 @@ TEST(SelfScore, SearchFindsTheSameCounterexamplesAsNumpy) {
     search.start_seed = want.at("start_seed").get<std::int64_t>();
     search.tokens = want.at("tokens").get<std::int64_t>();
     search.dim = want.at("dim").get<std::int64_t>();
-    const auto found = find_off_diagonal_seed(search);
-    ASSERT_TRUE(found.ok());
-    ASSERT_TRUE(found.value().has_value()) << want.dump();
-    const Counterexample& c = *found.value();
+    const auto found = found_by(search);
+    ASSERT_TRUE(found.has_value()) << want.dump();
+    const Counterexample& c = *found;
     EXPECT_EQ(c.seed, want.at("seed").get<std::int64_t>()) << want.dump();
     EXPECT_EQ(c.row, want.at("row").get<std::size_t>()) << want.dump();
     EXPECT_EQ(c.argmax, want.at("argmax").get<std::size_t>()) << want.dump();
@@ -140,10 +148,9 @@ TEST(SelfScore, SearchFindsTheSameCounterexamplesAsNumpy) {
 TEST(SelfScore, CounterexampleRowIsNotGuaranteed) {
   CounterexampleSearch search;
   search.start_seed = 1;
-  const auto found = find_off_diagonal_seed(search);
-  ASSERT_TRUE(found.ok());
-  ASSERT_TRUE(found.value().has_value());
-  const Counterexample c = *found.value();
+  const auto found = found_by(search);
+  ASSERT_TRUE(found.has_value());
+  const Counterexample c = *found;
   EXPECT_EQ(c.seed, 2);
   const SelfScoreResult r = run(c.seed, search.tokens, search.dim);
   const auto& guaranteed = r.none.guaranteed_rows;
@@ -157,26 +164,21 @@ TEST(SelfScore, CounterexampleRowIsNotGuaranteed) {
 TEST(SelfScore, SearchReportsNothingWhenNoSeedQualifies) {
   CounterexampleSearch search;
   search.tokens = 1;
-  const auto none_found = find_off_diagonal_seed(search);
-  ASSERT_TRUE(none_found.ok());
-  EXPECT_FALSE(none_found.value().has_value());
+  EXPECT_FALSE(found_by(search).has_value());
 
   search.start_seed = 4294967295;
   search.max_seeds = 10;
-  const auto at_the_end = find_off_diagonal_seed(search);
-  ASSERT_TRUE(at_the_end.ok());
-  EXPECT_FALSE(at_the_end.value().has_value());
+  EXPECT_FALSE(found_by(search).has_value());
 }
 
 TEST(SelfScore, SearchWrapsToSeedZeroAfterTheLastSeed) {
   CounterexampleSearch search;  // none, 5 tokens, width 8: numpy's first counterexample is seed 0, row 1
   search.start_seed = 4294967295;
   search.max_seeds = 2;
-  const auto found = find_off_diagonal_seed(search);
-  ASSERT_TRUE(found.ok());
-  ASSERT_TRUE(found.value().has_value());
-  EXPECT_EQ(found.value()->seed, 0);
-  EXPECT_EQ(found.value()->row, 1u);
+  const auto found = found_by(search);
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->seed, 0);
+  EXPECT_EQ(found->row, 1u);
 }
 
 // One seed from the last: the only seed tried is the last seed itself, not seed 0 (which is a counterexample,
@@ -185,10 +187,9 @@ TEST(SelfScore, SearchTriesTheLastSeedBeforeWrapping) {
   CounterexampleSearch search;
   search.start_seed = 4294967295;
   search.max_seeds = 1;
-  const auto found = find_off_diagonal_seed(search);
-  ASSERT_TRUE(found.ok());
-  if (found.value().has_value()) {
-    EXPECT_EQ(found.value()->seed, 4294967295);
+  const auto found = found_by(search);
+  if (found.has_value()) {
+    EXPECT_EQ(found->seed, 4294967295);
   }
 }
 
@@ -254,9 +255,7 @@ TEST(SelfScore, SearchOverTheBudgetIsRefusedUpFrontNamingTheLimit) {
   search.dim = 1;
   ASSERT_EQ(search_seed_cost(ScoreKind::None, 512, 1), 574888);
   search.max_seeds = 8697;
-  const auto fits = find_off_diagonal_seed(search);
-  ASSERT_TRUE(fits.ok());
-  EXPECT_TRUE(fits.value().has_value());
+  EXPECT_TRUE(found_by(search).has_value());
   search.max_seeds = 8698;
   const auto over = find_off_diagonal_seed(search);
   ASSERT_FALSE(over.ok());
@@ -285,9 +284,7 @@ TEST(SelfScore, SearchReportsProgressEveryStretchOfWork) {
   search.max_seeds = 2500;
   ASSERT_EQ(search_seed_cost(ScoreKind::None, 1, 8), 25409);
   std::vector<std::int64_t> reports;
-  const auto found = find_off_diagonal_seed(search, [&](std::int64_t tried) { reports.push_back(tried); });
-  ASSERT_TRUE(found.ok());
-  EXPECT_FALSE(found.value().has_value());
+  EXPECT_FALSE(found_by(search, [&](std::int64_t tried) { reports.push_back(tried); }).has_value());
   EXPECT_EQ(reports, (std::vector<std::int64_t>{788, 1576, 2364}));
 }
 
@@ -301,16 +298,15 @@ TEST(SelfScore, SearchAgreesWithTheFullExperimentSeedBySeed) {
       search.max_seeds = 1;
       search.tokens = 6;
       search.dim = 3;
-      const auto found = find_off_diagonal_seed(search);
-      ASSERT_TRUE(found.ok());
+      const auto found = found_by(search);
       const SelfScoreResult full = run(seed, 6, 3);
       const ScoreSummary& summary = full.summary(kind);
       std::size_t row = 0;
       while (row < 6 && summary.argmax[row] == row) ++row;
-      ASSERT_EQ(found.value().has_value(), row < 6) << "seed " << seed;
+      ASSERT_EQ(found.has_value(), row < 6) << "seed " << seed;
       if (row < 6) {
-        EXPECT_EQ(found.value()->row, row);
-        EXPECT_EQ(found.value()->argmax, summary.argmax[row]);
+        EXPECT_EQ(found->row, row);
+        EXPECT_EQ(found->argmax, summary.argmax[row]);
       }
     }
   }
