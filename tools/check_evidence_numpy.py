@@ -24,12 +24,12 @@ Run with Debian's interpreter, which has numpy (not the pyenv python3 on PATH):
     /usr/bin/python3 tools/check_evidence_numpy.py --cases 200 --seed 7
 """
 
-import argparse
 import json
 import math
-import pathlib
 import subprocess
 import sys
+
+import numpy_check
 
 try:
     import numpy as np
@@ -41,7 +41,6 @@ SAMPLES_PER_TENSOR = 32  # cpp/lesson/projection_evidence.hpp: kGradcheckSamples
 FIXTURE_SHAPES = (1, 2, 3, 2)  # B, T, d_model, d_head of fixtures/chapter26.json
 PREFIX = "decoder.block.0.attention"
 BRANCHES = ("query", "key", "value")
-REPO = pathlib.Path(__file__).resolve().parent.parent
 
 
 def tensor_json(array):
@@ -151,16 +150,11 @@ def check_case(cli, rng, index, worst, counts):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--cases", type=int, default=200, help="number of random requests (default 200)")
-    parser.add_argument("--seed", type=int, default=0, help="numpy Generator seed (default 0)")
-    parser.add_argument("--cli", type=pathlib.Path, default=REPO / "build" / "native" / "qkv-lesson",
-                        help="path of the qkv-lesson tool (default build/native/qkv-lesson)")
-    args = parser.parse_args()
-    if args.cases < 1:
-        parser.error("--cases must be at least 1")
-    if not args.cli.is_file():
-        sys.exit(f"{args.cli} not found: build it first (cmake --build build/native)")
+    parser = numpy_check.argument_parser(__doc__, cases_help="number of random requests (default 200)", seed=0,
+                                         seed_help="numpy Generator seed (default 0)",
+                                         cli_help="path of the qkv-lesson tool (default build/native/qkv-lesson)")
+    args = numpy_check.parse_args(parser, "{cli} not found: build it first (cmake --build build/native)",
+                                  usage_error=False)
 
     rng = np.random.default_rng(args.seed)
     worst = {}
@@ -168,10 +162,7 @@ def main():
     counts = {"empty": 0}
     for index in range(args.cases):
         problems.extend(check_case(args.cli, rng, index, worst, counts))
-    for problem in problems[:20]:
-        print("MISMATCH", problem)
-    if len(problems) > 20:
-        print(f"... and {len(problems) - 20} more")
+    numpy_check.print_lines("MISMATCH", problems, limit=20)
 
     print(f"numpy {np.__version__}, {args.cases} random requests ({counts['empty']} with an empty axis), "
           f"seed {args.seed}, tolerance {RELATIVE_TOLERANCE:g} relative")

@@ -23,11 +23,9 @@ numpy's other-build answer is counted apart as "explained by FMA log()"; any oth
 Exits 0 only when nothing failed.
 """
 
-import argparse
 import json
 import math
 import os
-import pathlib
 import random
 import struct
 import subprocess
@@ -35,8 +33,8 @@ import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-DEFAULT_CLI = ROOT / "build" / "native" / "qkv-lesson"
+import numpy_check
+
 NO_FMA_ENV = {"GLIBC_TUNABLES": "glibc.cpu.hwcaps=-FMA,-FMA4"}
 MAX_SEED = 2**32 - 1
 MAX_TOKENS = 12
@@ -85,7 +83,7 @@ def numpy_answers(settings):
 
 def log_build():
     """Which glibc log() build this process uses, by the fixtures' probe input."""
-    probe = json.loads((ROOT / "fixtures" / "numpy" / "randn.json").read_text())["log_probe"]
+    probe = json.loads((numpy_check.REPO / "fixtures" / "numpy" / "randn.json").read_text())["log_probe"]
     x = struct.unpack(">d", bytes.fromhex(probe["x"]))[0]
     got = hex_of(math.log(x))
     return {probe["log_fma"]: "FMA", probe["log_without_fma"]: "no FMA"}.get(got, "unknown")
@@ -195,17 +193,12 @@ def main():
     if sys.argv[1:] == ["--numpy-child"]:
         json.dump(numpy_answers([tuple(s) for s in json.load(sys.stdin)]), sys.stdout)
         return 0
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--cases", type=int, default=200, help="how many random settings (default 200)")
-    parser.add_argument("--seed", type=int, default=1, help="seeds this script's choice of settings")
-    parser.add_argument("--cli", type=pathlib.Path, default=DEFAULT_CLI, help="the native qkv-lesson tool")
+    parser = numpy_check.argument_parser(__doc__, cases_help="how many random settings (default 200)", seed=1,
+                                         seed_help="seeds this script's choice of settings",
+                                         cli_help="the native qkv-lesson tool")
     parser.add_argument("--tool-without-fma", action="store_true",
                         help="run the tool with glibc's FMA log() switched off (exercises the FMA accounting)")
-    args = parser.parse_args()
-    if args.cases < 1:
-        parser.error("--cases must be at least 1")
-    if not args.cli.is_file():
-        parser.error(f"{args.cli} not found: build the native tool first")
+    args = numpy_check.parse_args(parser, "{cli} not found: build the native tool first", usage_error=True)
 
     settings = pick_settings(args.cases, args.seed)
     answers = numpy_answers(settings)
@@ -215,10 +208,8 @@ def main():
     numpy_disagrees = sum(a != b for want, other in zip(answers, other_answers)
                           for a, b in zip(want["randn"], other["randn"]))
 
-    for line in failures:
-        print("MISMATCH", line)
-    for line in explained:
-        print("FMA-LOG", line)
+    numpy_check.print_lines("MISMATCH", failures)
+    numpy_check.print_lines("FMA-LOG", explained)
     tool_build = "switched off for the tool" if args.tool_without_fma else "same for the tool"
     print(f"numpy {np.__version__}, glibc log() build in use: {log_build()} ({tool_build}); "
           f"settings from --seed {args.seed}; numpy's two log() builds disagree on {numpy_disagrees} draws here")
