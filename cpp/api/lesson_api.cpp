@@ -355,18 +355,20 @@ LessonResponse evaluate(const LessonState& state) {
 }
 
 GradcheckResponse numerical_checks(const LessonState& state) {
-  std::optional<ProjectionRequest> read_request;
-  const KeptEvaluation* kept = kept_for(state);
-  if (!kept) {
+  // The numbers on screen: their kept gradients are checked. Any other state is computed, gradcheck included.
+  Result<GradcheckSummary, LessonError> summary = [&]() -> Result<GradcheckSummary, LessonError> {
+    if (const KeptEvaluation* kept = kept_for(state); kept && kept->evidence.gradients)
+      return check_projection_gradients(kept->request, *kept->evidence.gradients);
     LessonRequest read = read_lesson_request(state);
-    if (!read.request) return refusal<GradcheckResponse>(*read.error, page_label);
-    read_request = std::move(read.request);
-  }
-  auto evidence = compute_projection_evidence(kept ? kept->request : *read_request);  // with the gradcheck
-  if (!evidence) return refusal<GradcheckResponse>(evidence.error(), page_label);
+    if (!read.request) return fail(*read.error);
+    auto evidence = compute_projection_evidence(*read.request);
+    if (!evidence) return fail(evidence.error());
+    return std::move(*evidence->gradcheck);
+  }();
+  if (!summary) return refusal<GradcheckResponse>(summary.error(), page_label);
   GradcheckResponse out;
   out.ok = true;
-  out.gradcheck = gradcheck_view(*evidence->gradcheck);
+  out.gradcheck = gradcheck_view(*summary);
   return out;
 }
 

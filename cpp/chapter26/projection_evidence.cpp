@@ -216,6 +216,15 @@ Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, c
   return add(*query_plus_key, terms[2]);
 }
 
+Result<GradcheckSummary, LessonError> check_projection_gradients(const ProjectionRequest& request,
+                                                                 const ProjectionGradients& gradients) {
+  auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
+  if (!layer) return fail(layer.error());
+  auto cost = evidence_cost_of(request, *layer, EvidenceParts{});
+  if (!cost) return fail(cost.error());
+  return check_gradients(request, gradients, cost->samples_per_tensor);
+}
+
 namespace {
 std::atomic<std::uint64_t> evidence_runs{0};
 }  // namespace

@@ -89,6 +89,12 @@ struct EvidenceParts {
 Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
                                                                     EvidenceParts parts = {});
 
+// The gradcheck of gradients compute_projection_evidence computed for `request` without one: a caller that
+// kept them checks them once it has time, with no second forward and backward. The same probes, samples and
+// limits as compute_projection_evidence's own gradcheck, hence the same summary.
+Result<GradcheckSummary, LessonError> check_projection_gradients(const ProjectionRequest& request,
+                                                                 const ProjectionGradients& gradients);
+
 // How many times compute_projection_evidence has run in this process: the tests' way to see that a caller
 // reused numbers it had instead of computing them again.
 std::uint64_t projection_evidence_runs();

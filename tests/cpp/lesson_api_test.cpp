@@ -139,11 +139,31 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   EXPECT_FALSE(fixture().evidence.gradcheck.has_value());
   const std::uint64_t runs = projection_evidence_runs();
   const GradcheckResponse checks = numerical_checks(shown.state);
-  EXPECT_EQ(projection_evidence_runs(), runs + 1);
+  EXPECT_EQ(projection_evidence_runs(), runs)
+      << "the evaluation's kept gradients are checked, not computed again";
   ASSERT_TRUE(checks.ok);
   EXPECT_TRUE(checks.gradcheck->passed);
   EXPECT_EQ(checks.gradcheck->checks, 24u);  // every number of X [1, 2, 3] and the three [3, 2] weights
   EXPECT_EQ(checks.gradcheck->verdict, "the gradients agree");
+  ASSERT_TRUE(numerical_checks(fixture().state).ok);
+  EXPECT_EQ(projection_evidence_runs(), runs) << "the fixture's kept gradients too";
+
+  // Once other numbers were evaluated, the edited ones are computed again, gradcheck included: the same
+  // summary.
+  LessonState other = edited;
+  other.input.cells[0] = "2";
+  ASSERT_TRUE(evaluate(other).ok);
+  const std::uint64_t before = projection_evidence_runs();
+  const GradcheckResponse computed = numerical_checks(shown.state);
+  EXPECT_EQ(projection_evidence_runs(), before + 1);
+  ASSERT_TRUE(computed.ok);
+  EXPECT_EQ(computed.gradcheck->checks, checks.gradcheck->checks);
+  EXPECT_EQ(computed.gradcheck->verdict, checks.gradcheck->verdict);
+  EXPECT_EQ(computed.gradcheck->unjudged, checks.gradcheck->unjudged);
+  EXPECT_EQ(test::bits_of(computed.gradcheck->max_error.value),
+            test::bits_of(checks.gradcheck->max_error.value));
+  EXPECT_EQ(test::bits_of(computed.gradcheck->max_allowance.value),
+            test::bits_of(checks.gradcheck->max_allowance.value));
   LessonState unreadable = edited;
   unreadable.key_weight.cells[4] = "abc";
   const GradcheckResponse refused = numerical_checks(unreadable);
