@@ -37,8 +37,29 @@ ShapeProbeView probe_view(const ShapeProbe& probe) {
 
 RejectionView rejection_view(const RejectionProbe& probe) { return {probe.message, probe.expected_variant}; }
 
-// The gradcheck as the page states it. The rules are the ones autograd/gradcheck.cpp applies, with the
-// options check_gradients() passes it (GradcheckOptions{} and the loss's rounding bound).
+// The rules autograd/gradcheck.cpp applies, with the options check_gradients() passes it (GradcheckOptions{}
+// and the loss's rounding bound ε, which the view states as a number of its own).
+GradcheckRules gradcheck_rules() {
+  const GradcheckOptions options;
+  const std::string step = format_significant(options.step, 3);
+  const std::string tolerance = format_significant(options.tolerance, 3);
+  const std::string judgeable = format_significant(options.judgeable, 3);
+  GradcheckRules out;
+  out.step_rule = "Each checked number x is moved down and up by h = " + step + " · max(1, |x|) (" + step +
+                  " when |x| ≤ 1).";
+  out.pass_rule = "A number passes when |a/s − n/s| ≤ " + tolerance +
+                  " + r, with s = max(1, |a|, |n|) and the rounding allowance r = 2 · ε / (h′ · s), where ε "
+                  "bounds how far "
+                  "rounding can move L at these numbers and h′ is the smaller of the two steps x − (x − h) "
+                  "and (x + h) − x "
+                  "as floating point gives them. A number whose " +
+                  tolerance + " + r reaches " + judgeable +
+                  " is not judged: there rounding in L could hide a gradient off by a factor of two or of "
+                  "the wrong sign.";
+  return out;
+}
+
+// The gradcheck as the page states it.
 GradcheckView gradcheck_view(const GradcheckSummary& check) {
   const GradcheckOptions options;
   GradcheckView out;
@@ -54,19 +75,11 @@ GradcheckView gradcheck_view(const GradcheckSummary& check) {
   out.problem = check.problem;
   out.unjudged = check.unjudged;
   out.max_allowance = {check.max_allowance, format_significant(check.max_allowance, 3)};
-  const std::string& step = out.step.text;
-  const std::string bound = format_significant(check.loss_rounding_bound, 3);
-  const std::string judgeable = format_significant(options.judgeable, 3);
-  out.step_rule = "Each checked number x is moved down and up by h = " + step + " · max(1, |x|) (" + step +
-                  " when |x| ≤ 1).";
-  out.pass_rule =
-      "A number passes when |a/s − n/s| ≤ " + out.tolerance.text +
-      " + r, with s = max(1, |a|, |n|) and the rounding allowance r = 2 · ε / (h′ · s), where ε = " + bound +
-      " bounds how far rounding can move L at these numbers and h′ is the smaller of the two steps "
-      "x − (x − h) and (x + h) − x as floating point gives them. A number whose " +
-      out.tolerance.text + " + r reaches " + judgeable +
-      " is not judged: there rounding in L could hide a gradient off by a factor of two or of the wrong "
-      "sign.";
+  GradcheckRules rules = gradcheck_rules();
+  out.step_rule = std::move(rules.step_rule);
+  out.pass_rule = std::move(rules.pass_rule);
+  out.rounding_bound = {check.loss_rounding_bound, format_significant(check.loss_rounding_bound, 3)};
+  const std::string& bound = out.rounding_bound.text;
   const std::string unjudged =
       std::to_string(check.unjudged) + " of " + std::to_string(check.unjudged + check.checks) + " numbers";
   if (!check.problem.empty())
@@ -332,7 +345,7 @@ const KeptEvaluation* kept_for(const LessonState& state) {
 }  // namespace
 
 FixtureResponse fixture() {
-  FixtureResponse out{true, kept_fixture().state, {}, evidence_view(fixture_evidence())};
+  FixtureResponse out{true, kept_fixture().state, {}, evidence_view(fixture_evidence()), gradcheck_rules()};
   for (const SizeLimit& limit : kSizeLimits)
     out.size_limits.push_back(
         {limit.field, static_cast<std::size_t>(limit.min), static_cast<std::size_t>(limit.max)});

@@ -43,6 +43,11 @@ struct RejectionView {
   std::string message;
   bool expected_variant = false;
 };
+// The gradcheck's rules as the page states them before any number is checked: the same for every state (the
+// one number they depend on, the rounding bound ε of L, comes with the check: GradcheckView::rounding_bound).
+struct GradcheckRules {
+  std::string step_rule, pass_rule;
+};
 struct GradcheckView {
   bool passed = false;
   std::size_t checks = 0, input_checks = 0, query_checks = 0, key_checks = 0, value_checks = 0;
@@ -50,7 +55,8 @@ struct GradcheckView {
   std::string problem;
   // The rules as applied, in words and numbers the page shows verbatim: how far each number is moved, and
   // when a coordinate passes (the tolerance on the scaled error plus the rounding allowance).
-  std::string step_rule, pass_rule;
+  std::string step_rule, pass_rule;  // as in GradcheckRules
+  NumberView rounding_bound;         // ε: how far rounding can move L at these numbers (3 digits in text)
   // Numbers probed where rounding in L could hide any error (not judged), the largest τ + r a judged number
   // had, and the outcome in words: agree, disagree, or not checkable at this scale.
   std::size_t unjudged = 0;
@@ -90,6 +96,7 @@ struct FixtureResponse {
   LessonState state;
   std::vector<SizeLimitView> size_limits;
   EvidenceView evidence;  // what evaluate(state) shows, computed once for the page's start and the registry
+  GradcheckRules gradcheck_rules;  // shown while numerical_checks() is still to come
 };
 FixtureResponse fixture();
 
@@ -329,8 +336,10 @@ template <class V> void describe(V& v, const RejectionView& t) { QKV_FIELD(messa
 template <class V> void describe(V& v, const GradcheckView& t) {
   QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(input_checks); QKV_FIELD(query_checks); QKV_FIELD(key_checks);
   QKV_FIELD(value_checks); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(step); QKV_FIELD(problem);
-  QKV_FIELD(step_rule); QKV_FIELD(pass_rule); QKV_FIELD(unjudged); QKV_FIELD(max_allowance); QKV_FIELD(verdict);
+  QKV_FIELD(step_rule); QKV_FIELD(pass_rule); QKV_FIELD(rounding_bound); QKV_FIELD(unjudged);
+  QKV_FIELD(max_allowance); QKV_FIELD(verdict);
 }
+template <class V> void describe(V& v, const GradcheckRules& t) { QKV_FIELD(step_rule); QKV_FIELD(pass_rule); }
 template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
   QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
@@ -371,7 +380,9 @@ template <class V> void describe(V& v, const SeedSearchRequest& t) {
   QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(start);
 }
 template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); }
-template <class V> void describe(V& v, const FixtureResponse& t) { QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); }
+template <class V> void describe(V& v, const FixtureResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
+}
 template <class V> void describe(V& v, const GradcheckResponse& t) { QKV_FIELD(ok); QKV_FIELD(gradcheck); QKV_FIELD(error); }
 template <class V> void describe(V& v, const LessonResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);

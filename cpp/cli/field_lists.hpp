@@ -28,6 +28,7 @@ QKV_DESCRIBED(NumberView)
 QKV_DESCRIBED(RoundedView)
 QKV_DESCRIBED(ShapeProbeView)
 QKV_DESCRIBED(RejectionView)
+QKV_DESCRIBED(GradcheckRules)
 QKV_DESCRIBED(GradcheckView)
 QKV_DESCRIBED(EvidenceView)
 QKV_DESCRIBED(SizeLimitView)
@@ -109,8 +110,8 @@ ordered_json field_lists_of() {
 
 inline ordered_json field_lists() {
   return field_lists_of<
-      ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView, GradcheckView,
-      EvidenceView, SizeLimitView, EditableCells, EditableTensor, LessonState, FixtureResponse,
+      ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView, GradcheckRules,
+      GradcheckView, EvidenceView, SizeLimitView, EditableCells, EditableTensor, LessonState, FixtureResponse,
       LessonResponse, ProvenanceRequest, SourceCells, ProvenanceResponse, ExperimentFacts, SelfScoreRequest,
       ScoreSummaryView, SelfScoreView, SelfScoreResponse, OffDiagonalRowView, KindSummaryView,
       SelfScoreSummaryView, SelfScoreSummaryResponse, SeedSearchRequest, SeedSearchResponse, ExerciseView,

@@ -540,13 +540,56 @@ test('12. the whole lesson is in the page at ready; its first frame lays out wha
     assert.ok(after.loss.includes(`L = ${String(fixture.expected.loss)}`), `the loss line far below shows its text: "${after.loss}"`);
     // The gradcheck follows once the page is idle (the core leaves it out of an evaluation): the card then
     // shows the core's counts for the fixture, and again for an edit's numbers.
-    const judged = () => inLesson(page, '.deeper dl.facts').filter({ hasText: 'Numbers judged' });
-    await judged().waitFor();
-    assert.match(await judged().innerText(), new RegExp(`\\(${4 * fixture.expected.gradcheck.checks_per_tensor} in all\\)`));
+    const checked = () => inLesson(page, '.deeper dl.facts:not(.checks-pending)').filter({ hasText: 'Numbers judged' });
+    await checked().waitFor();
+    assert.match(await checked().innerText(), new RegExp(`\\(${4 * fixture.expected.gradcheck.checks_per_tensor} in all\\)`));
     await inLesson(page, 'input[data-field="input"][data-index="0"]').fill('4');
-    await judged().waitFor();
-    assert.equal(await inLesson(page, '.checks-pending').count(), 0, 'the card no longer says the checks are running');
+    await checked().waitFor();
+    assert.equal(await inLesson(page, '.checks-pending').count(), 0, 'no figure is still waiting');
     assertNoProblems(problems, 'first frame');
+  } finally {
+    await close();
+  }
+});
+
+test('13. while the numerical checks wait for an idle moment, their card shows the same rows (the rules, the figures "being checked…") and keeps its height', async () => {
+  const { page, problems, close } = await openPage(browser);
+  try {
+    // Idle moments come only when the test says (the page's whenIdle uses requestIdleCallback), so that the
+    // waiting card can be looked at for as long as needed.
+    await page.addInitScript(() => {
+      const held = [];
+      window.requestIdleCallback = (callback) => held.push(callback);
+      window.cancelIdleCallback = (handle) => void (held[handle - 1] = null);
+      window.__idleNow = () => held.splice(0).forEach((callback) => callback?.({ didTimeout: false, timeRemaining: () => 50 }));
+    });
+    await page.goto(server.url);
+    await waitReady(page);
+    await waitLaidOut(page);
+    const card = () =>
+      page.evaluate(() => {
+        const dl = [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('.deeper dl.facts')].find((list) => list.textContent.includes('Numbers judged'));
+        return { pending: dl.classList.contains('checks-pending'), terms: [...dl.querySelectorAll('dt')].map((dt) => dt.textContent), details: [...dl.querySelectorAll('dd')].map((dd) => dd.textContent), height: dl.getBoundingClientRect().height };
+      });
+    const waiting = await card();
+    assert.equal(waiting.pending, true, 'until an idle moment the checks wait');
+    await page.evaluate(() => window.__idleNow());
+    const done = await card();
+    assert.equal(done.pending, false, 'checked at the idle moment');
+    assert.deepEqual(waiting.terms, done.terms, 'the same rows');
+    assert.deepEqual(waiting.details.slice(0, 2), done.details.slice(0, 2), 'the step and pass rules, in the core’s words, before the check');
+    assert.ok(waiting.details.slice(2).every((text) => text === 'being checked…'), `the figures wait: ${waiting.details.slice(2).join(' | ')}`);
+    assert.match(done.details[3], new RegExp(`\\(${4 * fixture.expected.gradcheck.checks_per_tensor} in all\\)`), 'then the core’s counts');
+    assert.ok(Math.abs(waiting.height - done.height) <= 24, `the card keeps its height within a line: ${waiting.height} px waiting, ${done.height} px checked`);
+
+    // An edit: its numbers wait for their own checks, in the same card.
+    await inLesson(page, 'input[data-field="input"][data-index="0"]').fill('4');
+    await page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelector('.deeper dl.facts.checks-pending') !== null);
+    const edited = await card();
+    assert.deepEqual(edited.terms, done.terms, 'the same rows after an edit');
+    await page.evaluate(() => window.__idleNow());
+    assert.equal((await card()).pending, false, 'the edit’s numbers checked');
+    assertNoProblems(problems, 'checks waiting');
   } finally {
     await close();
   }

@@ -55,16 +55,19 @@ TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {
   // gradcheck.cpp: h = step · max(1, |x|); pass when |a/s − n/s| <= tolerance + 2·ε / (h′·s).
   EXPECT_EQ(g.step_rule,
             "Each checked number x is moved down and up by h = 1e-6 · max(1, |x|) (1e-6 when |x| ≤ 1).");
-  const std::string bound = format_significant(fixture_evidence_bound(), 3);
   EXPECT_EQ(
       g.pass_rule,
       "A number passes when |a/s − n/s| ≤ 2e-6 + r, with s = max(1, |a|, |n|) and the rounding allowance "
-      "r = 2 · ε / (h′ · s), where ε = " +
-          bound +
-          " bounds how far rounding can move L at these numbers and h′ is the smaller of the two steps "
-          "x − (x − h) and (x + h) − x as floating point gives them. A number whose 2e-6 + r reaches 0.5 is "
-          "not judged: there rounding in L could hide a gradient off by a factor of two or of the wrong "
-          "sign.");
+      "r = 2 · ε / (h′ · s), where ε bounds how far rounding can move L at these numbers and h′ is the "
+      "smaller of the two steps x − (x − h) and (x + h) − x as floating point gives them. A number whose "
+      "2e-6 + r reaches 0.5 is not judged: there rounding in L could hide a gradient off by a factor of two "
+      "or of the wrong sign.");
+  // ε, the one number the rules depend on, is stated on its own; the rules alone come with the fixture, for
+  // the page to show before the check has run.
+  EXPECT_EQ(test::bits_of(g.rounding_bound.value), test::bits_of(fixture_evidence_bound()));
+  EXPECT_EQ(g.rounding_bound.text, format_significant(fixture_evidence_bound(), 3));
+  EXPECT_EQ(fixture().gradcheck_rules.step_rule, g.step_rule);
+  EXPECT_EQ(fixture().gradcheck_rules.pass_rule, g.pass_rule);
   // At the fixture's scale every number probed is judged, and the words say the gradients agree.
   EXPECT_EQ(g.unjudged, 0u);
   EXPECT_EQ(g.verdict, "the gradients agree");

@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { linkLimit, stateFromSearch, stateToSearch } from './url-state';
-import type { ExperimentFacts, GradcheckView, SelfScoreRequestWithFacts } from './core-api';
+import type { ExperimentFacts, GradcheckRules, GradcheckView, SelfScoreRequestWithFacts } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 type Evaluation = Extract<LessonResponse, { ok: true }>;
@@ -17,6 +17,7 @@ export type Outcome =
 
 export class LessonController {
   readonly sizeLimits: SizeLimitView[];
+  readonly gradcheckRules: GradcheckRules; // shown until the numbers on screen are checked
   state: LessonState;
   // The self-score experiment's settings have one owner, this controller, as the edited numbers do: links and
   // progress write both, and the core grades every question against them. The section (self-score.ts) is a view
@@ -63,6 +64,7 @@ export class LessonController {
     this.fixtureEvaluation = { ok: true, state: fixture.state, evidence: fixture.evidence, notes: [] };
     this.state = this.typed = fixture.state;
     this.sizeLimits = fixture.size_limits;
+    this.gradcheckRules = fixture.gradcheck_rules;
   }
 
   // Every exercise (the chapter's, ch26-…, and the self-score experiment's, qkv04-…), as the core's registry

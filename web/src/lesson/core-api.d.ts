@@ -35,6 +35,11 @@ export interface RejectionView {
   message: string;
   expected_variant: boolean;
 }
+// The gradcheck's rules, the same for every state: the page shows them while the check is still to come.
+export interface GradcheckRules {
+  step_rule: string;
+  pass_rule: string;
+}
 export interface GradcheckView {
   passed: boolean;
   checks: number;
@@ -48,6 +53,7 @@ export interface GradcheckView {
   problem: string;
   step_rule: string; // the step rule as applied, to show verbatim
   pass_rule: string; // the pass rule as applied (tolerance on the scaled error plus the rounding allowance)
+  rounding_bound: NumberView; // ε: how far rounding can move L at these numbers (text: 3 significant digits)
   unjudged: number; // numbers probed where rounding in L could hide any error: neither passed nor failed
   max_allowance: NumberView; // the largest τ + r a judged number was held to
   verdict: string; // the outcome in the core's words: agree, do not agree, or cannot be checked at this scale
@@ -128,7 +134,7 @@ export interface SizeLimitView {
 export type Failure = { ok: false; error: ErrorView };
 
 // evidence: what evaluate(state) gives for the fixture, computed once in the core.
-export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[]; evidence: EvidenceView } | Failure;
+export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[]; evidence: EvidenceView; gradcheck_rules: GradcheckRules } | Failure;
 // The gradcheck of a state's numbers, asked once they are on screen (the core keeps the evaluation's request).
 export type GradcheckResponse = { ok: true; gradcheck: GradcheckView } | Failure;
 export type LessonResponse =

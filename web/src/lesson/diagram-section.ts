@@ -2,7 +2,7 @@
 // (buildDiagram), its cells explaining themselves when focused. New numbers replace the old; an input the core
 // refused is marked, its message shown next to it and announced, while the last accepted numbers stay.
 import type { Outcome } from './controller';
-import type { GradcheckView } from './core-api';
+import type { GradcheckRules, GradcheckView } from './core-api';
 import { attachProvenance, buildDiagram, renderChecks, renderDiagram, type DiagramRefs } from './diagram';
 import { h, whenIdle } from './dom';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
@@ -24,8 +24,10 @@ export class DiagramSection {
     reset: () => void,
     explain: (tensor: ComputedKey, index: number) => ProvenanceResponse,
     private readonly check: () => GradcheckView | null,
+    gradcheckRules: GradcheckRules,
   ) {
     this.diagram = buildDiagram(idPrefix);
+    this.diagram.gradcheckRules = gradcheckRules;
     this.diagram.explain = explain;
     attachProvenance(this.diagram);
     this.sizesBar = buildSizesBar(idPrefix, limits, reset);

@@ -7,7 +7,7 @@ import { h, math as mathSpan, symbols } from './dom';
 import { arrowTarget, cellIndexOf, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import { computedKeys } from './types';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
-import type { GradcheckView } from './core-api';
+import type { GradcheckRules, GradcheckView } from './core-api';
 
 // What the line under a computed table says until a cell is chosen.
 const provenancePrompt = 'Focus, hover or tap a cell to see how it was computed.';
@@ -168,6 +168,8 @@ export interface DiagramRefs {
   implementers: HTMLElement;
   // Set by the element: asks the core where a computed cell comes from.
   explain?: (tensor: ComputedKey, index: number) => ProvenanceResponse;
+  // The gradcheck's rules, shown (with its other rows waiting) until the numbers on screen are checked.
+  gradcheckRules?: GradcheckRules;
   selected?: { tensor: ComputedKey; index: number };
   inputShape: HTMLElement;
   branchFacts: Record<'query' | 'key' | 'value', HTMLElement>;
@@ -501,8 +503,12 @@ function yesNo(value: boolean): string {
 }
 
 // The gradcheck card: the rules and the core's figures once it has checked the numbers on screen (it leaves
-// the gradcheck out of an evaluation and checks once the page is idle: diagram-section.ts).
+// the gradcheck out of an evaluation and checks once the page is idle: diagram-section.ts). Until then the
+// figures' rows say they are being checked, so that the card keeps its place and nearly its height.
 export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): void {
+  const rules = g ?? refs.gradcheckRules;
+  const waiting = 'being checked…';
+  const ltr = (text: string) => h('bdi', { dir: 'ltr' }, text);
   renderPart(refs.checks, g ?? 'checking', () => [
     h('h5', {}, 'Numerical checks: are the gradients right?'),
     h(
@@ -518,22 +524,20 @@ export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): v
       [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
       [math.symR, 'the rounding allowance (see the pass rule below)'],
     ]),
-    g
-      ? h(
-          'dl',
-          { class: 'facts' },
-          ...facts([
-            // The rules as the core applies them, in its words.
-            ['Step', g.step_rule],
-            ['Pass rule', g.pass_rule],
-            ['Numbers judged', `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)`],
-            ...(g.unjudged > 0 ? [['Numbers probed but not judged (rounding in L could hide any error there)', `${g.unjudged}`] as [string, string]] : []),
-            ['Largest difference found, |a/s − n/s|', h('bdi', { dir: 'ltr' }, g.max_error.text)],
-            ['Largest allowance τ + r it was held to', h('bdi', { dir: 'ltr' }, g.max_allowance.text)],
-            ['Result', g.verdict],
-          ]),
-        )
-      : h('p', { class: 'checks-pending' }, 'The core is checking these numbers; the result follows in a moment.'),
+    h(
+      'dl',
+      { class: g ? 'facts' : 'facts checks-pending' },
+      ...facts([
+        // The rules as the core applies them, in its words.
+        ...(rules ? ([['Step', rules.step_rule], ['Pass rule', rules.pass_rule]] as [string, string][]) : []),
+        ['Rounding bound ε on L at these numbers', g ? ltr(g.rounding_bound.text) : waiting],
+        ['Numbers judged', g ? `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)` : waiting],
+        ...(g && g.unjudged > 0 ? [['Numbers probed but not judged (rounding in L could hide any error there)', `${g.unjudged}`] as [string, string]] : []),
+        ['Largest difference found, |a/s − n/s|', g ? ltr(g.max_error.text) : waiting],
+        ['Largest allowance τ + r it was held to', g ? ltr(g.max_allowance.text) : waiting],
+        ['Result', g ? g.verdict : waiting],
+      ]),
+    ),
   ]);
 }
 
