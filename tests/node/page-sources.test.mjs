@@ -43,7 +43,7 @@ test('page sources do no arithmetic on numbers and parse none', () => {
 test('the ban itself catches an offence', () => {
   assert.ok(banned.some(([pattern]) => pattern.test('const total = values.reduce((a, b) => a + b, 0);')));
   assert.ok(banned.some(([pattern]) => pattern.test('const x = Number(cell.value);')));
-  assert.ok(banned.some(([pattern]) => pattern.test('core.selfScoreSection(seed.input.valueAsNumber)')));
+  assert.ok(banned.some(([pattern]) => pattern.test('core.selfScoreSummary({ seed: seed.input.valueAsNumber })')));
   assert.ok(banned.some(([pattern]) => pattern.test('return responses[0]?.trim() === expected;')));
 });
 
