@@ -12,8 +12,7 @@ export class DiagramSection {
   readonly diagram: DiagramRefs;
   readonly sizesBar: SizesBar;
   readonly element: HTMLElement;
-  private shown?: Outcome; // the numbers on screen, and whether their checks are
-  private checked = false;
+  private unchecked = false; // numbers on screen whose checks are still to come
   private cancelChecks?: () => void;
 
   // check: the gradcheck of the numbers on screen (the core leaves it out of an evaluation: it is most of the
@@ -47,18 +46,17 @@ export class DiagramSection {
     renderDiagram(this.diagram, outcome.evidence, outcome.state);
     if (edited) this.announce('Recomputed: Q, K, V and the gradients; the numerical checks follow.');
     else if (outcome.notes.length) this.announce(outcome.notes.join(' '));
-    this.shown = outcome;
-    this.checked = false;
+    this.unchecked = true;
     this.release();
     this.connect();
   }
 
   // Once the page is idle, the checks of the numbers on screen, unless they are shown already.
   connect(): void {
-    if (this.cancelChecks || this.checked || !this.shown) return;
+    if (this.cancelChecks || !this.unchecked) return;
     this.cancelChecks = whenIdle(() => {
       this.cancelChecks = undefined;
-      this.checked = true;
+      this.unchecked = false;
       const gradcheck = this.check();
       if (gradcheck) renderChecks(this.diagram, gradcheck);
     });
