@@ -137,14 +137,7 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
   out.initialization_independent = e.initialization.independent;
   out.initialization_transactional = e.initialization.transactional;
   out.initialization_state_after = format_hex64(e.initialization.state_after);
-  out.query_changed = e.query_changed;
-  out.key_unchanged = e.key_unchanged;
-  out.value_unchanged = e.value_unchanged;
-  out.replay_bitwise = e.replay_bitwise;
-  out.key_gradient_changed = e.key_gradient_changed;
-  out.query_gradient_unchanged = e.query_gradient_unchanged;
-  out.value_gradient_unchanged = e.value_gradient_unchanged;
-  out.input_gradient_changed = e.input_gradient_changed;
+  out.bitwise = e.bitwise;
   return out;
 }
 
@@ -346,6 +339,7 @@ const KeptEvaluation* kept_for(const LessonState& state) {
 
 FixtureResponse fixture() {
   FixtureResponse out{true, kept_fixture().state, {}, evidence_view(fixture_evidence()), gradcheck_rules()};
+  out.evidence.bitwise.reset();  // as evaluate() leaves them out: the page asks numerical_checks()
   for (const SizeLimit& limit : kSizeLimits)
     out.size_limits.push_back(
         {limit.field, static_cast<std::size_t>(limit.min), static_cast<std::size_t>(limit.max)});
@@ -353,7 +347,7 @@ FixtureResponse fixture() {
 }
 
 LessonResponse evaluate(const LessonState& state) {
-  LessonEvaluation evaluation = evaluate_lesson(state, false);
+  LessonEvaluation evaluation = evaluate_lesson(state, false, false);
   LessonResponse out;
   out.ok = evaluation.evidence.has_value();
   out.state = std::move(evaluation.state);
@@ -368,20 +362,32 @@ LessonResponse evaluate(const LessonState& state) {
 }
 
 GradcheckResponse numerical_checks(const LessonState& state) {
-  // The numbers on screen: their kept gradients are checked. Any other state is computed, gradcheck included.
-  Result<GradcheckSummary, LessonError> summary = [&]() -> Result<GradcheckSummary, LessonError> {
-    if (const KeptEvaluation* kept = kept_for(state); kept && kept->evidence.gradients)
-      return check_projection_gradients(kept->request, *kept->evidence.gradients);
+  // The numbers on screen: their kept computation is checked. Any other state is computed, gradcheck
+  // included.
+  std::optional<KeptEvaluation> computed;
+  const KeptEvaluation* kept = kept_for(state);
+  std::optional<GradcheckSummary> summary;
+  if (!kept || !kept->evidence.gradients) {
     LessonRequest read = read_lesson_request(state);
-    if (!read.request) return fail(*read.error);
-    auto evidence = compute_projection_evidence(*read.request);
-    if (!evidence) return fail(evidence.error());
-    return std::move(*evidence->gradcheck);
-  }();
-  if (!summary) return refusal<GradcheckResponse>(summary.error(), page_label);
+    if (!read.request) return refusal<GradcheckResponse>(*read.error, page_label);
+    EvidenceParts parts;
+    parts.scores = true;  // as the bitwise checks' replay computes them
+    auto evidence = compute_projection_evidence(*read.request, parts);
+    if (!evidence) return refusal<GradcheckResponse>(evidence.error(), page_label);
+    summary = std::move(evidence->gradcheck);
+    computed = KeptEvaluation{std::move(read.state), std::move(*read.request), std::move(*evidence)};
+    kept = &*computed;
+  } else {
+    auto checked = check_projection_gradients(kept->request, *kept->evidence.gradients);
+    if (!checked) return refusal<GradcheckResponse>(checked.error(), page_label);
+    summary = std::move(*checked);
+  }
+  auto bitwise = check_bitwise(kept->request, kept->evidence);
+  if (!bitwise) return refusal<GradcheckResponse>(bitwise.error(), page_label);
   GradcheckResponse out;
   out.ok = true;
   out.gradcheck = gradcheck_view(*summary);
+  out.bitwise = *bitwise;
   return out;
 }
 

@@ -80,10 +80,8 @@ struct EvidenceView {
   bool initialization_reproducible = false, initialization_independent = false,
        initialization_transactional = false;
   std::string initialization_state_after;  // "0x1fe68f0af33cb994"
-  bool query_changed = false, key_unchanged = false, value_unchanged = false, replay_bitwise = false;
-  // U_K[0] + 1, backward again: which gradients changed bit for bit (false when U_K has no cell)
-  bool key_gradient_changed = false, query_gradient_unchanged = false, value_gradient_unchanged = false,
-       input_gradient_changed = false;
+  // The bitwise checks (chapter26.hpp): not in fixture() and evaluate(); the page asks numerical_checks().
+  std::optional<BitwiseChecks> bitwise;
 };
 
 struct SizeLimitView {
@@ -111,11 +109,12 @@ struct LessonResponse {
 // numerical_checks() for the same state once it is idle.
 LessonResponse evaluate(const LessonState& state);
 
-// The gradcheck of a state's numbers (of the numbers on screen, kept from fixture() or evaluate(), without
-// computing their evidence again).
+// The checks of a state's numbers, the gradcheck and the bitwise checks (of the numbers on screen, kept from
+// fixture() or evaluate(), without computing them again).
 struct GradcheckResponse {
   bool ok = false;
   std::optional<GradcheckView> gradcheck;
+  std::optional<BitwiseChecks> bitwise;
   std::optional<ErrorView> error;
 };
 GradcheckResponse numerical_checks(const LessonState& state);
@@ -340,6 +339,11 @@ template <class V> void describe(V& v, const GradcheckView& t) {
   QKV_FIELD(max_allowance); QKV_FIELD(verdict);
 }
 template <class V> void describe(V& v, const GradcheckRules& t) { QKV_FIELD(step_rule); QKV_FIELD(pass_rule); }
+template <class V> void describe(V& v, const BitwiseChecks& t) {
+  QKV_FIELD(query_changed); QKV_FIELD(key_unchanged); QKV_FIELD(value_unchanged); QKV_FIELD(key_gradient_changed);
+  QKV_FIELD(query_gradient_unchanged); QKV_FIELD(value_gradient_unchanged); QKV_FIELD(input_gradient_changed);
+  QKV_FIELD(replay_bitwise);
+}
 template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
   QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
@@ -352,9 +356,7 @@ template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(head_mismatch_rejection); QKV_FIELD(duplicate_name_rejection);
   QKV_FIELD(initialization_seed); QKV_FIELD(initialization_reproducible); QKV_FIELD(initialization_independent);
   QKV_FIELD(initialization_transactional); QKV_FIELD(initialization_state_after);
-  QKV_FIELD(query_changed); QKV_FIELD(key_unchanged); QKV_FIELD(value_unchanged); QKV_FIELD(replay_bitwise);
-  QKV_FIELD(key_gradient_changed); QKV_FIELD(query_gradient_unchanged); QKV_FIELD(value_gradient_unchanged);
-  QKV_FIELD(input_gradient_changed);
+  QKV_FIELD(bitwise);
 }
 template <class V> void describe(V& v, const SizeLimitView& t) { QKV_FIELD(field); QKV_FIELD(min); QKV_FIELD(max); }
 template <class V> void describe(V& v, const EditableCells& t) { QKV_FIELD(shape); QKV_FIELD(cells); }
@@ -383,7 +385,9 @@ template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); 
 template <class V> void describe(V& v, const FixtureResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
 }
-template <class V> void describe(V& v, const GradcheckResponse& t) { QKV_FIELD(ok); QKV_FIELD(gradcheck); QKV_FIELD(error); }
+template <class V> void describe(V& v, const GradcheckResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(gradcheck); QKV_FIELD(bitwise); QKV_FIELD(error);
+}
 template <class V> void describe(V& v, const LessonResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);
 }

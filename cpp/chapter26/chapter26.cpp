@@ -86,8 +86,7 @@ InitializationEvidence initialization_evidence(Extent model_width, Extent head_w
   return evidence;
 }
 
-bool same_primary_bits(const ChapterEvidence& evidence, const ProjectionEvidence& replay) {
-  const ProjectionEvidence& primary = evidence.primary;
+bool same_primary_bits(const ProjectionEvidence& primary, const ProjectionEvidence& replay) {
   const ProjectionGradients& a = *primary.gradients;
   const ProjectionGradients& b = *replay.gradients;
   return same_bits(primary.query, replay.query) && same_bits(primary.key, replay.key) &&
@@ -193,8 +192,44 @@ Result<const SizeEvidence*, LessonError> size_evidence(Extent batch, Extent toke
 
 }  // namespace
 
+Result<BitwiseChecks, LessonError> check_bitwise(const ProjectionRequest& request,
+                                                 const ProjectionEvidence& primary) {
+  BitwiseChecks checks;
+  EvidenceParts parts;
+  parts.scores = true;
+  parts.gradcheck = false;
+  auto replay = compute_projection_evidence(request, parts);
+  if (!replay) return fail(replay.error());
+  checks.replay_bitwise = same_primary_bits(primary, *replay);
+
+  ProjectionRequest changed = request;
+  changed.upstream.reset();
+  changed.query_weight.mutable_values()[0] += 1.0;
+  auto changed_evidence = compute_projection_evidence(changed);
+  if (!changed_evidence) return fail(changed_evidence.error());
+  checks.query_changed = !same_bits(changed_evidence->query, primary.query);
+  checks.key_unchanged = same_bits(changed_evidence->key, primary.key);
+  checks.value_unchanged = same_bits(changed_evidence->value, primary.value);
+
+  if (request.upstream && !request.upstream->key.values().empty()) {
+    ProjectionRequest upstream_changed = request;
+    upstream_changed.upstream->key.mutable_values()[0] += 1.0;
+    EvidenceParts backward_only;
+    backward_only.gradcheck = false;
+    auto rerun = compute_projection_evidence(upstream_changed, backward_only);
+    if (!rerun) return fail(rerun.error());
+    const ProjectionGradients& before = *primary.gradients;
+    const ProjectionGradients& after = *rerun->gradients;
+    checks.key_gradient_changed = !same_bits(after.key_weight, before.key_weight);
+    checks.query_gradient_unchanged = same_bits(after.query_weight, before.query_weight);
+    checks.value_gradient_unchanged = same_bits(after.value_weight, before.value_weight);
+    checks.input_gradient_changed = !same_bits(after.input, before.input);
+  }
+  return checks;
+}
+
 Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request,
-                                                              bool gradcheck) {
+                                                              bool gradcheck, bool bitwise) {
   if (!request.upstream)
     return fail(LessonError{ErrorKind::Upstream, "chapter evidence needs the three upstream tensors"});
   EvidenceParts parts;
@@ -202,14 +237,10 @@ Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRe
   parts.gradcheck = gradcheck;
   auto primary = compute_projection_evidence(request, parts);
   if (!primary) return fail(primary.error());
-  parts.gradcheck = false;
-  auto replay = compute_projection_evidence(request, parts);
-  if (!replay) return fail(replay.error());
 
   ChapterEvidence evidence;
   evidence.request = request;
   evidence.primary = std::move(*primary);
-  evidence.replay_bitwise = same_primary_bits(evidence, *replay);
   const Shape& x = request.input.shape();  // rank three: the forward above accepted it
   const Extent d = x[2], h = request.query_weight.shape()[1];
   evidence.model_width = d;
@@ -227,29 +258,10 @@ Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRe
   evidence.head_mismatch = s.head_mismatch;
   evidence.duplicate_name = s.duplicate_name;
   evidence.initialization = s.initialization;
-
-  ProjectionRequest changed = request;
-  changed.upstream.reset();
-  changed.query_weight.mutable_values()[0] += 1.0;
-  auto changed_evidence = compute_projection_evidence(changed);
-  if (!changed_evidence) return fail(changed_evidence.error());
-  evidence.query_changed = !same_bits(changed_evidence->query, evidence.primary.query);
-  evidence.key_unchanged = same_bits(changed_evidence->key, evidence.primary.key);
-  evidence.value_unchanged = same_bits(changed_evidence->value, evidence.primary.value);
-
-  if (!request.upstream->key.values().empty()) {
-    ProjectionRequest upstream_changed = request;
-    upstream_changed.upstream->key.mutable_values()[0] += 1.0;
-    EvidenceParts backward_only;
-    backward_only.gradcheck = false;
-    auto rerun = compute_projection_evidence(upstream_changed, backward_only);
-    if (!rerun) return fail(rerun.error());
-    const ProjectionGradients& before = *evidence.primary.gradients;
-    const ProjectionGradients& after = *rerun->gradients;
-    evidence.key_gradient_changed = !same_bits(after.key_weight, before.key_weight);
-    evidence.query_gradient_unchanged = same_bits(after.query_weight, before.query_weight);
-    evidence.value_gradient_unchanged = same_bits(after.value_weight, before.value_weight);
-    evidence.input_gradient_changed = !same_bits(after.input, before.input);
+  if (bitwise) {
+    auto checks = check_bitwise(request, evidence.primary);
+    if (!checks) return fail(checks.error());
+    evidence.bitwise = *checks;
   }
   return evidence;
 }
@@ -328,7 +340,7 @@ std::string render_report(const ChapterEvidence& e) {
          " model_mismatch:" + flag(e.model_mismatch.expected_variant) +
          " head_mismatch:" + flag(e.head_mismatch.expected_variant) +
          " duplicate_name:" + flag(e.duplicate_name.expected_variant) + "\n";
-  out += std::string("same_fixture_replays_bitwise=") + flag(e.replay_bitwise) + "\n";
+  out += std::string("same_fixture_replays_bitwise=") + flag(e.bitwise->replay_bitwise) + "\n";
   out += "next=compare queries with keys and mix values\n";
   return out;
 }
@@ -371,8 +383,9 @@ std::string render_trace(const ChapterEvidence& e) {
     out += std::string("WEIGHT_GRADIENT|role=") + role + "|shape=" + format_shape(gradient->shape()) +
            "|values=" + format_vector6(gradient->values()) + "\n";
   }
-  out += std::string("INDEPENDENCE|changed=query|query_changed=") + flag(e.query_changed) +
-         "|key_output=" + unchanged(e.key_unchanged) + "|value_output=" + unchanged(e.value_unchanged) + "\n";
+  out += std::string("INDEPENDENCE|changed=query|query_changed=") + flag(e.bitwise->query_changed) +
+         "|key_output=" + unchanged(e.bitwise->key_unchanged) +
+         "|value_output=" + unchanged(e.bitwise->value_unchanged) + "\n";
   out +=
       "EMPTY_SHAPES|batch_input=" + format_shape(e.empty_batch.input) +
       "|batch_query=" + format_shape(e.empty_batch.query) + "|batch_key=" + format_shape(e.empty_batch.key) +
@@ -394,7 +407,7 @@ std::string render_trace(const ChapterEvidence& e) {
          "|key_weight_checks=" + std::to_string(check.key_checks) +
          "|value_weight_checks=" + std::to_string(check.value_checks) +
          "|tolerance=" + format_fixed6(check.tolerance) + "|gradcheck=" + flag(check.passed) +
-         "|replay=" + (e.replay_bitwise ? "bitwise" : "mismatch") +
+         "|replay=" + (e.bitwise->replay_bitwise ? "bitwise" : "mismatch") +
          "|names=" + (e.duplicate_name.expected_variant ? "unique" : "unchecked") +
          "|initialization=" + (e.initialization.transactional ? "transactional" : "partial") + "\n";
   out += "NEXT|chapter=27-self-attention\n";

@@ -38,6 +38,17 @@ struct HistoryEvidence {
   const char* mapping = "retrospective";
 };
 
+// The implementers' checks of one computation, each by comparing bit patterns with the computation itself.
+struct BitwiseChecks {
+  // W_Q[0,0] + 1 with everything else the same: did Q change, and are K and V bit for bit the same?
+  bool query_changed = false, key_unchanged = false, value_unchanged = false;
+  // U_K[0] + 1 with everything else the same, backward run again: which gradients changed, bit for bit?
+  // (All false when U_K has no cell: an empty batch or token axis.)
+  bool key_gradient_changed = false, query_gradient_unchanged = false, value_gradient_unchanged = false,
+       input_gradient_changed = false;
+  bool replay_bitwise = false;  // the primary computation twice, compared by bit pattern
+};
+
 struct ChapterEvidence {
   ProjectionRequest request;   // with upstreams
   ProjectionEvidence primary;  // forward, the query–key scores, gradients, gradcheck
@@ -53,13 +64,7 @@ struct ChapterEvidence {
   RejectionProbe duplicate_name;  // query and key both named "same"
   InitializationEvidence initialization;
   HistoryEvidence history;
-  // W_Q[0,0] + 1 with everything else the same: did Q change, and are K and V bit for bit the same?
-  bool query_changed = false, key_unchanged = false, value_unchanged = false;
-  // U_K[0] + 1 with everything else the same, backward run again: which gradients changed, bit for bit?
-  // (All false when U_K has no cell: an empty batch or token axis.)
-  bool key_gradient_changed = false, query_gradient_unchanged = false, value_gradient_unchanged = false,
-       input_gradient_changed = false;
-  bool replay_bitwise = false;  // the primary computation twice, compared by bit pattern
+  std::optional<BitwiseChecks> bitwise;  // left out when asked to (a caller that checks later: check_bitwise)
 };
 
 // The frozen fixture: X [1,2,3], the three [3,2] weights and the three [1,2,2] upstreams.
@@ -72,9 +77,15 @@ std::string token_name(Extent position);
 std::vector<std::string> token_names(Extent tokens);
 
 // Without `gradcheck`, primary.gradcheck is left out: it is most of the work (two forward passes per number
-// probed), and the page asks for it on its own once the numbers are on screen (api::gradcheck).
+// probed); without `bitwise`, the bitwise checks (two and a half computations more). The page asks for both
+// on their own once the numbers are on screen (api::numerical_checks).
 Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request,
-                                                              bool gradcheck = true);
+                                                              bool gradcheck = true, bool bitwise = true);
+
+// The bitwise checks of `primary`, the computation compute_projection_evidence made for `request` (with
+// scores and gradients): the same computation again, W_Q[0,0] + 1, and U_K[0] + 1 with backward.
+Result<BitwiseChecks, LessonError> check_bitwise(const ProjectionRequest& request,
+                                                 const ProjectionEvidence& primary);
 
 // The course's report (28 lines) and diagram trace (17 records), byte for byte.
 std::string render_report(const ChapterEvidence& evidence);

@@ -29,6 +29,7 @@ QKV_DESCRIBED(RoundedView)
 QKV_DESCRIBED(ShapeProbeView)
 QKV_DESCRIBED(RejectionView)
 QKV_DESCRIBED(GradcheckRules)
+QKV_DESCRIBED(BitwiseChecks)
 QKV_DESCRIBED(GradcheckView)
 QKV_DESCRIBED(EvidenceView)
 QKV_DESCRIBED(SizeLimitView)
@@ -109,14 +110,15 @@ ordered_json field_lists_of() {
 }
 
 inline ordered_json field_lists() {
-  return field_lists_of<
-      ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView, GradcheckRules,
-      GradcheckView, EvidenceView, SizeLimitView, EditableCells, EditableTensor, LessonState, FixtureResponse,
-      LessonResponse, ProvenanceRequest, SourceCells, ProvenanceResponse, ExperimentFacts, SelfScoreRequest,
-      ScoreSummaryView, SelfScoreView, SelfScoreResponse, OffDiagonalRowView, KindSummaryView,
-      SelfScoreSummaryView, SelfScoreSummaryResponse, SeedSearchRequest, SeedSearchResponse, ExerciseView,
-      ExercisesResponse, AnswerRequest, AnswerResponse, RandnRequest, RandnResponse, TextResponse, TensorData,
-      GradcheckData, ProjectionResponse, UpstreamData, EvidenceRequest, BenchRequest, BenchResponse>();
+  return field_lists_of<ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView,
+                        GradcheckRules, BitwiseChecks, GradcheckView, EvidenceView, SizeLimitView,
+                        EditableCells, EditableTensor, LessonState, FixtureResponse, LessonResponse,
+                        ProvenanceRequest, SourceCells, ProvenanceResponse, ExperimentFacts, SelfScoreRequest,
+                        ScoreSummaryView, SelfScoreView, SelfScoreResponse, OffDiagonalRowView,
+                        KindSummaryView, SelfScoreSummaryView, SelfScoreSummaryResponse, SeedSearchRequest,
+                        SeedSearchResponse, ExerciseView, ExercisesResponse, AnswerRequest, AnswerResponse,
+                        RandnRequest, RandnResponse, TextResponse, TensorData, GradcheckData,
+                        ProjectionResponse, UpstreamData, EvidenceRequest, BenchRequest, BenchResponse>();
 }
 
 }  // namespace qkv::cli

@@ -210,11 +210,11 @@ LessonRequest read_lesson_request(const LessonState& typed) {
   return result;
 }
 
-LessonEvaluation evaluate_lesson(const LessonState& typed, bool gradcheck) {
+LessonEvaluation evaluate_lesson(const LessonState& typed, bool gradcheck, bool bitwise) {
   LessonRequest read = read_lesson_request(typed);
   LessonEvaluation result{std::move(read.state), std::nullopt, std::move(read.error), std::move(read.notes)};
   if (!read.request) return result;
-  auto evidence = compute_chapter_evidence(*read.request, gradcheck);
+  auto evidence = compute_chapter_evidence(*read.request, gradcheck, bitwise);
   if (!evidence) {
     result.error = evidence.error();
     return result;

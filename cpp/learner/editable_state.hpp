@@ -76,7 +76,7 @@ LessonRequest read_lesson_request(const LessonState& state);
 
 // The frozen fixture, every cell written as the shortest decimal that reads back to the same double.
 LessonState fixture_state();
-// gradcheck: as compute_chapter_evidence takes it.
-LessonEvaluation evaluate_lesson(const LessonState& state, bool gradcheck = true);
+// gradcheck and bitwise: as compute_chapter_evidence takes them.
+LessonEvaluation evaluate_lesson(const LessonState& state, bool gradcheck = true, bool bitwise = true);
 
 }  // namespace qkv

@@ -145,12 +145,13 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   out.push_back(
       {"ch26-change-query-only",
        {"yes", "no"},
-       {choice(e.key_unchanged && e.value_unchanged ? "no" : "yes")},
+       {choice(e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "no" : "yes")},
        {{"yes", "K is computed from X and W_K only, V from X and W_V only: which of them reads W_Q?"}},
        "",
        std::string("K and V are computed from X, W_K and W_V only. The core added 1 to W_Q[0,0]: Q ") +
-           (e.query_changed ? "changed" : "did not change") + ", while K and V stayed " +
-           (e.key_unchanged && e.value_unchanged ? "the same bit for bit." : "not the same.")});
+           (e.bitwise->query_changed ? "changed" : "did not change") + ", while K and V stayed " +
+           (e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "the same bit for bit."
+                                                                   : "not the same.")});
   const std::string per_weight_text = std::to_string(per_weight);
   out.push_back(
       {"ch26-parameter-count",
@@ -219,10 +220,11 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
        "These projections compare nothing yet. Next, each query is dotted with every key to give scores, "
        "a softmax turns each row of scores into probabilities, and those weights mix the values."});
   // U_K[0] + 1 and backward again (ChapterEvidence): the gradients that changed, bit for bit.
-  const bool key_only = e.key_gradient_changed && e.query_gradient_unchanged && e.value_gradient_unchanged;
-  const std::string upstream_answer = key_only                     ? "key-only"
-                                      : e.value_gradient_unchanged ? "key-and-query"
-                                                                   : "all-three";
+  const bool key_only = e.bitwise->key_gradient_changed && e.bitwise->query_gradient_unchanged &&
+                        e.bitwise->value_gradient_unchanged;
+  const std::string upstream_answer = key_only                              ? "key-only"
+                                      : e.bitwise->value_gradient_unchanged ? "key-and-query"
+                                                                            : "all-three";
   const std::pair<std::string, std::string> upstream_hints[] = {
       {"key-only", "Read W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V again, and what the core measured."},
       {"all-three", "W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V: does either of them read U_K?"},
@@ -234,18 +236,20 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   const auto measured = [](bool changed) {
     return std::string(changed ? "changed" : "stayed the same bit for bit");
   };
-  out.push_back(
-      {"ch26-upstream-key",
-       {"key-only", "all-three", "key-and-query"},
-       {choice(upstream_answer)},
-       upstream_key_hints,
-       "",
-       "Each weight's gradient reads only its own branch's upstream: W̄_Q = Xᵀ U_Q, W̄_K = Xᵀ U_K, "
-       "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K " +
-           measured(e.key_gradient_changed) + ", W̄_Q " + measured(!e.query_gradient_unchanged) + ", W̄_V " +
-           measured(!e.value_gradient_unchanged) + ", and X̄ " + measured(e.input_gradient_changed) +
-           (e.input_gradient_changed ? ": X feeds all three branches, so its gradient sums all three paths."
-                                     : ".")});
+  out.push_back({"ch26-upstream-key",
+                 {"key-only", "all-three", "key-and-query"},
+                 {choice(upstream_answer)},
+                 upstream_key_hints,
+                 "",
+                 "Each weight's gradient reads only its own branch's upstream: W̄_Q = Xᵀ U_Q, W̄_K = Xᵀ U_K, "
+                 "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K " +
+                     measured(e.bitwise->key_gradient_changed) + ", W̄_Q " +
+                     measured(!e.bitwise->query_gradient_unchanged) + ", W̄_V " +
+                     measured(!e.bitwise->value_gradient_unchanged) + ", and X̄ " +
+                     measured(e.bitwise->input_gradient_changed) +
+                     (e.bitwise->input_gradient_changed
+                          ? ": X feeds all three branches, so its gradient sums all three paths."
+                          : ".")});
   return out;
 }
 

@@ -552,7 +552,7 @@ test('12. the whole lesson is in the page at ready; its first frame lays out wha
   }
 });
 
-test('13. while the numerical checks wait for an idle moment, their card shows the same rows (the rules, the figures "being checked…") and keeps its height', async () => {
+test('13. while the numerical and bitwise checks wait for an idle moment, their card shows the same rows (the rules, the figures "being checked…") and keeps its height, and the verdicts wait in their places', async () => {
   const { page, problems, close } = await openPage(browser);
   try {
     // Idle moments come only when the test says (the page's whenIdle uses requestIdleCallback), so that the
@@ -571,11 +571,33 @@ test('13. while the numerical checks wait for an idle moment, their card shows t
         const dl = [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('.deeper dl.facts')].find((list) => list.textContent.includes('Numbers judged'));
         return { pending: dl.classList.contains('checks-pending'), terms: [...dl.querySelectorAll('dt')].map((dt) => dt.textContent), details: [...dl.querySelectorAll('dd')].map((dd) => dd.textContent), height: dl.getBoundingClientRect().height };
       });
+    // The bitwise checks wait with the gradcheck: the verdicts of "change only W_Q" and "change only U_K", and the
+    // replay's row among the implementers' checks.
+    const verdicts = () =>
+      page.evaluate(() => {
+        const root = document.querySelector('qkv-lesson').shadowRoot;
+        return { verdicts: [...root.querySelectorAll('ul.verdicts li')].map((li) => li.textContent), replay: root.querySelector('.replay-verdict').textContent };
+      });
     const waiting = await card();
     assert.equal(waiting.pending, true, 'until an idle moment the checks wait');
+    const verdictsWaiting = await verdicts();
+    assert.equal(verdictsWaiting.verdicts.length, 7, `three outputs and four gradients: ${verdictsWaiting.verdicts.join(' | ')}`);
+    assert.ok(verdictsWaiting.verdicts.every((text) => text.endsWith(': being checked…')), `the verdicts wait: ${verdictsWaiting.verdicts.join(' | ')}`);
+    assert.equal(verdictsWaiting.replay, 'being checked…');
     await page.evaluate(() => window.__idleNow());
     const done = await card();
     assert.equal(done.pending, false, 'checked at the idle moment');
+    const verdictsDone = await verdicts();
+    assert.deepEqual(verdictsDone.verdicts, [
+      'Query output: changed',
+      'Key output: unchanged, bit for bit',
+      'Value output: unchanged, bit for bit',
+      'W̄_K: changed',
+      'W̄_Q: unchanged, bit for bit',
+      'W̄_V: unchanged, bit for bit',
+      'X̄: changed',
+    ], 'the core’s bitwise checks of the fixture (tests/cpp: Chapter26Evidence)');
+    assert.equal(verdictsDone.replay, 'the same bits both times');
     assert.deepEqual(waiting.terms, done.terms, 'the same rows');
     assert.deepEqual(waiting.details.slice(0, 2), done.details.slice(0, 2), 'the step and pass rules, in the core’s words, before the check');
     assert.ok(waiting.details.slice(2).every((text) => text === 'being checked…'), `the figures wait: ${waiting.details.slice(2).join(' | ')}`);

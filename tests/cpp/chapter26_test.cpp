@@ -151,7 +151,7 @@ TEST(Chapter26Evidence, ScoresAreRawQueryKeyDotProductsPerBatchItem) {
         EXPECT_EQ(bits_of(p.scores[(b * 3 + i) * 3 + j]), bits_of(sum)) << b << "," << i << "," << j;
       }
   EXPECT_EQ(p.scores[1 * 9 + 2 * 3 + 0], -2.0);  // q_{1,2} = [4, −1], k_{1,0} = [0, 2], by hand
-  EXPECT_TRUE(evidence.replay_bitwise);
+  EXPECT_TRUE(evidence.bitwise->replay_bitwise);
 
   const ProjectionRequest empty = test::with_input(chapter_fixture(), Tensor::zeros({2, 0, 3}).value());
   EXPECT_EQ(compute_chapter_evidence(empty).value().primary.scores.shape(), (Shape{2, 0, 0}));
@@ -278,9 +278,9 @@ TEST(Chapter26Evidence, RejectionProbesGiveTheExactMessagesAndVariants) {
 }
 
 TEST(Chapter26Evidence, ChangingOnlyTheQueryWeightChangesOnlyQuery) {
-  EXPECT_TRUE(chapter_evidence().query_changed);
-  EXPECT_TRUE(chapter_evidence().key_unchanged);
-  EXPECT_TRUE(chapter_evidence().value_unchanged);
+  EXPECT_TRUE(chapter_evidence().bitwise->query_changed);
+  EXPECT_TRUE(chapter_evidence().bitwise->key_unchanged);
+  EXPECT_TRUE(chapter_evidence().bitwise->value_unchanged);
 
   // W_Q[0,0] = 2 (the evidence's +1 on the fixture's 1), computed here on its own.
   ProjectionRequest changed = chapter_fixture();
@@ -299,7 +299,7 @@ TEST(Chapter26Evidence, ChangingOnlyTheQueryWeightChangesOnlyQuery) {
 
 TEST(Chapter26Evidence, EveryFlagIsTrueAndTheReplayIsBitwise) {
   const ChapterEvidence& e = chapter_evidence();
-  EXPECT_TRUE(e.replay_bitwise);
+  EXPECT_TRUE(e.bitwise->replay_bitwise);
   EXPECT_TRUE(e.primary.gradcheck->passed);
   EXPECT_TRUE(e.initialization.reproducible);
   EXPECT_TRUE(e.initialization.independent);
@@ -308,7 +308,7 @@ TEST(Chapter26Evidence, EveryFlagIsTrueAndTheReplayIsBitwise) {
        {&e.rank, &e.width, &e.model_mismatch, &e.head_mismatch, &e.duplicate_name}) {
     EXPECT_TRUE(probe->expected_variant) << probe->message;
   }
-  EXPECT_TRUE(e.query_changed && e.key_unchanged && e.value_unchanged);
+  EXPECT_TRUE(e.bitwise->query_changed && e.bitwise->key_unchanged && e.bitwise->value_unchanged);
 
   const json& history = expected().at("history");
   EXPECT_EQ(e.history.earlier_left, history.at("earlier_left").get<std::string>());
@@ -631,9 +631,10 @@ TEST(Chapter26Arbitrary, RandomRequestsGiveConsistentEvidenceAndPassGradcheck) {
     // The chapter evidence holds for any valid request too.
     auto chapter = compute_chapter_evidence(request);
     ASSERT_TRUE(chapter.ok()) << where << ": " << chapter.error().message;
-    EXPECT_TRUE(chapter->replay_bitwise) << where;
-    EXPECT_TRUE(chapter->key_unchanged && chapter->value_unchanged) << where;
-    EXPECT_EQ(chapter->query_changed, rows > 0) << where;  // X's first feature is never exactly zero here
+    EXPECT_TRUE(chapter->bitwise->replay_bitwise) << where;
+    EXPECT_TRUE(chapter->bitwise->key_unchanged && chapter->bitwise->value_unchanged) << where;
+    EXPECT_EQ(chapter->bitwise->query_changed, rows > 0)
+        << where;  // X's first feature is never exactly zero here
     for (const RejectionProbe* probe : {&chapter->rank, &chapter->width, &chapter->model_mismatch,
                                         &chapter->head_mismatch, &chapter->duplicate_name}) {
       EXPECT_TRUE(probe->expected_variant) << where << ": " << probe->message;

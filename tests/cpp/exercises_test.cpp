@@ -222,10 +222,10 @@ TEST(Exercises, UpstreamKeyIsAnsweredFromTheMeasuredGradients) {
   Registry registry;
   SelfScoreResult current;
   const auto all = registry.at(1, current);
-  EXPECT_TRUE(registry.fixture.key_gradient_changed);
-  EXPECT_TRUE(registry.fixture.query_gradient_unchanged);
-  EXPECT_TRUE(registry.fixture.value_gradient_unchanged);
-  EXPECT_TRUE(registry.fixture.input_gradient_changed);
+  EXPECT_TRUE(registry.fixture.bitwise->key_gradient_changed);
+  EXPECT_TRUE(registry.fixture.bitwise->query_gradient_unchanged);
+  EXPECT_TRUE(registry.fixture.bitwise->value_gradient_unchanged);
+  EXPECT_TRUE(registry.fixture.bitwise->input_gradient_changed);
   const Exercise& upstream = find(all, "ch26-upstream-key");
   EXPECT_EQ(upstream.choices, (std::vector<std::string>{"key-only", "all-three", "key-and-query"}));
   EXPECT_EQ(upstream.blanks[0].choice, "key-only");

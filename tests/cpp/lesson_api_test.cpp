@@ -139,17 +139,39 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   const LessonResponse shown = evaluate(edited);
   ASSERT_TRUE(shown.ok);
   EXPECT_FALSE(shown.evidence->gradcheck.has_value());
+  EXPECT_FALSE(shown.evidence->bitwise.has_value());
   EXPECT_FALSE(fixture().evidence.gradcheck.has_value());
+  EXPECT_FALSE(fixture().evidence.bitwise.has_value());
   const std::uint64_t runs = projection_evidence_runs();
   const GradcheckResponse checks = numerical_checks(shown.state);
-  EXPECT_EQ(projection_evidence_runs(), runs)
-      << "the evaluation's kept gradients are checked, not computed again";
+  // The bitwise checks compute three times (the same again, W_Q[0,0] + 1, U_K[0] + 1); the kept gradients are
+  // checked as they are, not computed again.
+  const std::uint64_t bitwise_runs = 3;
+  EXPECT_EQ(projection_evidence_runs(), runs + bitwise_runs);
   ASSERT_TRUE(checks.ok);
   EXPECT_TRUE(checks.gradcheck->passed);
   EXPECT_EQ(checks.gradcheck->checks, 24u);  // every number of X [1, 2, 3] and the three [3, 2] weights
   EXPECT_EQ(checks.gradcheck->verdict, "the gradients agree");
-  ASSERT_TRUE(numerical_checks(fixture().state).ok);
-  EXPECT_EQ(projection_evidence_runs(), runs) << "the fixture's kept gradients too";
+  ASSERT_TRUE(checks.bitwise.has_value());
+  EXPECT_TRUE(checks.bitwise->replay_bitwise);
+  EXPECT_TRUE(checks.bitwise->query_changed && checks.bitwise->key_unchanged &&
+              checks.bitwise->value_unchanged);
+  EXPECT_TRUE(checks.bitwise->key_gradient_changed && checks.bitwise->query_gradient_unchanged &&
+              checks.bitwise->value_gradient_unchanged && checks.bitwise->input_gradient_changed);
+  const std::uint64_t before_fixture = projection_evidence_runs();
+  const GradcheckResponse fixture_checks = numerical_checks(fixture().state);
+  ASSERT_TRUE(fixture_checks.ok);
+  EXPECT_EQ(projection_evidence_runs(), before_fixture + bitwise_runs) << "the fixture's kept gradients too";
+  // What the chapter's evidence of the fixture says, computed whole.
+  const BitwiseChecks whole = *compute_chapter_evidence(chapter_fixture())->bitwise;
+  EXPECT_EQ(fixture_checks.bitwise->replay_bitwise, whole.replay_bitwise);
+  EXPECT_EQ(fixture_checks.bitwise->query_changed, whole.query_changed);
+  EXPECT_EQ(fixture_checks.bitwise->key_unchanged, whole.key_unchanged);
+  EXPECT_EQ(fixture_checks.bitwise->value_unchanged, whole.value_unchanged);
+  EXPECT_EQ(fixture_checks.bitwise->key_gradient_changed, whole.key_gradient_changed);
+  EXPECT_EQ(fixture_checks.bitwise->query_gradient_unchanged, whole.query_gradient_unchanged);
+  EXPECT_EQ(fixture_checks.bitwise->value_gradient_unchanged, whole.value_gradient_unchanged);
+  EXPECT_EQ(fixture_checks.bitwise->input_gradient_changed, whole.input_gradient_changed);
 
   // Once other numbers were evaluated, the edited ones are computed again, gradcheck included: the same
   // summary.
@@ -158,7 +180,7 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   ASSERT_TRUE(evaluate(other).ok);
   const std::uint64_t before = projection_evidence_runs();
   const GradcheckResponse computed = numerical_checks(shown.state);
-  EXPECT_EQ(projection_evidence_runs(), before + 1);
+  EXPECT_EQ(projection_evidence_runs(), before + 1 + bitwise_runs);
   ASSERT_TRUE(computed.ok);
   EXPECT_EQ(computed.gradcheck->checks, checks.gradcheck->checks);
   EXPECT_EQ(computed.gradcheck->verdict, checks.gradcheck->verdict);

@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { linkLimit, stateFromSearch, stateToSearch } from './url-state';
-import type { ExperimentFacts, GradcheckRules, GradcheckView, SelfScoreRequestWithFacts } from './core-api';
+import type { BitwiseChecks, ExperimentFacts, GradcheckRules, GradcheckView, SelfScoreRequestWithFacts } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 type Evaluation = Extract<LessonResponse, { ok: true }>;
@@ -122,10 +122,11 @@ export class LessonController {
     return answer;
   }
 
-  // The gradcheck of the numbers on screen: the core checks the evaluation it kept for this state.
-  numericalChecks(): GradcheckView | null {
+  // The checks of the numbers on screen (the gradcheck and the bitwise checks): the core checks the evaluation it
+  // kept for this state.
+  numericalChecks(): { gradcheck: GradcheckView; bitwise: BitwiseChecks } | null {
     const checked = this.core.numericalChecks(this.state);
-    return checked.ok ? checked.gradcheck : null;
+    return checked.ok ? { gradcheck: checked.gradcheck, bitwise: checked.bitwise } : null;
   }
 
   // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.

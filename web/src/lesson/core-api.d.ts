@@ -35,6 +35,19 @@ export interface RejectionView {
   message: string;
   expected_variant: boolean;
 }
+// The bitwise checks of one computation (chapter26.hpp).
+export interface BitwiseChecks {
+  // W_Q[0,0] + 1 with everything else the same: did Q change, and are K and V bit for bit the same?
+  query_changed: boolean;
+  key_unchanged: boolean;
+  value_unchanged: boolean;
+  // U_K[0] + 1, backward run again: which gradients changed bit for bit (all false when U_K has no cell)
+  key_gradient_changed: boolean;
+  query_gradient_unchanged: boolean;
+  value_gradient_unchanged: boolean;
+  input_gradient_changed: boolean;
+  replay_bitwise: boolean; // the computation run twice, the same bits both times
+}
 // The gradcheck's rules, the same for every state: the page shows them while the check is still to come.
 export interface GradcheckRules {
   step_rule: string;
@@ -94,15 +107,7 @@ export interface EvidenceView {
   initialization_independent: boolean;
   initialization_transactional: boolean;
   initialization_state_after: string;
-  query_changed: boolean;
-  key_unchanged: boolean;
-  value_unchanged: boolean;
-  replay_bitwise: boolean;
-  // U_K[0] + 1, backward run again: which gradients changed bit for bit (all false when U_K has no cell)
-  key_gradient_changed: boolean;
-  query_gradient_unchanged: boolean;
-  value_gradient_unchanged: boolean;
-  input_gradient_changed: boolean;
+  bitwise?: BitwiseChecks; // not in fixture() and evaluate(): the page asks numericalChecks()
 }
 
 export interface EditableCells {
@@ -136,7 +141,7 @@ export type Failure = { ok: false; error: ErrorView };
 // evidence: what evaluate(state) gives for the fixture, computed once in the core.
 export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[]; evidence: EvidenceView; gradcheck_rules: GradcheckRules } | Failure;
 // The gradcheck of a state's numbers, asked once they are on screen (the core keeps the evaluation's request).
-export type GradcheckResponse = { ok: true; gradcheck: GradcheckView } | Failure;
+export type GradcheckResponse = { ok: true; gradcheck: GradcheckView; bitwise: BitwiseChecks } | Failure;
 export type LessonResponse =
   | { ok: true; state: LessonState; evidence: EvidenceView; notes: string[] }
   | { ok: false; state: LessonState; error: ErrorView; notes: string[] }

@@ -2,8 +2,8 @@
 // (buildDiagram), its cells explaining themselves when focused. New numbers replace the old; an input the core
 // refused is marked, its message shown next to it and announced, while the last accepted numbers stay.
 import type { Outcome } from './controller';
-import type { GradcheckRules, GradcheckView } from './core-api';
-import { attachProvenance, buildDiagram, renderChecks, renderDiagram, type DiagramRefs } from './diagram';
+import type { BitwiseChecks, GradcheckRules, GradcheckView } from './core-api';
+import { attachProvenance, buildDiagram, renderBitwise, renderChecks, renderDiagram, type DiagramRefs } from './diagram';
 import { h, whenIdle } from './dom';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
 import { sizeFields, type ComputedKey, type CoreError, type ProvenanceResponse, type SizeField, type SizeLimitView } from './types';
@@ -15,14 +15,14 @@ export class DiagramSection {
   private unchecked = false; // numbers on screen whose checks are still to come
   private cancelChecks?: () => void;
 
-  // check: the gradcheck of the numbers on screen (the core leaves it out of an evaluation: it is most of the
-  // work), asked once the page is idle after new numbers are shown.
+  // check: the gradcheck and the bitwise checks of the numbers on screen (the core leaves them out of an
+  // evaluation: they are most of its work), asked once the page is idle after new numbers are shown.
   constructor(
     idPrefix: string,
     limits: SizeLimitView[],
     reset: () => void,
     explain: (tensor: ComputedKey, index: number) => ProvenanceResponse,
-    private readonly check: () => GradcheckView | null,
+    private readonly check: () => { gradcheck: GradcheckView; bitwise: BitwiseChecks } | null,
     gradcheckRules: GradcheckRules,
   ) {
     this.diagram = buildDiagram(idPrefix);
@@ -57,8 +57,10 @@ export class DiagramSection {
     this.cancelChecks = whenIdle(() => {
       this.cancelChecks = undefined;
       this.unchecked = false;
-      const gradcheck = this.check();
-      if (gradcheck) renderChecks(this.diagram, gradcheck);
+      const checked = this.check();
+      if (!checked) return;
+      renderChecks(this.diagram, checked.gradcheck);
+      renderBitwise(this.diagram, checked.bitwise);
     });
   }
 

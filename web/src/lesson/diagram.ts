@@ -7,7 +7,7 @@ import { h, math as mathSpan, symbols } from './dom';
 import { arrowTarget, cellIndexOf, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import { computedKeys } from './types';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
-import type { GradcheckRules, GradcheckView } from './core-api';
+import type { BitwiseChecks, GradcheckRules, GradcheckView } from './core-api';
 
 // What the line under a computed table says until a cell is chosen.
 const provenancePrompt = 'Focus, hover or tap a cell to see how it was computed.';
@@ -541,6 +541,59 @@ export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): v
   ]);
 }
 
+// The bitwise checks of the numbers on screen: change only W_Q, change only U_K, and the whole computation run
+// twice. The core leaves them out of an evaluation and checks once the page is idle, with the gradcheck
+// (diagram-section.ts); until then each verdict says it is being checked, in the place it will take.
+export function renderBitwise(refs: DiagramRefs, b: BitwiseChecks | undefined): void {
+  const waiting = 'being checked…';
+  const verdict = (label: string, changed: boolean | undefined, text: (changed: boolean) => string) =>
+    h('li', { class: changed === undefined ? 'verdict checks-pending' : `verdict ${changed ? 'changed' : 'same'}` }, `${label}: ${changed === undefined ? waiting : text(changed)}`);
+  renderPart(refs.independence, b ? [b.query_changed, b.key_unchanged, b.value_unchanged] : 'checking', () => [
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Change only the query weight'),
+      h('p', {}, 'The core adds 1 to W_Q[0,0], keeps everything else, and compares the new outputs bit for bit with the ones above.'),
+      h(
+        'ul',
+        { class: 'verdicts' },
+        verdict('Query output', b?.query_changed, (changed) => (changed ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here')),
+        verdict('Key output', b && !b.key_unchanged, (changed) => (changed ? 'changed' : 'unchanged, bit for bit')),
+        verdict('Value output', b && !b.value_unchanged, (changed) => (changed ? 'changed' : 'unchanged, bit for bit')),
+      ),
+    ),
+  ]);
+
+  const changed = (yes: boolean) => (yes ? 'changed' : 'unchanged, bit for bit');
+  // The core reports all four false when U_K has no cell (an empty batch or token axis).
+  const nothingToChange = b && !(b.key_gradient_changed || b.query_gradient_unchanged || b.value_gradient_unchanged || b.input_gradient_changed);
+  renderPart(refs.upstreamChange, b ? [b.key_gradient_changed, b.query_gradient_unchanged, b.value_gradient_unchanged, b.input_gradient_changed] : 'checking', () => [
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Change only the key upstream'),
+      nothingToChange
+        ? h('p', {}, 'At these sizes U_K has no cell to change (an axis is empty), so there is nothing to compare.')
+        : h(
+            'div',
+            {},
+            h('p', {}, 'The core adds 1 to U_K[0,0,0], keeps everything else, runs the backward pass again and compares the gradients bit for bit with the ones below.'),
+            h(
+              'ul',
+              { class: 'verdicts' },
+              verdict('W̄_K', b?.key_gradient_changed, changed),
+              verdict('W̄_Q', b && !b.query_gradient_unchanged, changed),
+              verdict('W̄_V', b && !b.value_gradient_unchanged, changed),
+              verdict('X̄', b?.input_gradient_changed, changed),
+            ),
+          ),
+    ),
+  ]);
+
+  const replay = refs.implementers.querySelector('.replay-verdict');
+  if (replay) replay.textContent = b ? (b.replay_bitwise ? 'the same bits both times' : 'different results') : waiting;
+}
+
 export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: LessonState): void {
   const t = evidence;
   renderPart(refs.inputShape, t.input.shape_text, () =>
@@ -612,47 +665,6 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
     renderOutput(refs.outputs[key], key, t[key], names);
   }
 
-  renderPart(refs.independence, [evidence.query_changed, evidence.key_unchanged, evidence.value_unchanged], () => [
-    h(
-      'section',
-      { class: 'card' },
-      h('h5', {}, 'Change only the query weight'),
-      h('p', {}, 'The core adds 1 to W_Q[0,0], keeps everything else, and compares the new outputs bit for bit with the ones above.'),
-      h(
-        'ul',
-        { class: 'verdicts' },
-        h('li', { class: `verdict ${evidence.query_changed ? 'changed' : 'same'}` }, `Query output: ${evidence.query_changed ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here'}`),
-        h('li', { class: `verdict ${evidence.key_unchanged ? 'same' : 'changed'}` }, `Key output: ${evidence.key_unchanged ? 'unchanged, bit for bit' : 'changed'}`),
-        h('li', { class: `verdict ${evidence.value_unchanged ? 'same' : 'changed'}` }, `Value output: ${evidence.value_unchanged ? 'unchanged, bit for bit' : 'changed'}`),
-      ),
-    ),
-  ]);
-
-  const changed = (yes: boolean) => (yes ? 'changed' : 'unchanged, bit for bit');
-  renderPart(refs.upstreamChange, [evidence.key_gradient_changed, evidence.query_gradient_unchanged, evidence.value_gradient_unchanged, evidence.input_gradient_changed], () => [
-    h(
-      'section',
-      { class: 'card' },
-      h('h5', {}, 'Change only the key upstream'),
-      // The core reports all four false when U_K has no cell (an empty batch or token axis).
-      evidence.key_gradient_changed || evidence.query_gradient_unchanged || evidence.value_gradient_unchanged || evidence.input_gradient_changed
-        ? h(
-            'div',
-            {},
-            h('p', {}, 'The core adds 1 to U_K[0,0,0], keeps everything else, runs the backward pass again and compares the gradients bit for bit with the ones below.'),
-            h(
-              'ul',
-              { class: 'verdicts' },
-              h('li', { class: `verdict ${evidence.key_gradient_changed ? 'changed' : 'same'}` }, `W̄_K: ${changed(evidence.key_gradient_changed)}`),
-              h('li', { class: `verdict ${evidence.query_gradient_unchanged ? 'same' : 'changed'}` }, `W̄_Q: ${changed(!evidence.query_gradient_unchanged)}`),
-              h('li', { class: `verdict ${evidence.value_gradient_unchanged ? 'same' : 'changed'}` }, `W̄_V: ${changed(!evidence.value_gradient_unchanged)}`),
-              h('li', { class: `verdict ${evidence.input_gradient_changed ? 'changed' : 'same'}` }, `X̄: ${changed(evidence.input_gradient_changed)}`),
-            ),
-          )
-        : h('p', {}, 'At these sizes U_K has no cell to change (an axis is empty), so there is nothing to compare.'),
-    ),
-  ]);
-
   renderPart(refs.probes, [evidence.batch_probe, evidence.empty_batch_probe, evidence.empty_token_probe], () => [
     h(
       'div',
@@ -720,7 +732,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
 
   renderPart(
     refs.implementers,
-    [evidence.parameter_names, evidence.initialization_seed, evidence.initialization_reproducible, evidence.initialization_independent, evidence.initialization_transactional, evidence.replay_bitwise, evidence.duplicate_name_rejection.expected_variant],
+    [evidence.parameter_names, evidence.initialization_seed, evidence.initialization_reproducible, evidence.initialization_independent, evidence.initialization_transactional, evidence.duplicate_name_rejection.expected_variant],
     () => [
       h('p', {}, 'Checks a library author cares about; a learner can skip them.'),
       h(
@@ -729,7 +741,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         ...facts([
           ...evidence.parameter_names.map((name, i): [string, Node] => [`${branches[i].title}: parameter name`, dottedName(name)]),
           ['Parameter names', evidence.duplicate_name_rejection.expected_variant ? 'unique (a duplicate is rejected)' : 'unchecked'],
-          ['The whole computation run twice', evidence.replay_bitwise ? 'the same bits both times' : 'different results'],
+          ['The whole computation run twice', h('span', { class: 'replay-verdict' })],
           [
             `Random starting weights from seed ${evidence.initialization_seed}`,
             `the same seed gives the same weights: ${yesNo(evidence.initialization_reproducible)}; the three weights differ: ${yesNo(evidence.initialization_independent)}; a refused request leaves the random generator where it was: ${yesNo(evidence.initialization_transactional)}`,
@@ -738,6 +750,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
       ),
     ],
   );
+  renderBitwise(refs, evidence.bitwise);
   if (refs.selected) explainCell(refs, refs.selected.tensor, refs.selected.index);
 }
 
