@@ -1,6 +1,7 @@
 #include "api/lesson_api.hpp"
 
 #include <algorithm>
+#include <cassert>
 #include <cmath>
 #include <cstdio>
 #include <utility>
@@ -47,15 +48,13 @@ GradcheckRules gradcheck_rules() {
   GradcheckRules out;
   out.step_rule = "Each checked number x is moved down and up by h = " + step + " · max(1, |x|) (" + step +
                   " when |x| ≤ 1).";
-  out.pass_rule = "A number passes when |a/s − n/s| ≤ " + tolerance +
-                  " + r, with s = max(1, |a|, |n|) and the rounding allowance r = 2 · ε / (h′ · s), where ε "
-                  "bounds how far "
-                  "rounding can move L at these numbers and h′ is the smaller of the two steps x − (x − h) "
-                  "and (x + h) − x "
-                  "as floating point gives them. A number whose " +
-                  tolerance + " + r reaches " + judgeable +
-                  " is not judged: there rounding in L could hide a gradient off by a factor of two or of "
-                  "the wrong sign.";
+  out.pass_rule =
+      "A number passes when |a/s − n/s| ≤ " + tolerance + " + r, with s = max(1, |a|, |n|) " +
+      "and the rounding allowance r = 2 · ε / (h′ · s), " +
+      "where ε bounds how far rounding can move L at these numbers " +
+      "and h′ is the smaller of the two steps x − (x − h) and (x + h) − x as floating point gives them. " +
+      "A number whose " + tolerance + " + r reaches " + judgeable + " is not judged: " +
+      "there rounding in L could hide a gradient off by a factor of two or of the wrong sign.";
   return out;
 }
 
@@ -75,9 +74,6 @@ GradcheckView gradcheck_view(const GradcheckSummary& check) {
   out.problem = check.problem;
   out.unjudged = check.unjudged;
   out.max_allowance = {check.max_allowance, format_significant(check.max_allowance, 3)};
-  GradcheckRules rules = gradcheck_rules();
-  out.step_rule = std::move(rules.step_rule);
-  out.pass_rule = std::move(rules.pass_rule);
   out.rounding_bound = {check.loss_rounding_bound, format_significant(check.loss_rounding_bound, 3)};
   const std::string& bound = out.rounding_bound.text;
   const std::string unjudged =
@@ -361,30 +357,32 @@ LessonResponse evaluate(const LessonState& state) {
   return out;
 }
 
-GradcheckResponse numerical_checks(const LessonState& state) {
+ChecksResponse numerical_checks(const LessonState& state) {
   // The numbers on screen: their kept computation is checked. Any other state is computed, gradcheck
   // included.
   std::optional<KeptEvaluation> computed;
   const KeptEvaluation* kept = kept_for(state);
   std::optional<GradcheckSummary> summary;
-  if (!kept || !kept->evidence.gradients) {
+  if (kept) {
+    // A lesson state always has its three upstreams, so every kept evaluation has gradients to check.
+    assert(kept->evidence.gradients);
+    auto checked = check_projection_gradients(kept->request, *kept->evidence.gradients);
+    if (!checked) return refusal<ChecksResponse>(checked.error(), page_label);
+    summary = std::move(*checked);
+  } else {
     LessonRequest read = read_lesson_request(state);
-    if (!read.request) return refusal<GradcheckResponse>(*read.error, page_label);
+    if (!read.request) return refusal<ChecksResponse>(*read.error, page_label);
     EvidenceParts parts;
     parts.scores = true;  // as the bitwise checks' replay computes them
     auto evidence = compute_projection_evidence(*read.request, parts);
-    if (!evidence) return refusal<GradcheckResponse>(evidence.error(), page_label);
+    if (!evidence) return refusal<ChecksResponse>(evidence.error(), page_label);
     summary = std::move(evidence->gradcheck);
     computed = KeptEvaluation{std::move(read.state), std::move(*read.request), std::move(*evidence)};
     kept = &*computed;
-  } else {
-    auto checked = check_projection_gradients(kept->request, *kept->evidence.gradients);
-    if (!checked) return refusal<GradcheckResponse>(checked.error(), page_label);
-    summary = std::move(*checked);
   }
   auto bitwise = check_bitwise(kept->request, kept->evidence);
-  if (!bitwise) return refusal<GradcheckResponse>(bitwise.error(), page_label);
-  GradcheckResponse out;
+  if (!bitwise) return refusal<ChecksResponse>(bitwise.error(), page_label);
+  ChecksResponse out;
   out.ok = true;
   out.gradcheck = gradcheck_view(*summary);
   out.bitwise = *bitwise;

@@ -43,8 +43,9 @@ struct RejectionView {
   std::string message;
   bool expected_variant = false;
 };
-// The gradcheck's rules as the page states them before any number is checked: the same for every state (the
-// one number they depend on, the rounding bound ε of L, comes with the check: GradcheckView::rounding_bound).
+// The gradcheck's rules in the words the page shows: the same for every state, so they come once, with
+// fixture() (the one number they depend on, the rounding bound ε of L, comes with each check:
+// GradcheckView::rounding_bound).
 struct GradcheckRules {
   std::string step_rule, pass_rule;
 };
@@ -53,10 +54,7 @@ struct GradcheckView {
   std::size_t checks = 0, input_checks = 0, query_checks = 0, key_checks = 0, value_checks = 0;
   NumberView max_error, tolerance, step;  // max_error.text: 3 significant digits (value stays exact)
   std::string problem;
-  // The rules as applied, in words and numbers the page shows verbatim: how far each number is moved, and
-  // when a coordinate passes (the tolerance on the scaled error plus the rounding allowance).
-  std::string step_rule, pass_rule;  // as in GradcheckRules
-  NumberView rounding_bound;         // ε: how far rounding can move L at these numbers (3 digits in text)
+  NumberView rounding_bound;  // ε: how far rounding can move L at these numbers (3 digits in text)
   // Numbers probed where rounding in L could hide any error (not judged), the largest τ + r a judged number
   // had, and the outcome in words: agree, disagree, or not checkable at this scale.
   std::size_t unjudged = 0;
@@ -111,13 +109,13 @@ LessonResponse evaluate(const LessonState& state);
 
 // The checks of a state's numbers, the gradcheck and the bitwise checks (of the numbers on screen, kept from
 // fixture() or evaluate(), without computing them again).
-struct GradcheckResponse {
+struct ChecksResponse {
   bool ok = false;
   std::optional<GradcheckView> gradcheck;
   std::optional<BitwiseChecks> bitwise;
   std::optional<ErrorView> error;
 };
-GradcheckResponse numerical_checks(const LessonState& state);
+ChecksResponse numerical_checks(const LessonState& state);
 
 // Where one computed cell of the lesson's current numbers comes from (learner/provenance.hpp).
 struct ProvenanceRequest {
@@ -335,7 +333,7 @@ template <class V> void describe(V& v, const RejectionView& t) { QKV_FIELD(messa
 template <class V> void describe(V& v, const GradcheckView& t) {
   QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(input_checks); QKV_FIELD(query_checks); QKV_FIELD(key_checks);
   QKV_FIELD(value_checks); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(step); QKV_FIELD(problem);
-  QKV_FIELD(step_rule); QKV_FIELD(pass_rule); QKV_FIELD(rounding_bound); QKV_FIELD(unjudged);
+  QKV_FIELD(rounding_bound); QKV_FIELD(unjudged);
   QKV_FIELD(max_allowance); QKV_FIELD(verdict);
 }
 template <class V> void describe(V& v, const GradcheckRules& t) { QKV_FIELD(step_rule); QKV_FIELD(pass_rule); }
@@ -385,7 +383,7 @@ template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); 
 template <class V> void describe(V& v, const FixtureResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
 }
-template <class V> void describe(V& v, const GradcheckResponse& t) {
+template <class V> void describe(V& v, const ChecksResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(gradcheck); QKV_FIELD(bitwise); QKV_FIELD(error);
 }
 template <class V> void describe(V& v, const LessonResponse& t) {

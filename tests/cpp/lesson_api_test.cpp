@@ -40,7 +40,7 @@ TEST(LessonApi, FixtureBringsItsEvidenceAsEvaluateShowsIt) {
 }
 
 TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {
-  const GradcheckResponse checks = numerical_checks(fixture().state);
+  const ChecksResponse checks = numerical_checks(fixture().state);
   ASSERT_TRUE(checks.ok);
   const GradcheckView& g = checks.gradcheck.value();
   // The largest difference with 3 significant digits; the exact value stays in `value`.
@@ -53,21 +53,20 @@ TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {
   EXPECT_EQ(std::strtod(g.step.text.c_str(), nullptr), GradcheckOptions{}.step);
   EXPECT_EQ(std::strtod(g.tolerance.text.c_str(), nullptr), GradcheckOptions{}.tolerance);
   // gradcheck.cpp: h = step · max(1, |x|); pass when |a/s − n/s| <= tolerance + 2·ε / (h′·s).
-  EXPECT_EQ(g.step_rule,
+  const GradcheckRules& rules = fixture().gradcheck_rules;
+  EXPECT_EQ(rules.step_rule,
             "Each checked number x is moved down and up by h = 1e-6 · max(1, |x|) (1e-6 when |x| ≤ 1).");
   EXPECT_EQ(
-      g.pass_rule,
+      rules.pass_rule,
       "A number passes when |a/s − n/s| ≤ 2e-6 + r, with s = max(1, |a|, |n|) and the rounding allowance "
       "r = 2 · ε / (h′ · s), where ε bounds how far rounding can move L at these numbers and h′ is the "
       "smaller of the two steps x − (x − h) and (x + h) − x as floating point gives them. A number whose "
       "2e-6 + r reaches 0.5 is not judged: there rounding in L could hide a gradient off by a factor of two "
       "or of the wrong sign.");
-  // ε, the one number the rules depend on, is stated on its own; the rules alone come with the fixture, for
-  // the page to show before the check has run.
+  // ε, the one number the rules depend on, comes with each check; the rules, the same for every state, come
+  // once, with the fixture.
   EXPECT_EQ(test::bits_of(g.rounding_bound.value), test::bits_of(fixture_evidence_bound()));
   EXPECT_EQ(g.rounding_bound.text, format_significant(fixture_evidence_bound(), 3));
-  EXPECT_EQ(fixture().gradcheck_rules.step_rule, g.step_rule);
-  EXPECT_EQ(fixture().gradcheck_rules.pass_rule, g.pass_rule);
   // At the fixture's scale every number probed is judged, and the words say the gradients agree.
   EXPECT_EQ(g.unjudged, 0u);
   EXPECT_EQ(g.verdict, "the gradients agree");
@@ -80,7 +79,7 @@ TEST(LessonApi, GradcheckSaysWhatItCouldNotJudgeAtALargeScaleInsteadOfPassingIt)
   state.input.cells[0] = "1e12";
   const LessonResponse out = evaluate(state);
   ASSERT_TRUE(out.ok);
-  const GradcheckResponse checks = numerical_checks(out.state);
+  const ChecksResponse checks = numerical_checks(out.state);
   ASSERT_TRUE(checks.ok);
   const GradcheckView& g = checks.gradcheck.value();
   ASSERT_GT(g.unjudged, 0u);
@@ -143,7 +142,7 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   EXPECT_FALSE(fixture().evidence.gradcheck.has_value());
   EXPECT_FALSE(fixture().evidence.bitwise.has_value());
   const std::uint64_t runs = projection_evidence_runs();
-  const GradcheckResponse checks = numerical_checks(shown.state);
+  const ChecksResponse checks = numerical_checks(shown.state);
   // The bitwise checks compute three times (the same again, W_Q[0,0] + 1, U_K[0] + 1); the kept gradients are
   // checked as they are, not computed again.
   const std::uint64_t bitwise_runs = 3;
@@ -159,7 +158,7 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   EXPECT_TRUE(checks.bitwise->key_gradient_changed && checks.bitwise->query_gradient_unchanged &&
               checks.bitwise->value_gradient_unchanged && checks.bitwise->input_gradient_changed);
   const std::uint64_t before_fixture = projection_evidence_runs();
-  const GradcheckResponse fixture_checks = numerical_checks(fixture().state);
+  const ChecksResponse fixture_checks = numerical_checks(fixture().state);
   ASSERT_TRUE(fixture_checks.ok);
   EXPECT_EQ(projection_evidence_runs(), before_fixture + bitwise_runs) << "the fixture's kept gradients too";
   // What the chapter's evidence of the fixture says, computed whole.
@@ -179,7 +178,7 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   other.input.cells[0] = "2";
   ASSERT_TRUE(evaluate(other).ok);
   const std::uint64_t before = projection_evidence_runs();
-  const GradcheckResponse computed = numerical_checks(shown.state);
+  const ChecksResponse computed = numerical_checks(shown.state);
   EXPECT_EQ(projection_evidence_runs(), before + 1 + bitwise_runs);
   ASSERT_TRUE(computed.ok);
   EXPECT_EQ(computed.gradcheck->checks, checks.gradcheck->checks);
@@ -191,7 +190,7 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
             test::bits_of(checks.gradcheck->max_allowance.value));
   LessonState unreadable = edited;
   unreadable.key_weight.cells[4] = "abc";
-  const GradcheckResponse refused = numerical_checks(unreadable);
+  const ChecksResponse refused = numerical_checks(unreadable);
   ASSERT_FALSE(refused.ok);
   EXPECT_EQ(refused.error->sentence, evaluate(unreadable).error->sentence);
 }

@@ -64,8 +64,6 @@ export interface GradcheckView {
   tolerance: NumberView;
   step: NumberView;
   problem: string;
-  step_rule: string; // the step rule as applied, to show verbatim
-  pass_rule: string; // the pass rule as applied (tolerance on the scaled error plus the rounding allowance)
   rounding_bound: NumberView; // ε: how far rounding can move L at these numbers (text: 3 significant digits)
   unjudged: number; // numbers probed where rounding in L could hide any error: neither passed nor failed
   max_allowance: NumberView; // the largest τ + r a judged number was held to
@@ -141,7 +139,7 @@ export type Failure = { ok: false; error: ErrorView };
 // evidence: what evaluate(state) gives for the fixture, computed once in the core.
 export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[]; evidence: EvidenceView; gradcheck_rules: GradcheckRules } | Failure;
 // The gradcheck of a state's numbers, asked once they are on screen (the core keeps the evaluation's request).
-export type GradcheckResponse = { ok: true; gradcheck: GradcheckView; bitwise: BitwiseChecks } | Failure;
+export type ChecksResponse = { ok: true; gradcheck: GradcheckView; bitwise: BitwiseChecks } | Failure;
 export type LessonResponse =
   | { ok: true; state: LessonState; evidence: EvidenceView; notes: string[] }
   | { ok: false; state: LessonState; error: ErrorView; notes: string[] }
@@ -250,7 +248,7 @@ export type ProvenanceResponse =
 export interface QkvCore {
   fixture(): FixtureResponse;
   evaluate(state: LessonState): LessonResponse;
-  numericalChecks(state: LessonState): GradcheckResponse;
+  numericalChecks(state: LessonState): ChecksResponse;
   exercises(request: SelfScoreRequest): ExercisesResponse;
   checkAnswer(request: AnswerRequest): AnswerResponse;
   // The worker's calls: the experiment as the page shows it, and a search that reports seeds tried.

@@ -166,6 +166,8 @@ export interface DiagramRefs {
   counts: HTMLElement;
   divisibility: HTMLElement;
   implementers: HTMLElement;
+  // The replay's verdict, in the implementers' facts: kept across their renders, filled by renderBitwise.
+  replayVerdict: HTMLElement;
   // Set by the element: asks the core where a computed cell comes from.
   explain?: (tensor: ComputedKey, index: number) => ProvenanceResponse;
   // The gradcheck's rules, shown (with its other rows waiting) until the numbers on screen are checked.
@@ -257,6 +259,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
   const counts = h('div');
   const divisibility = h('div');
   const implementers = h('div');
+  const replayVerdict = h('span', { class: 'replay-verdict' });
   const link = (href: string, text: string) => h('a', { href }, text);
   const lookAheadHome = h('div', { class: 'look-ahead-home' });
 
@@ -471,6 +474,7 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     counts,
     divisibility,
     implementers,
+    replayVerdict,
     inputShape,
     branchFacts,
     loss,
@@ -506,7 +510,7 @@ function yesNo(value: boolean): string {
 // the gradcheck out of an evaluation and checks once the page is idle: diagram-section.ts). Until then the
 // figures' rows say they are being checked, so that the card keeps its place and nearly its height.
 export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): void {
-  const rules = g ?? refs.gradcheckRules;
+  const rules = refs.gradcheckRules;
   const waiting = 'being checked…';
   const ltr = (text: string) => h('bdi', { dir: 'ltr' }, text);
   renderPart(refs.checks, g ?? 'checking', () => [
@@ -590,8 +594,7 @@ export function renderBitwise(refs: DiagramRefs, b: BitwiseChecks | undefined): 
     ),
   ]);
 
-  const replay = refs.implementers.querySelector('.replay-verdict');
-  if (replay) replay.textContent = b ? (b.replay_bitwise ? 'the same bits both times' : 'different results') : waiting;
+  refs.replayVerdict.textContent = b ? (b.replay_bitwise ? 'the same bits both times' : 'different results') : waiting;
 }
 
 export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: LessonState): void {
@@ -741,7 +744,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
         ...facts([
           ...evidence.parameter_names.map((name, i): [string, Node] => [`${branches[i].title}: parameter name`, dottedName(name)]),
           ['Parameter names', evidence.duplicate_name_rejection.expected_variant ? 'unique (a duplicate is rejected)' : 'unchecked'],
-          ['The whole computation run twice', h('span', { class: 'replay-verdict' })],
+          ['The whole computation run twice', refs.replayVerdict],
           [
             `Random starting weights from seed ${evidence.initialization_seed}`,
             `the same seed gives the same weights: ${yesNo(evidence.initialization_reproducible)}; the three weights differ: ${yesNo(evidence.initialization_independent)}; a refused request leaves the random generator where it was: ${yesNo(evidence.initialization_transactional)}`,
