@@ -179,8 +179,9 @@ test('the scale section without the network says a preset needs it; Try again ru
 
 // A stand-in for an engine's trap (WebKitGTK 2.50 once stopped the core's first call with "Out of bounds memory
 // access" in .ci/run): every function the Emscripten glue takes from an instance's table is wrapped, and the first
-// call through each table (`tables`: 'first' for the page's first instance only, 'every' for each) throws the
-// RuntimeError a trap throws, from inside the call as a trap would. Installed before any of the page's scripts.
+// call through each table (`tables`: 'first' for the page's first instance only, 'every' for each; 'armed': the
+// first call after the test sets window.__trapArmed) throws the RuntimeError a trap throws, from inside the call as
+// a trap would. Installed before any of the page's scripts.
 async function trapFirstCall(context, tables) {
   await context.addInitScript((tables) => {
     const get = WebAssembly.Table.prototype.get;
@@ -191,7 +192,9 @@ async function trapFirstCall(context, tables) {
       if (typeof entry !== 'function') return entry;
       const table = this;
       return function (...args) {
-        if (!tripped.has(table) && (tables === 'every' || trips === 0)) {
+        window.__trapCalls = (window.__trapCalls ?? 0) + 1;
+        if (tables === 'armed' ? window.__trapArmed : !tripped.has(table) && (tables === 'every' || trips === 0)) {
+          window.__trapArmed = false;
           tripped.add(table);
           trips++;
           throw new WebAssembly.RuntimeError('Out of bounds memory access (the test’s stand-in for a trap)');
@@ -231,6 +234,35 @@ test('a trap in every instance: the lesson says it could not start, with the eng
     assert.match(text, /Reason: Out of bounds memory access \(the test’s stand-in for a trap\)/);
     assert.equal(await page.locator('qkv-lesson').getAttribute('data-core-restarted'), 'Out of bounds memory access (the test’s stand-in for a trap)', 'one fresh instance was tried');
     assertNoProblems(problems, 'a trap in every instance');
+  } finally {
+    await close();
+  }
+});
+
+test('a trap after the start: that edit is refused in the engine’s words, the last numbers stay, and the stopped instance is not entered again', async () => {
+  const { page, context, problems, close } = await openPage(run.browser);
+  await trapFirstCall(context, 'armed');
+  try {
+    await page.goto(run.server.url);
+    await waitReady(page);
+    await openEvidence(page);
+    const entered = () => page.evaluate(() => window.__trapCalls);
+    await page.evaluate(() => (window.__trapArmed = true));
+    const input = page.locator('qkv-lesson input[data-field="input"][data-index="0"]');
+    await input.fill('5');
+    await page.waitForFunction(() => document.querySelector('qkv-lesson').dataset.error !== undefined);
+    const stopped = 'the lesson’s engine stopped (Out of bounds memory access (the test’s stand-in for a trap)); reload the page to go on';
+    assert.equal(await page.locator('qkv-lesson').getAttribute('data-error'), stopped);
+    await assertFixtureNumbers(page, 'after the trap');
+    assert.equal(await page.locator('qkv-lesson .controls > .field-error').innerText(), `Rejected: ${stopped}. The diagram still shows the last accepted numbers.`, 'said under the sizes');
+    // Another edit: the same refusal, without a call into the stopped instance.
+    const calls = await entered();
+    await input.fill('6');
+    // (fill returns once the input event is handled: the lesson computes in its handler, synchronously)
+    assert.equal(await page.locator('qkv-lesson').getAttribute('data-error'), stopped);
+    assert.equal(await entered(), calls, 'no call entered the stopped instance');
+    await assertFixtureNumbers(page, 'after a second edit');
+    assertNoProblems(problems, 'a trap after the start');
   } finally {
     await close();
   }

@@ -13,6 +13,10 @@
 //   put back exactly: none of the page's code runs in between. A change that cannot be lifted (made
 //   non-configurable) refuses the call in words. Changes made before this module loaded cannot be told apart
 //   from the built-ins and are not undone.
+// A WebAssembly trap (WebKitGTK 2.50 once stopped the core's first call with "Out of bounds memory access", on
+// numbers that run in every other start) leaves the instance's stack and memory as they were mid-call. The
+// call that met it answers with a typed error in the engine's words, and so does every later call, without
+// entering that instance again (stoppedBy tells the element, which starts a fresh instance if it was starting).
 import type { ErrorView, QkvCore } from './core-api';
 
 const { apply, defineProperty, deleteProperty, getOwnPropertyDescriptor, getPrototypeOf, ownKeys } = Reflect;
@@ -22,6 +26,8 @@ const stringKeys = Object.keys;
 const toWellFormed = (String.prototype as { toWellFormed?: (this: string) => string }).toWellFormed;
 const stringReplace = String.prototype.replace;
 const stringOf = String;
+// Read once: a page without WebAssembly has no RuntimeError.
+const trapClass = typeof WebAssembly === 'object' ? WebAssembly.RuntimeError : undefined;
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 // A string with every lone surrogate replaced by U+FFFD (String.prototype.toWellFormed, where the engine has it).
@@ -190,18 +196,47 @@ function fresh(value: unknown): unknown {
   return out;
 }
 
+function stoppedError(trap: Error): { ok: false; error: ErrorView } {
+  return {
+    ok: false,
+    error: {
+      kind: 'internal',
+      message: `the lesson’s engine stopped (${trap.message}); reload the page to go on`,
+      field: '',
+      index: -1,
+      sentence: 'The lesson’s computation engine stopped unexpectedly; reload the page to go on. The numbers on screen are the last it computed.',
+    },
+  };
+}
+
+const stopped = new WeakMap<object, Error>();
+
+// The trap that stopped a guarded module, if one did.
+export function stoppedBy(module: object): Error | undefined {
+  return stopped.get(module);
+}
+
 // A module's calls, each through the boundary above (a call's arguments copied by `fresh`, functions passed as
 // they are). Each method is looked up at its call, as the module's own wrappers are installed once its runtime
 // starts. The scale section's module can go through it too: guardCalls(module, ['scale']).
 export function guardCalls<T extends object>(module: T, names: readonly (keyof T & string)[]): T {
   const out = {} as Record<string, unknown>;
   for (const name of names)
-    out[name] = (...args: unknown[]) =>
-      shielded(() => {
+    out[name] = (...args: unknown[]) => {
+      const trap = stopped.get(out);
+      if (trap) return stoppedError(trap);
+      return shielded(() => {
         const copied: unknown[] = [];
         for (let i = 0; i < args.length; i++) copied[i] = fresh(args[i]);
-        return apply(module[name] as (...args: unknown[]) => unknown, module, copied);
+        try {
+          return apply(module[name] as (...args: unknown[]) => unknown, module, copied);
+        } catch (error) {
+          if (!trapClass || !(error instanceof trapClass)) throw error;
+          stopped.set(out, error);
+          return stoppedError(error);
+        }
       });
+    };
   return out as T;
 }
 

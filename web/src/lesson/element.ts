@@ -9,6 +9,7 @@ import { LessonAttributes } from './attributes';
 import { watchChallenge } from './challenge';
 import { LessonController, type Outcome } from './controller';
 import { loadCore, restartCore } from './core';
+import { stoppedBy } from './core-boundary';
 import { coreLoadError } from './core-load-error';
 import { h } from './dom';
 import type { AnswerRecord, ExerciseHandle, Reveal } from './exercises';
@@ -24,9 +25,6 @@ import { messageOf } from './worker-runner';
 import type { EditableKey, QkvCore, SizeField } from './types';
 
 let instances = 0;
-// A WebAssembly trap (not a refusal: those are values). Read once: a page without WebAssembly has no RuntimeError.
-const trapClass = typeof WebAssembly === 'object' ? WebAssembly.RuntimeError : undefined;
-const isTrap = (error: unknown): boolean => trapClass !== undefined && error instanceof trapClass;
 const event = (name: string, detail?: unknown) => new CustomEvent(name, { detail, bubbles: true, composed: true });
 
 // Re-exported for the package's types (web/lib).
@@ -75,19 +73,21 @@ export class QkvLessonElement extends LessonAttributes {
     loadCore().then((core) => this.startOn(core, notLoaded), notLoaded);
   }
 
-  // Starts on `core`. A trap during the start (WebKitGTK 2.50 once stopped the core's very first call with "Out of
-  // bounds memory access", on a page and with numbers that start in every other run) gets one fresh instance of the
-  // compiled module, which starts from nothing; it is said in data-core-restarted and on the console (info: the
-  // learner lost nothing). A second trap, or anything else the start throws (a host page's policy refusing the
-  // lesson's, say), is shown.
+  // Starts on `core`. A trap during the start (the boundary stops the instance: core-boundary.ts) gets one fresh
+  // instance of the compiled module, which starts from nothing; it is said in data-core-restarted and on the
+  // console (info: the learner lost nothing). A second trap, or anything else the start throws (a host page's
+  // policy refusing the lesson's, say), is shown. A trap after the start reaches the learner as the refusal of
+  // that edit or answer, in the boundary's words, with the last numbers left on screen.
   private startOn(core: QkvCore, notLoaded: (error: unknown) => void, restarted = false): void {
     try {
       this.start(core);
     } catch (error) {
-      if (!isTrap(error)) return this.fail(error, 'The lesson could not start on this page.');
-      if (restarted) return this.fail(error);
-      this.dataset.coreRestarted = messageOf(error);
-      console.info(`qkv-lesson: the lesson’s engine stopped while starting (${messageOf(error)}); starting a fresh one.`);
+      const trap = stoppedBy(core);
+      if (!trap) return this.fail(error, 'The lesson could not start on this page.');
+      this.view?.release();
+      if (restarted) return this.fail(trap);
+      this.dataset.coreRestarted = trap.message;
+      console.info(`qkv-lesson: the lesson’s engine stopped while starting (${trap.message}); starting a fresh one.`);
       restartCore().then((fresh) => this.startOn(fresh, notLoaded, true), notLoaded);
     }
   }
@@ -180,7 +180,7 @@ export class QkvLessonElement extends LessonAttributes {
     try {
       controller = new LessonController(core);
     } catch (error) {
-      if (isTrap(error)) throw error; // startOn starts a fresh instance
+      if (stoppedBy(core)) throw error; // startOn starts a fresh instance
       return this.fail(error);
     }
     this.controller = controller;
@@ -204,6 +204,9 @@ export class QkvLessonElement extends LessonAttributes {
     const pending = this.pendingProgress;
     this.pendingProgress = undefined;
     if (pending) this.applyProgress(pending);
+    // A trap in any call of the start (the exercises, the starting state's evaluation) refused that call: start again.
+    const trap = stoppedBy(core);
+    if (trap) throw trap;
     this.warmUp = new WarmUp(() => controller.rehearse(), () => (this.dataset.warmed = ''));
     this.dataset.state = 'ready';
     performance.measure('qkv-lesson-start', { start: startedAt }); // core loaded → ready
