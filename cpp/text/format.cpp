@@ -5,7 +5,22 @@
 #include <cstdio>
 #include <cstdlib>
 
+#ifdef __EMSCRIPTEN__
+#include <emscripten/emscripten.h>
+// musl's strtod computes in 128-bit long double, emulated in software: 7 kB of the page's gzipped
+// WebAssembly. JavaScript's Number() rounds a decimal correctly too (V8, SpiderMonkey, JavaScriptCore).
+EM_JS(double, qkv_js_number, (const char* text), { return Number(UTF8ToString(text)); });
+#endif
+
 namespace qkv {
+
+double parse_decimal(const std::string& text) {
+#ifdef __EMSCRIPTEN__
+  return qkv_js_number(text.c_str());
+#else
+  return std::strtod(text.c_str(), nullptr);
+#endif
+}
 
 std::string format_fixed(double value, int digits) {
   char buffer[400];  // %.6f of the largest double needs 316 characters
@@ -62,7 +77,7 @@ std::string format_shortest(double value) {
   // The first precision that round-trips is the shortest; 17 always does.
   for (int precision = 1; precision <= 17; ++precision) {
     std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
-    if (std::strtod(buffer, nullptr) == value) break;
+    if (parse_decimal(buffer) == value) break;
   }
   return buffer;
 }
