@@ -41,8 +41,8 @@ std::string ascii_signs(const std::string& text) {
   return out;
 }
 
-// Optional sign, digits with an optional point, optional exponent: checked before strtod so that its
-// extras (inf, nan, hex) never get in.
+// Optional sign, digits with an optional point, optional exponent: checked before parse_decimal so that
+// what strtod or JavaScript's Number() would also take (inf, nan, hex, "Infinity", spaces) never gets in.
 bool is_decimal(const std::string& s) {
   std::size_t i = 0;
   if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
@@ -66,7 +66,7 @@ bool is_decimal(const std::string& s) {
 std::optional<double> decimal(const std::string& text) {
   const std::string s = trimmed(text);
   if (!is_decimal(s)) return std::nullopt;
-  const double value = std::strtod(s.c_str(), nullptr);
+  const double value = parse_decimal(s);
   if (!std::isfinite(value)) return std::nullopt;
   return value;
 }

@@ -137,6 +137,20 @@ describe('native and WebAssembly agree bit for bit', () => {
   };
   const randomRequest = (next, sizes) => evidenceRequest(sizes, randomTensor(next));
 
+  // The WebAssembly core reads a decimal with JavaScript's Number() (cpp/text/format.cpp), the native build with
+  // strtod: both must give the nearest double, ties to even. Python's float() gave the expected bits.
+  test('typed decimals that are hard to round (midpoints, just past one, subnormal) read as the nearest double, in both page modules', async () => {
+    const { cells } = await readJson('fixtures/hard-decimals.json');
+    for (const { name } of variants) {
+      const state = structuredClone(modules[name].page.fixture().state);
+      assert.equal(state.input.cells.length, cells.length);
+      state.input.cells = cells.map((cell) => cell.text);
+      const result = modules[name].page.evaluate(state);
+      assert.equal(result.ok, true, JSON.stringify(result.error));
+      assert.deepEqual(result.evidence.input.values.map(bits), cells.map((cell) => cell.bits.slice(2)), `${name}: X as read`);
+    }
+  });
+
   test('the SIMD variants are built with -msimd128 and the others without', () => {
     for (const { name, suffix } of variants) assert.equal(modules[name].test.features().simd128, suffix === '-simd', name);
   });

@@ -8,7 +8,7 @@
 //   through the page's realm on every call: the emval handle list and the destructor list are pushed and
 //   popped, every returned array is filled index by index ([[Set]], which an accessor at Array.prototype[0]
 //   intercepts), doubles come out through globalThis.Array.from, strings through String.fromCharCode and a
-//   TextDecoder. A page that changes one of those after load (a library, an attack) would change the returned
+//   TextDecoder, and the core reads decimals with globalThis.Number (cpp/text/format.cpp). A page that changes one of those after load (a library, an attack) would change the returned
 //   numbers or break the module. For the length of one synchronous call, each such change is lifted and then
 //   put back exactly: none of the page's code runs in between. A change that cannot be lifted (made
 //   non-configurable) refuses the call in words. Changes made before this module loaded cannot be told apart
@@ -73,7 +73,7 @@ function watch(target: object | null | undefined, label: string, names?: string[
 
 const typedArrays = ['Int8Array', 'Uint8Array', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array'];
 const global = globalThis as unknown as Record<string, { prototype?: object } | undefined>;
-watch(globalThis, 'globalThis', ['Array', 'Object', 'String', 'Function', 'Reflect', 'Math', 'RegExp', 'ArrayBuffer', 'TextDecoder', 'WebAssembly', 'Error', 'TypeError', ...typedArrays]);
+watch(globalThis, 'globalThis', ['Array', 'Object', 'String', 'Number', 'Function', 'Reflect', 'Math', 'RegExp', 'ArrayBuffer', 'TextDecoder', 'WebAssembly', 'Error', 'TypeError', ...typedArrays]);
 for (const name of ['Array', 'Object', 'String', 'Function', 'RegExp', 'ArrayBuffer', 'TextDecoder']) {
   watch(global[name], name);
   watch(global[name]?.prototype, `${name}.prototype`);
