@@ -1,5 +1,5 @@
 // Where the page's values cross into the WebAssembly core: every call of the page, the self-score worker and the
-// tests' wrapped modules goes through guardCore. Three things are made sure of there.
+// tests' wrapped modules goes through guardCore. Four things are made sure of there.
 // - Strings are well-formed. Emscripten 3.1.6's stringToUTF8 pairs a lone high surrogate with whatever code
 //   unit follows ('\ud800' + '5' reached C++ as one unrelated character, the '5' swallowed). Each lone surrogate
 //   becomes U+FFFD, as TextEncoder and URLSearchParams do, so the core reads "\uFFFD5" and refuses it in its own words.
@@ -8,15 +8,15 @@
 //   through the page's realm on every call: the emval handle list and the destructor list are pushed and
 //   popped, every returned array is filled index by index ([[Set]], which an accessor at Array.prototype[0]
 //   intercepts), doubles come out through globalThis.Array.from, strings through String.fromCharCode and a
-//   TextDecoder, and the core reads decimals with globalThis.Number (cpp/text/format.cpp). A page that changes one of those after load (a library, an attack) would change the returned
-//   numbers or break the module. For the length of one synchronous call, each such change is lifted and then
-//   put back exactly: none of the page's code runs in between. A change that cannot be lifted (made
-//   non-configurable) refuses the call in words. Changes made before this module loaded cannot be told apart
-//   from the built-ins and are not undone.
-// A WebAssembly trap (WebKitGTK 2.50 once stopped the core's first call with "Out of bounds memory access", on
-// numbers that run in every other start) leaves the instance's stack and memory as they were mid-call. The
-// call that met it answers with a typed error in the engine's words, and so does every later call, without
-// entering that instance again (stoppedBy tells the element, which starts a fresh instance if it was starting).
+//   TextDecoder, and the core reads decimals with globalThis.Number (cpp/text/format.cpp). A page that changes
+//   one of those after load (a library, an attack) would change the returned numbers or break the module. For
+//   the length of one synchronous call, each such change is lifted and then put back exactly: none of the
+//   page's code runs in between. A change that cannot be lifted (made non-configurable) refuses the call in
+//   words. Changes made before this module loaded cannot be told apart from the built-ins and are not undone.
+// - A WebAssembly trap (WebKitGTK 2.50 once stopped the core's first call with "Out of bounds memory access", on
+//   numbers that run in every other start) leaves the instance's stack and memory as they were mid-call. The
+//   call that met it answers with a typed error in the engine's words, and so does every later call, without
+//   entering that instance again (stoppedBy tells the element, which starts a fresh instance if it was starting).
 import type { ErrorView, QkvCore } from './core-api';
 
 const { apply, defineProperty, deleteProperty, getOwnPropertyDescriptor, getPrototypeOf, ownKeys } = Reflect;
