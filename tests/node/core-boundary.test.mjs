@@ -23,12 +23,14 @@ function transpiled(name) {
 let raw; // the module as Emscripten made it
 let core; // the same module through the page's boundary
 let guardCore;
+let guardCalls;
+let stoppedBy;
 let LessonController;
 let HostBridge;
 let url;
 before(async () => {
   raw = await loadCore();
-  ({ guardCore } = await importLesson('core-boundary'));
+  ({ guardCore, guardCalls, stoppedBy } = await importLesson('core-boundary'));
   ({ LessonController } = await importLesson('controller'));
   ({ HostBridge } = await importLesson('host-bridge'));
   url = await importLesson('url-state');
@@ -232,6 +234,69 @@ describe('HostBridge: the link after a jump to an anchor', () => {
     assert.equal(location.hash, '#?x=1');
     bridge.cancel();
     assert.equal(listeners.has('hashchange'), false);
+  });
+});
+
+// A stand-in module: what a trap looks like to the boundary is a WebAssembly.RuntimeError thrown out of a call.
+describe('a trap stops the instance, in a nested call too', () => {
+  const trap = () => {
+    throw new WebAssembly.RuntimeError('Out of bounds memory access');
+  };
+
+  test('a trap in a call made from inside another (a progress callback) stops the outer call and every later one', () => {
+    const entered = [];
+    const module = {
+      findSeedWithProgress(_request, onProgress) {
+        entered.push('search');
+        onProgress(1); // the inner call traps and is thrown back through here, as through the core's frames
+        entered.push('search went on');
+        return { ok: true, value: { seed: 7 } };
+      },
+      evaluate() {
+        entered.push('evaluate');
+        trap();
+      },
+    };
+    const guarded = guardCalls(module, ['findSeedWithProgress', 'evaluate']);
+    let inner;
+    const outer = guarded.findSeedWithProgress({}, () => {
+      inner = guarded.evaluate({});
+    });
+    assert.equal(inner, undefined, 'the inner call does not return to a callback whose caller has stopped');
+    assert.equal(outer.ok, false);
+    assert.equal(outer.error.kind, 'internal');
+    assert.equal(outer.error.message, 'the lesson’s engine stopped (Out of bounds memory access); reload the page to go on');
+    assert.deepEqual(entered, ['search', 'evaluate']);
+    assert.equal(stoppedBy(guarded)?.message, 'Out of bounds memory access');
+    const later = guarded.evaluate({});
+    assert.equal(later.ok, false);
+    assert.equal(later.error.message, outer.error.message);
+    assert.deepEqual(entered, ['search', 'evaluate'], 'a later call does not enter the stopped instance');
+  });
+
+  test('an outer call that swallows the inner trap still answers that the engine stopped', () => {
+    const module = {
+      findSeedWithProgress(_request, onProgress) {
+        try {
+          onProgress(1);
+        } catch {
+          // a catch-all in the core would land here
+        }
+        return { ok: true, value: { seed: 7 } };
+      },
+      evaluate: trap,
+    };
+    const guarded = guardCalls(module, ['findSeedWithProgress', 'evaluate']);
+    const outer = guarded.findSeedWithProgress({}, () => guarded.evaluate({}));
+    assert.equal(outer.ok, false);
+    assert.match(outer.error.message, /^the lesson’s engine stopped \(Out of bounds memory access\)/);
+  });
+
+  test('an exception that is not a trap passes through and stops nothing', () => {
+    const guarded = guardCalls({ evaluate: () => { throw new TypeError('not a trap'); }, fixture: () => ({ ok: true }) }, ['evaluate', 'fixture']);
+    assert.throws(() => guarded.evaluate({}), TypeError);
+    assert.equal(stoppedBy(guarded), undefined);
+    assert.deepEqual(guarded.fixture(), { ok: true });
   });
 });
 

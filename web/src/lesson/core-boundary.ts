@@ -17,6 +17,7 @@
 //   numbers that run in every other start) leaves the instance's stack and memory as they were mid-call. The
 //   call that met it answers with a typed error in the engine's words, and so does every later call, without
 //   entering that instance again (stoppedBy tells the element, which starts a fresh instance if it was starting).
+//   A trap in a call made from inside another (a progress callback) unwinds the outer call as well.
 import type { ErrorView, QkvCore } from './core-api';
 
 const { apply, defineProperty, deleteProperty, getOwnPropertyDescriptor, getPrototypeOf, ownKeys } = Reflect;
@@ -221,19 +222,28 @@ export function stoppedBy(module: object): Error | undefined {
 // starts. The scale section's module can go through it too: guardCalls(module, ['scale']).
 export function guardCalls<T extends object>(module: T, names: readonly (keyof T & string)[]): T {
   const out = {} as Record<string, unknown>;
+  let entered = 0; // this module's calls now on the stack: a progress callback may call in again
   for (const name of names)
     out[name] = (...args: unknown[]) => {
-      const trap = stopped.get(out);
-      if (trap) return stoppedError(trap);
+      const before = stopped.get(out);
+      if (before) return stoppedError(before);
       return shielded(() => {
         const copied: unknown[] = [];
         for (let i = 0; i < args.length; i++) copied[i] = fresh(args[i]);
+        entered++;
         try {
-          return apply(module[name] as (...args: unknown[]) => unknown, module, copied);
+          const result = apply(module[name] as (...args: unknown[]) => unknown, module, copied);
+          // A call from inside this one trapped: whatever the outer call returns came from a stopped instance.
+          const trap = stopped.get(out);
+          return trap ? stoppedError(trap) : result;
         } catch (error) {
           if (!trapClass || !(error instanceof trapClass)) throw error;
           stopped.set(out, error);
+          // An outer call's frames are still on the instance's stack: unwind them too, not only this call.
+          if (entered > 1) throw error;
           return stoppedError(error);
+        } finally {
+          entered--;
         }
       });
     };
