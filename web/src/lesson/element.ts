@@ -12,7 +12,7 @@ import { loadCore, restartCore } from './core';
 import { stoppedBy } from './core-boundary';
 import { coreLoadError } from './core-load-error';
 import { h } from './dom';
-import type { AnswerRecord, ExerciseHandle, Reveal } from './exercises';
+import type { AnswerRecord, ExerciseHandle } from './exercises';
 import { registerMathFonts } from './fonts';
 import { HostBridge } from './host-bridge';
 import { layOutAfterFirstFrame } from './laid-out';
@@ -79,17 +79,26 @@ export class QkvLessonElement extends LessonAttributes {
   // policy refusing the lesson's, say), is shown. A trap after the start reaches the learner as the refusal of
   // that edit or answer, in the boundary's words, with the last numbers left on screen.
   private startOn(core: QkvCore, notLoaded: (error: unknown) => void, restarted = false): void {
+    const startedAt = performance.now();
+    let failure: { error: unknown } | undefined;
     try {
-      this.start(core);
+      this.build(core);
     } catch (error) {
-      const trap = stoppedBy(core);
-      if (!trap) return this.fail(error, 'The lesson could not start on this page.');
+      failure = { error };
+    }
+    // The one check for a trap: the boundary refused the call that met it, and whatever the start threw after.
+    const trap = stoppedBy(core);
+    if (trap && !restarted) {
       this.view?.release();
-      if (restarted) return this.fail(trap);
       this.dataset.coreRestarted = trap.message;
       console.info(`qkv-lesson: the lesson’s engine stopped while starting (${trap.message}); starting a fresh one.`);
       restartCore().then((fresh) => this.startOn(fresh, notLoaded, true), notLoaded);
+      return;
     }
+    if (trap) return this.fail(trap);
+    // Without a controller the engine itself failed (its fixture); with one, something on this page refused the rest.
+    if (failure) return this.fail(failure.error, this.controller ? 'The lesson could not start on this page.' : undefined);
+    this.becomeReady(startedAt);
   }
 
   disconnectedCallback(): void {
@@ -174,15 +183,10 @@ export class QkvLessonElement extends LessonAttributes {
     this.shadowRoot?.replaceChildren(h('div', { class: 'load-error', role: 'alert' }, h('p', {}, what), h('p', {}, `Reason: ${messageOf(error)}`)));
   }
 
-  private start(core: QkvCore): void {
-    const startedAt = performance.now();
-    let controller: LessonController;
-    try {
-      controller = new LessonController(core);
-    } catch (error) {
-      if (stoppedBy(core)) throw error; // startOn starts a fresh instance
-      return this.fail(error);
-    }
+  // Everything the start asks of the core: the controller (the fixture, the exercises), the view, the starting state.
+  private build(core: QkvCore): void {
+    this.controller = undefined;
+    const controller = new LessonController(core);
     this.controller = controller;
     controller.setSelfScore(this.bridge.linkSelfScore(controller.selfScore) ?? controller.selfScore);
     const view = new LessonView(core, controller, this.idPrefix, {
@@ -201,12 +205,12 @@ export class QkvLessonElement extends LessonAttributes {
     this.show(controller.startFrom(this.bridge.linkState() ?? this.state));
     watchChallenge(view.selfScoreSection.challenge, { save: (id, saved) => this.bridge.saveProgress(id, saved), report: (statement) => this.report(statement), changed: () => this.progressChanged() });
     this.applyProgress();
-    const pending = this.pendingProgress;
+    if (this.pendingProgress) this.applyProgress(this.pendingProgress); // kept until ready: a restart applies it again
+  }
+
+  private becomeReady(startedAt: number): void {
+    const controller = this.controller!;
     this.pendingProgress = undefined;
-    if (pending) this.applyProgress(pending);
-    // A trap in any call of the start (the exercises, the starting state's evaluation) refused that call: start again.
-    const trap = stoppedBy(core);
-    if (trap) throw trap;
     this.warmUp = new WarmUp(() => controller.rehearse(), () => (this.dataset.warmed = ''));
     this.dataset.state = 'ready';
     performance.measure('qkv-lesson-start', { start: startedAt }); // core loaded → ready
