@@ -3,10 +3,10 @@
 // refused is marked, its message shown next to it and announced, while the last accepted numbers stay.
 import type { Outcome } from './controller';
 import type { BitwiseChecks, GradcheckRules, GradcheckView } from './core-api';
-import { attachProvenance, buildDiagram, renderBitwise, renderChecks, renderDiagram, type DiagramRefs } from './diagram';
+import { attachProvenance, buildDiagram, renderBitwise, renderChecks, renderDiagram, type DiagramRefs, type Explain } from './diagram';
 import { h, whenIdle } from './dom';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
-import { sizeFields, type ComputedKey, type CoreError, type ProvenanceResponse, type SizeField, type SizeLimitView } from './types';
+import { sizeFields, type CoreError, type SizeField, type SizeLimitView } from './types';
 
 export class DiagramSection {
   readonly diagram: DiagramRefs;
@@ -21,13 +21,11 @@ export class DiagramSection {
     idPrefix: string,
     limits: SizeLimitView[],
     reset: () => void,
-    explain: (tensor: ComputedKey, index: number) => ProvenanceResponse,
+    explain: Explain,
     private readonly check: () => { gradcheck: GradcheckView; bitwise: BitwiseChecks } | null,
     gradcheckRules: GradcheckRules,
   ) {
-    this.diagram = buildDiagram(idPrefix);
-    this.diagram.gradcheckRules = gradcheckRules;
-    this.diagram.explain = explain;
+    this.diagram = buildDiagram(idPrefix, explain, gradcheckRules);
     attachProvenance(this.diagram);
     this.sizesBar = buildSizesBar(idPrefix, limits, reset);
     this.element = h('section', { class: 'diagram-section', 'aria-labelledby': `${idPrefix}-diagram-title` }, this.sizesBar.element, this.diagram.root);

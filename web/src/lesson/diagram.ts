@@ -148,6 +148,8 @@ function renderPart(container: HTMLElement, evidence: unknown, build: () => (Nod
   container.replaceChildren(...build());
 }
 
+export type Explain = (tensor: ComputedKey, index: number) => ProvenanceResponse;
+
 export interface DiagramRefs {
   // The diagram itself, and two parts the element places: what the views are for (after Q, K and V, or
   // after the opening prediction when the diagram is hidden) and the optional part after the main path.
@@ -168,10 +170,10 @@ export interface DiagramRefs {
   implementers: HTMLElement;
   // The replay's verdict, in the implementers' facts: kept across their renders, filled by renderBitwise.
   replayVerdict: HTMLElement;
-  // Set by the element: asks the core where a computed cell comes from.
-  explain?: (tensor: ComputedKey, index: number) => ProvenanceResponse;
+  // Asks the core where a computed cell comes from.
+  readonly explain: Explain;
   // The gradcheck's rules, shown (with its other rows waiting) until the numbers on screen are checked.
-  gradcheckRules?: GradcheckRules;
+  readonly gradcheckRules: GradcheckRules;
   selected?: { tensor: ComputedKey; index: number };
   inputShape: HTMLElement;
   branchFacts: Record<'query' | 'key' | 'value', HTMLElement>;
@@ -213,7 +215,7 @@ function prediction(id: string): HTMLElement {
   return h('div', { class: 'prediction', 'data-prediction-for': id });
 }
 
-export function buildDiagram(idPrefix: string): DiagramRefs {
+export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules: GradcheckRules): DiagramRefs {
   const fieldErrors: Record<string, HTMLElement> = {};
   const errorFor = (field: string) => (fieldErrors[field] ??= fieldError(`${idPrefix}-error-${field}`));
   const slot = (key: EditableKey) => new EditableSlot(key, `${idPrefix}-error-${key}`);
@@ -462,6 +464,8 @@ export function buildDiagram(idPrefix: string): DiagramRefs {
     });
   }
   return {
+    explain,
+    gradcheckRules,
     root,
     lookAhead,
     lookAheadHome,
@@ -533,7 +537,8 @@ export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): v
       { class: g ? 'facts' : 'facts checks-pending' },
       ...facts([
         // The rules as the core applies them, in its words.
-        ...(rules ? ([['Step', rules.step_rule], ['Pass rule', rules.pass_rule]] as [string, string][]) : []),
+        ['Step', rules.step_rule],
+        ['Pass rule', rules.pass_rule],
         ['Rounding bound ε on L at these numbers', g ? ltr(g.rounding_bound.text) : waiting],
         ['Numbers judged', g ? `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)` : waiting],
         ...(g && g.unjudged > 0 ? [['Numbers probed but not judged (rounding in L could hide any error there)', `${g.unjudged}`] as [string, string]] : []),
@@ -788,7 +793,6 @@ function resetLine(line: HTMLElement): void {
 
 // Highlights the cells `tensor[index]` was computed from and writes the core's computation under its table.
 function explainCell(refs: DiagramRefs, tensor: ComputedKey, index: number): void {
-  if (!refs.explain) return;
   const answer = refs.explain(tensor, index);
   clearHighlight(refs);
   for (const [key, line] of Object.entries(refs.explanations)) if (key !== tensor && line.dataset.shown) resetLine(line);
