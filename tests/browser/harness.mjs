@@ -321,6 +321,19 @@ export async function readFixture({ timeout = 30000 } = {}) {
   }
 }
 
+// The Rust course's golden diagram trace (fixtures/golden/learn-llm-ch26-diagram-trace.txt): one record per
+// line, `KIND|key=value|…`, read as { KIND: [fields, …] } (a value may itself hold '=': only the first splits).
+export async function readTrace() {
+  const records = {};
+  const text = await readFile(resolve(repo, 'fixtures/golden/learn-llm-ch26-diagram-trace.txt'), 'utf8');
+  for (const line of text.split('\n').filter(Boolean)) {
+    const [kind, ...pairs] = line.split('|');
+    const fields = Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+    (records[kind] ??= []).push(fields);
+  }
+  return records;
+}
+
 // Plain row-major matrix arithmetic for computing expected values in the tests (never in the page).
 export function matmul(a, rows, inner, b, cols) {
   const out = new Array(rows * cols).fill(0);

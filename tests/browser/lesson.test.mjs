@@ -2,7 +2,7 @@
 // Every expected number comes from fixtures/chapter26.json or from plain JS arithmetic on it, never from the page.
 //   node --test --test-concurrency=1 tests/browser/*.test.mjs
 import assert from 'node:assert/strict';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import {
@@ -16,6 +16,7 @@ import {
   openPage,
   qkvExpected,
   readFixture,
+  readTrace,
   rendered,
   repo,
   startServer,
@@ -591,27 +592,24 @@ test('13. while the numerical and bitwise checks wait for an idle moment, their 
     // The expected outcomes: the first three and the replay from the Rust course's trace (INDEPENDENCE, PROOF);
     // the key upstream's from the fixture: adding 1 to U_K[0,0,0] moves W̄_K = Xᵀ U_K by X's first row and
     // X̄ = U_K W_Kᵀ by W_K's first column (each changed iff not all zero); W̄_Q and W̄_V do not read U_K.
-    const trace = Object.fromEntries(
-      (await readFile(resolve(repo, 'fixtures/golden/learn-llm-ch26-diagram-trace.txt'), 'utf8'))
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => [line.split('|')[0], Object.fromEntries(line.split('|').slice(1).map((pair) => pair.split('=')))]),
-    );
+    const trace = await readTrace();
+    const [independence] = trace.INDEPENDENCE;
+    const [proof] = trace.PROOF;
     const sameBits = (changed) => (changed ? 'changed' : 'unchanged, bit for bit');
     const [width] = fixture.key_weight.shape;
     const headWidth = fixture.key_weight.shape[1];
     const xRow = fixture.input.values.slice(0, fixture.input.shape[2]);
     const keyColumn = Array.from({ length: width }, (_, row) => fixture.key_weight.values[row * headWidth]);
     assert.deepEqual(verdictsDone.verdicts, [
-      `Query output: ${trace.INDEPENDENCE.query_changed === 'true' ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here'}`,
-      `Key output: ${sameBits(trace.INDEPENDENCE.key_output !== 'bitwise-unchanged')}`,
-      `Value output: ${sameBits(trace.INDEPENDENCE.value_output !== 'bitwise-unchanged')}`,
+      `Query output: ${independence.query_changed === 'true' ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here'}`,
+      `Key output: ${sameBits(independence.key_output !== 'bitwise-unchanged')}`,
+      `Value output: ${sameBits(independence.value_output !== 'bitwise-unchanged')}`,
       `W̄_K: ${sameBits(xRow.some((v) => v !== 0))}`,
       'W̄_Q: unchanged, bit for bit',
       'W̄_V: unchanged, bit for bit',
       `X̄: ${sameBits(keyColumn.some((v) => v !== 0))}`,
     ], 'the core’s bitwise checks of the fixture');
-    assert.equal(verdictsDone.replay, trace.PROOF.replay === 'bitwise' ? 'the same bits both times' : 'different results');
+    assert.equal(verdictsDone.replay, proof.replay === 'bitwise' ? 'the same bits both times' : 'different results');
     assert.deepEqual(waiting.terms, done.terms, 'the same rows');
     assert.deepEqual(waiting.details.slice(0, 2), done.details.slice(0, 2), 'the step and pass rules, in the core’s words, before the check');
     assert.ok(waiting.details.slice(2).every((text) => text === 'being checked…'), `the figures wait: ${waiting.details.slice(2).join(' | ')}`);
