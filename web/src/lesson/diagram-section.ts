@@ -14,6 +14,8 @@ export class DiagramSection {
   readonly element: HTMLElement;
   private unchecked = false; // numbers on screen whose checks are still to come
   private cancelChecks?: () => void;
+  private invalid?: HTMLInputElement; // the input a refusal marked aria-invalid
+  private errorShown?: HTMLElement; // the refusal's message area
 
   // check: the gradcheck and the bitwise checks of the numbers on screen (the core leaves them out of an
   // evaluation: they are most of its work), asked once the page is idle after new numbers are shown.
@@ -81,17 +83,21 @@ export class DiagramSection {
     else if (error.index >= 0) target = this.root().querySelector<HTMLInputElement>(`input[data-field="${field}"][data-index="${error.index}"]`);
     const area = this.diagram.fieldErrors[field] ?? this.sizesBar.error;
     target?.setAttribute('aria-invalid', 'true');
+    this.invalid = target ?? undefined;
+    this.errorShown = area;
     area.hidden = false;
     area.textContent = `Rejected: ${error.message}. The diagram still shows the last accepted numbers.`;
     this.announce(`Rejected: ${error.message}`);
   }
 
+  // Only what showError marked: an edit clears in constant time, not by searching the lesson.
   private clearErrors(): void {
-    for (const area of [this.sizesBar.error, ...Object.values(this.diagram.fieldErrors)]) {
-      area.hidden = true;
-      area.textContent = '';
-    }
-    for (const input of this.root().querySelectorAll('[aria-invalid]')) input.removeAttribute('aria-invalid');
+    this.invalid?.removeAttribute('aria-invalid');
+    this.invalid = undefined;
+    if (!this.errorShown) return;
+    this.errorShown.hidden = true;
+    this.errorShown.textContent = '';
+    this.errorShown = undefined;
   }
 
   // The lesson's shadow root once placed: the diagram's parts sit in several sections of it.
