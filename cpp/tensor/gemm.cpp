@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -77,8 +78,9 @@ Operand right_operand(const GemmArgs& g) {  // op(B) is [k, m]
 
 // `count` rows of `depth` values of a strided operand, starting at `from`, interleaved: for each p, one
 // value of every row side by side, then `width - count` padding zeros (rows past the matrix's end).
+template <std::size_t width>
 QKV_INLINE double* pack_panel(double* out, const double* from, std::size_t row_stride, std::size_t col_stride,
-                              std::size_t count, std::size_t width, std::size_t depth) {
+                              std::size_t count, std::size_t depth) {
   if (col_stride == 1 && count == width) {
     // Rows stored contiguously: read each row along p (sequential), write with stride `width`.
     for (std::size_t r = 0; r < count; ++r) {
@@ -86,6 +88,16 @@ QKV_INLINE double* pack_panel(double* out, const double* from, std::size_t row_s
       for (std::size_t p = 0; p < depth; ++p) out[p * width + r] = row[p];
     }
     return out + depth * width;
+  }
+  if (row_stride == 1 && count == width) {
+    // The rows' values for one p stored side by side: a copy of `width` contiguous values per p (a
+    // compile-time count, so it is a vector move, not a call).
+    for (std::size_t p = 0; p < depth; ++p) {
+      const double* column = from + p * col_stride;
+      for (std::size_t r = 0; r < width; ++r) out[r] = column[r];
+      out += width;
+    }
+    return out;
   }
   for (std::size_t p = 0; p < depth; ++p) {
     const double* column = from + p * col_stride;
@@ -97,23 +109,25 @@ QKV_INLINE double* pack_panel(double* out, const double* from, std::size_t row_s
 }
 
 // Rows [row0, row0+rows) x depth [p0, p0+depth) of op(A), as panels of `width` rows.
+template <std::size_t width>
 QKV_INLINE void pack_left(double* out, Operand a, std::size_t row0, std::size_t rows, std::size_t p0,
-                          std::size_t depth, std::size_t width) {
+                          std::size_t depth) {
   for (std::size_t panel = 0; panel < rows; panel += width) {
     const std::size_t count = std::min(width, rows - panel);
     const double* from = a.data + (row0 + panel) * a.row_stride + p0 * a.col_stride;
-    out = pack_panel(out, from, a.row_stride, a.col_stride, count, width, depth);
+    out = pack_panel<width>(out, from, a.row_stride, a.col_stride, count, depth);
   }
 }
 
 // Depth [p0, p0+depth) x columns [col0, col0+cols) of op(B), as panels of `width` columns (the panel of
 // op(B) is a panel of rows of op(B)ᵀ, so the same packing serves both).
+template <std::size_t width>
 QKV_INLINE void pack_right(double* out, Operand b, std::size_t p0, std::size_t depth, std::size_t col0,
-                           std::size_t cols, std::size_t width) {
+                           std::size_t cols) {
   for (std::size_t panel = 0; panel < cols; panel += width) {
     const std::size_t count = std::min(width, cols - panel);
     const double* from = b.data + p0 * b.row_stride + (col0 + panel) * b.col_stride;
-    out = pack_panel(out, from, b.col_stride, b.row_stride, count, width, depth);
+    out = pack_panel<width>(out, from, b.col_stride, b.row_stride, count, depth);
   }
 }
 
@@ -136,20 +150,50 @@ QKV_INLINE V splat(double x) {
   return v;
 }
 
+// One value of the packed A panel in every lane. By default a vector built from the scalar; on the wide paths
+// an explicit broadcast from memory, which the core runs on a load port: built from scalars, GCC loads the
+// tile's eight A values as one vector and spreads them with permutes, which compete with the multiplies
+// and adds for the vector ports.
+template <class V>
+QKV_INLINE V splat_from(const double* from) {
+  return splat<V>(*from);
+}
+#if QKV_GEMM_HAS_WIDE && !defined(__clang__)
+template <>
+QKV_INLINE Lanes8 splat_from<Lanes8>(const double* from) {
+  Lanes8 v;
+  asm("vbroadcastsd %1, %0" : "=v"(v) : "m"(*from));
+  return v;
+}
+template <>
+QKV_INLINE Lanes4 splat_from<Lanes4>(const double* from) {
+  Lanes4 v;
+  asm("vbroadcastsd %1, %0" : "=x"(v) : "m"(*from));
+  return v;
+}
+#endif
+
 // One register tile: C[Rows x NR] (in the scratch, row stride ldc) += packed A panel · packed B panel over
-// `depth` steps. Each lane's running sum gains one rounded product per step, in ascending p.
+// `depth` steps. Each lane's running sum gains one rounded product per step, in ascending p. In the first
+// k-block the sums start at +0.0 in registers (the scratch holds nothing yet); later ones continue from it.
 template <class K>
-QKV_INLINE void tile(std::size_t depth, const double* a, const double* b, double* c, std::size_t ldc) {
+QKV_INLINE void tile(std::size_t depth, const double* a, const double* b, double* c, std::size_t ldc,
+                     bool first) {
   using V = typename K::Vector;
   constexpr std::size_t R = K::kTileRows, N = K::kTileVecs, L = K::kLanes;
   V sum[R][N];
-  for (std::size_t r = 0; r < R; ++r)
-    for (std::size_t v = 0; v < N; ++v) sum[r][v] = load<V>(c + r * ldc + v * L);
+  if (first) {
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t v = 0; v < N; ++v) sum[r][v] = V{};  // +0.0, as the naive loop starts
+  } else {
+    for (std::size_t r = 0; r < R; ++r)
+      for (std::size_t v = 0; v < N; ++v) sum[r][v] = load<V>(c + r * ldc + v * L);
+  }
   for (std::size_t p = 0; p < depth; ++p) {
     V bv[N];
     for (std::size_t v = 0; v < N; ++v) bv[v] = load<V>(b + v * L);
     for (std::size_t r = 0; r < R; ++r) {
-      const V ar = splat<V>(a[r]);
+      const V ar = splat_from<V>(a + r);
       for (std::size_t v = 0; v < N; ++v) sum[r][v] = sum[r][v] + ar * bv[v];
     }
     a += R;
@@ -171,6 +215,10 @@ template <class K>
 QKV_INLINE void blocked_gemm(const GemmBlocking& blocking, const GemmArgs& g) {
   constexpr std::size_t width = K::kTileCols;
   if (g.n == 0 || g.m == 0) return;
+  if (g.k == 0) {  // no k-block: every sum stays +0.0
+    for (std::size_t i = 0; i < g.n * g.m; ++i) g.c[i] = g.accumulate == Accumulate::Yes ? g.c[i] + 0.0 : 0.0;
+    return;
+  }
   const Operand a = left_operand(g);
   const Operand b = right_operand(g);
   const std::size_t depth_step = blocking.depth, row_step = blocking.block_rows,
@@ -181,37 +229,55 @@ QKV_INLINE void blocked_gemm(const GemmBlocking& blocking, const GemmArgs& g) {
   const std::size_t group_cap = kSumsBytes / sizeof(double) / block_cols / row_step * row_step;
   const std::size_t group_rows = std::min(std::max(group_cap, row_step), round_up(g.n, K::kTileRows));
   const std::size_t depth_max = std::min(depth_step, g.k);
-  std::vector<double> packed_a(block_rows * depth_max);
-  std::vector<double> packed_b(depth_max * block_cols);
-  std::vector<double> sums(group_rows * block_cols);
+  // One allocation for the three buffers, each starting on a 64-byte cache line: a vector that straddles
+  // two lines costs two loads, and malloc's large blocks start 16 bytes past a page boundary.
+  constexpr std::size_t line = 64 / sizeof(double);
+  const std::size_t a_size = round_up(block_rows * depth_max, line),
+                    b_size = round_up(depth_max * block_cols, line);
+  std::vector<double> scratch(a_size + b_size + group_rows * block_cols + line);
+  const std::size_t misalign = reinterpret_cast<std::uintptr_t>(scratch.data()) / sizeof(double) % line;
+  double* const packed_a = scratch.data() + (line - misalign) % line;
+  double* const packed_b = packed_a + a_size;
+  double* const sums = packed_b + b_size;
 
   for (std::size_t col0 = 0; col0 < g.m; col0 += col_step) {
     const std::size_t cols = std::min(col_step, g.m - col0);
     const std::size_t ldc = round_up(cols, width);
     for (std::size_t group0 = 0; group0 < g.n; group0 += group_rows) {
       const std::size_t group_end = std::min(g.n, group0 + group_rows);
-      std::fill(sums.begin(), sums.end(), 0.0);               // every sum starts at +0.0
       for (std::size_t p0 = 0; p0 < g.k; p0 += depth_step) {  // k-blocks in ascending order
         const std::size_t depth = std::min(depth_step, g.k - p0);
-        pack_right(packed_b.data(), b, p0, depth, col0, cols, width);
+        pack_right<width>(packed_b, b, p0, depth, col0, cols);
         for (std::size_t row0 = group0; row0 < group_end; row0 += row_step) {
           const std::size_t rows = std::min(row_step, group_end - row0);
-          pack_left(packed_a.data(), a, row0, rows, p0, depth, K::kTileRows);
+          pack_left<K::kTileRows>(packed_a, a, row0, rows, p0, depth);
+          double* const block_sums = sums + (row0 - group0) * ldc;
           for (std::size_t jr = 0; jr < cols; jr += width) {
             for (std::size_t ir = 0; ir < rows; ir += K::kTileRows) {
-              tile<K>(depth, packed_a.data() + ir * depth, packed_b.data() + jr * depth,
-                      sums.data() + (row0 - group0 + ir) * ldc + jr, ldc);
+              // The next tile's running sums, on their way into the cache while this tile runs.
+              const double* next = ir + K::kTileRows < rows ? block_sums + (ir + K::kTileRows) * ldc + jr
+                                   : jr + width < cols      ? block_sums + jr + width
+                                                            : nullptr;
+              if (next != nullptr) {
+                for (std::size_t r = 0; r < K::kTileRows; ++r)
+                  for (std::size_t col = 0; col < width; col += line)
+                    __builtin_prefetch(next + r * ldc + col, 1);
+              }
+              tile<K>(depth, packed_a + ir * depth, packed_b + jr * depth, block_sums + ir * ldc + jr, ldc,
+                      p0 == 0);
             }
           }
-        }
-      }
-      for (std::size_t i = group0; i < group_end; ++i) {
-        double* out = g.c + i * g.m + col0;
-        const double* sum = sums.data() + (i - group0) * ldc;
-        if (g.accumulate == Accumulate::Yes) {
-          for (std::size_t j = 0; j < cols; ++j) out[j] = out[j] + sum[j];
-        } else {
-          std::copy(sum, sum + cols, out);
+          if (p0 + depth == g.k) {  // the last k-block: these rows' sums are complete, and still cached
+            for (std::size_t i = row0; i < row0 + rows; ++i) {
+              double* out = g.c + i * g.m + col0;
+              const double* sum = sums + (i - group0) * ldc;
+              if (g.accumulate == Accumulate::Yes) {
+                for (std::size_t j = 0; j < cols; ++j) out[j] = out[j] + sum[j];
+              } else {
+                std::copy(sum, sum + cols, out);
+              }
+            }
+          }
         }
       }
     }
