@@ -305,6 +305,8 @@ __attribute__((target("avx2"))) void gemm_wide(const GemmBlocking& k, const Gemm
 // And for AVX-512F, eight lanes: an 8 x 16 tile, sixteen accumulators of thirty-two registers. Where the
 // 512-bit units are full width (Intel Xeon; AMD Zen 5) this does twice AVX2's arithmetic per instruction;
 // Zen 4 (AMD family 25) splits each 512-bit operation into two 256-bit halves, so there it gains nothing.
+// Larger tiles that also fit the registers (12 x 16, 14 x 16, 6 x 32, 8 x 24) ran no faster on Ice Lake SP
+// at the layer's shapes (within the shared machine's noise, 2026-12-02).
 using WidestTile = Tile<Lanes8, 8, 2>;
 __attribute__((target("avx512f"))) void gemm_widest(const GemmBlocking& k, const GemmArgs& g) {
   blocked_gemm<WidestTile>(k, g);
@@ -373,7 +375,8 @@ GemmBlocking gemm_blocking_for(GemmPath path, std::size_t l1d_bytes, std::size_t
   const std::size_t d = sizeof(double);
   auto down = [](std::size_t value, std::size_t step) { return std::max(step, value / step * step); };
   // The k-block: the widest tile's A and B micro-panels ((8 + 16) x depth) fill L1d: 256 on 48 KiB, where
-  // it was measured best (wider or narrower panels ran 5-15% slower on Ice Lake), 168 on Zen 4's 32 KiB.
+  // it was measured best (wider or narrower panels ran 5-15% slower on Ice Lake; with the faster kernel of
+  // 2026-12-02, depth 128 and 192 still ran 2-10% slower and 320 the same), 168 on Zen 4's 32 KiB.
   // Every path takes the same depth; the narrower ones' panels leave more of L1d free.
   const std::size_t depth = std::clamp<std::size_t>(down(l1d_bytes / (d * (8 + 16)), 8), 16, 1024);
   // The packed B block takes 40% of L2 (256 columns of depth 256 on 1.25 MiB), the packed A block 10%; the
