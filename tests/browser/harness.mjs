@@ -328,7 +328,10 @@ export async function readTrace() {
   const text = await readFile(resolve(repo, 'fixtures/golden/learn-llm-ch26-diagram-trace.txt'), 'utf8');
   for (const line of text.split('\n').filter(Boolean)) {
     const [kind, ...pairs] = line.split('|');
-    const fields = Object.fromEntries(pairs.map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+    const fields = Object.fromEntries(pairs.map((pair) => {
+      const equals = pair.indexOf('=');
+      return [pair.slice(0, equals), pair.slice(equals + 1)];
+    }));
     (records[kind] ??= []).push(fields);
   }
   return records;

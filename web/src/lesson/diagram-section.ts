@@ -90,7 +90,7 @@ export class DiagramSection {
     this.announce(`Rejected: ${error.message}`);
   }
 
-  // Only what showError marked: an edit clears in constant time, not by searching the lesson.
+  // Only what reject marked: an edit clears in constant time, not by searching the lesson.
   private clearErrors(): void {
     this.invalid?.removeAttribute('aria-invalid');
     this.invalid = undefined;
