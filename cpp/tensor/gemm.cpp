@@ -77,36 +77,31 @@ Operand right_operand(const GemmArgs& g) {  // op(B) is [k, m]
 }
 
 // `count` rows of `depth` values of a strided operand, starting at `from`, interleaved: for each p, one
-// value of every row side by side, then `width - count` padding zeros (rows past the matrix's end).
+// value of every row side by side, then `width - count` padding zeros (rows past the matrix's end). All
+// `width` rows advance along p together: as many memory streams in flight, where one row at a time waited
+// on each of its lines.
 template <std::size_t width>
-QKV_INLINE double* pack_panel(double* out, const double* from, std::size_t row_stride, std::size_t col_stride,
-                              std::size_t count, std::size_t depth) {
-  if (col_stride == 1 && count == width) {
-    // Rows stored contiguously: all `width` rows advance along p together (as many memory streams in
-    // flight, where one row at a time waited on each of its lines), each p's values written side by side.
-    for (std::size_t p = 0; p < depth; ++p) {
-      for (std::size_t r = 0; r < width; ++r) out[r] = from[r * row_stride + p];
-      out += width;
-    }
-    return out;
-  }
-  if (row_stride == 1 && count == width) {
-    // The rows' values for one p stored side by side: a copy of `width` contiguous values per p (a
-    // compile-time count, so it is a vector move, not a call).
-    for (std::size_t p = 0; p < depth; ++p) {
-      const double* column = from + p * col_stride;
-      for (std::size_t r = 0; r < width; ++r) out[r] = column[r];
-      out += width;
-    }
-    return out;
-  }
+QKV_INLINE double* interleave_rows(double* out, const double* from, std::size_t row_stride,
+                                   std::size_t col_stride, std::size_t count, std::size_t depth) {
   for (std::size_t p = 0; p < depth; ++p) {
-    const double* column = from + p * col_stride;
-    for (std::size_t r = 0; r < count; ++r) out[r] = column[r * row_stride];
+    for (std::size_t r = 0; r < count; ++r) out[r] = from[r * row_stride + p * col_stride];
     for (std::size_t r = count; r < width; ++r) out[r] = 0.0;
     out += width;
   }
   return out;
+}
+
+// The same loop, with a full panel and a stride of 1 passed as constants where an operand has them: inlined,
+// the compiler then sees a fixed count and contiguous values (a vector move per p where the rows' values
+// for one p lie side by side).
+template <std::size_t width>
+QKV_INLINE double* pack_panel(double* out, const double* from, std::size_t row_stride, std::size_t col_stride,
+                              std::size_t count, std::size_t depth) {
+  if (count == width && col_stride == 1)
+    return interleave_rows<width>(out, from, row_stride, 1, width, depth);
+  if (count == width && row_stride == 1)
+    return interleave_rows<width>(out, from, 1, col_stride, width, depth);
+  return interleave_rows<width>(out, from, row_stride, col_stride, count, depth);
 }
 
 // Rows [row0, row0+rows) x depth [p0, p0+depth) of op(A), as panels of `width` rows.
@@ -215,6 +210,24 @@ QKV_INLINE void tile(std::size_t depth, const double* a, const double* b, double
 // a scratch many times the size of C.
 constexpr std::size_t kSumsBytes = std::size_t{1} << 20;
 
+// The running sums of the tile after (ir, jr) in blocked_gemm's order (down the rows, then the next
+// column panel), on their way into the cache while this tile runs. Nothing after the last tile.
+template <class K>
+QKV_INLINE void prefetch_next_tile(const double* block_sums, std::size_t ir, std::size_t jr, std::size_t rows,
+                                   std::size_t cols, std::size_t ldc) {
+  constexpr std::size_t width = K::kTileCols, line = 64 / sizeof(double);
+  const double* next = nullptr;
+  if (ir + K::kTileRows < rows) {
+    next = block_sums + (ir + K::kTileRows) * ldc + jr;
+  } else if (jr + width < cols) {
+    next = block_sums + jr + width;
+  } else {
+    return;
+  }
+  for (std::size_t r = 0; r < K::kTileRows; ++r)
+    for (std::size_t col = 0; col < width; col += line) __builtin_prefetch(next + r * ldc + col, 1);
+}
+
 // The blocked product. For each block of columns and each group of rows, the running sums live in a scratch
 // (rows and columns padded to whole tiles) from +0.0 to the last k-block; each k-block's panel of op(B) is
 // packed once and serves every row of the group.
@@ -261,15 +274,7 @@ QKV_INLINE void blocked_gemm(const GemmBlocking& blocking, const GemmArgs& g) {
           double* const block_sums = sums + (row0 - group0) * ldc;
           for (std::size_t jr = 0; jr < cols; jr += width) {
             for (std::size_t ir = 0; ir < rows; ir += K::kTileRows) {
-              // The next tile's running sums, on their way into the cache while this tile runs.
-              const double* next = ir + K::kTileRows < rows ? block_sums + (ir + K::kTileRows) * ldc + jr
-                                   : jr + width < cols      ? block_sums + jr + width
-                                                            : nullptr;
-              if (next != nullptr) {
-                for (std::size_t r = 0; r < K::kTileRows; ++r)
-                  for (std::size_t col = 0; col < width; col += line)
-                    __builtin_prefetch(next + r * ldc + col, 1);
-              }
+              prefetch_next_tile<K>(block_sums, ir, jr, rows, cols, ldc);
               tile<K>(depth, packed_a + ir * depth, packed_b + jr * depth, block_sums + ir * ldc + jr, ldc,
                       p0 == 0);
             }
