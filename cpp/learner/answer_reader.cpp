@@ -11,6 +11,9 @@ namespace qkv {
 namespace {
 
 constexpr const char* kNumberExpected = "a number such as −1.5, 3/2 or 2e-3";
+// Read, but past what a double holds ("1e999", "1e300/1e-300"): the message names the limit, not the form.
+constexpr const char* kFiniteExpected = "a number between −1.8e308 and 1.8e308 (the range of a double)";
+constexpr const char* kDenominatorExpected = "a fraction whose denominator is not 0";
 constexpr const char* kShapeExpected = "a shape such as [4, 7, 2] or 4 × 7 × 2";
 constexpr const char* kVectorExpected = "numbers such as [−1, 1.5]";
 
@@ -63,12 +66,11 @@ bool is_decimal(const std::string& s) {
   return i == s.size();
 }
 
+// The value of a decimal, ±infinity when it is past a double's range (read_number refuses those).
 std::optional<double> decimal(const std::string& text) {
   const std::string s = trimmed(text);
   if (!is_decimal(s)) return std::nullopt;
-  const double value = parse_decimal(s);
-  if (!std::isfinite(value)) return std::nullopt;
-  return value;
+  return parse_decimal(s);
 }
 
 Failure<ReadError> not_read(const std::string& typed, std::string expected) {
@@ -107,16 +109,20 @@ std::string ReadError::message() const {
 Result<double, ReadError> read_number(const std::string& text) {
   const std::string s = ascii_signs(trimmed(text));
   const std::size_t slash = s.find('/');
+  std::optional<double> value;
   if (slash == std::string::npos) {
-    if (auto value = decimal(s)) return *value;
-    return not_read(text, kNumberExpected);
+    value = decimal(s);
+  } else {
+    const auto numerator = decimal(s.substr(0, slash));
+    const auto denominator = decimal(s.substr(slash + 1));
+    if (!numerator || !denominator) return not_read(text, kNumberExpected);
+    if (*denominator == 0.0) return not_read(text, kDenominatorExpected);
+    // Either part past a double's range makes the quotient infinite or NaN: refused below as too large.
+    value = std::isfinite(*numerator) && std::isfinite(*denominator) ? *numerator / *denominator : HUGE_VAL;
   }
-  const auto numerator = decimal(s.substr(0, slash));
-  const auto denominator = decimal(s.substr(slash + 1));
-  if (!numerator || !denominator || *denominator == 0.0) return not_read(text, kNumberExpected);
-  const double value = *numerator / *denominator;
-  if (!std::isfinite(value)) return not_read(text, kNumberExpected);
-  return value;
+  if (!value) return not_read(text, kNumberExpected);
+  if (!std::isfinite(*value)) return not_read(text, kFiniteExpected);
+  return *value;
 }
 
 Result<Extent, ReadError> read_count(const std::string& text, Extent min, Extent max) {

@@ -22,7 +22,8 @@ struct ReadError {
 };
 
 // A finite number: optional sign (+, - or −), digits with an optional point, optional exponent, or a
-// fraction of two such numbers ("3/2"). Spaces around it are ignored. "nan", "inf" and hex are refused.
+// fraction of two such numbers ("3/2"). Spaces around it are ignored. "nan", "inf" and hex are refused;
+// so are a number past a double's range ("1e999") and a zero denominator, each with its own message.
 Result<double, ReadError> read_number(const std::string& text);
 
 // A whole number from `min` to `max`: "5", "05", "5.0", "1.8e1", or a count out of a total, "2 of 5",

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <limits>
+
 namespace qkv {
 namespace {
 
@@ -39,8 +41,8 @@ TEST(AnswerReader, ReadsEveryNumberForm) {
 }
 
 TEST(AnswerReader, RefusesWhatIsNotANumberAndSaysWhatWasExpected) {
-  for (const std::string& text : std::vector<std::string>{"", "abc", "2..5", "nan", "inf", "0x10", "1e400",
-                                                          "3/0", "1/2/3", "5 of", "--1"}) {
+  for (const std::string& text :
+       std::vector<std::string>{"", "abc", "2..5", "nan", "inf", "0x10", "1/2/3", "5 of", "--1", "1e400/x"}) {
     auto value = read_number(text);
     ASSERT_FALSE(value) << text;
     EXPECT_NE(value.error().message().find("expected a number such as"), std::string::npos)
@@ -50,6 +52,29 @@ TEST(AnswerReader, RefusesWhatIsNotANumberAndSaysWhatWasExpected) {
             "\"abc\" is not read: expected a number such as " + kMinus + "1.5, 3/2 or 2e-3");
   EXPECT_EQ(read_number("  ").error().message(),
             "nothing typed: expected a number such as " + kMinus + "1.5, 3/2 or 2e-3");
+}
+
+TEST(AnswerReader, NamesTheLimitWhenANumberIsPastADoublesRange) {
+  const std::string range =
+      "expected a number between " + kMinus + "1.8e308 and 1.8e308 (the range of a double)";
+  for (const std::string& text : std::vector<std::string>{"1e400", "-1e999", kMinus + "1e999", "1e300/1e-300",
+                                                          "1e999/2", "2/1e999", "1e999/1e999"}) {
+    auto value = read_number(text);
+    ASSERT_FALSE(value) << text;
+    EXPECT_EQ(value.error().message(), "\"" + text + "\" is not read: " + range) << text;
+  }
+  // The largest double itself, and a quotient just inside the range, are read.
+  EXPECT_EQ(*read_number("1.7976931348623157e308"), std::numeric_limits<double>::max());
+  EXPECT_EQ(*read_number("1e300/1e-8"), 1e300 / 1e-8);
+}
+
+TEST(AnswerReader, SaysWhenADenominatorIsZero) {
+  for (const std::string& text : std::vector<std::string>{"3/0", "3/-0", "0/0", "3/0.0e5"}) {
+    auto value = read_number(text);
+    ASSERT_FALSE(value) << text;
+    EXPECT_EQ(value.error().message(),
+              "\"" + text + "\" is not read: expected a fraction whose denominator is not 0");
+  }
 }
 
 TEST(AnswerReader, EchoesLongEntriesShortened) {

@@ -230,6 +230,11 @@ describe('errors are values', () => {
       assert.equal(result.ok, false, text);
       assert.equal(result.error.field, 'input');
     }
+    // A number past a double's range is refused for that reason, in the WebAssembly build too (where
+    // parse_decimal reads with Number(), which gives Infinity).
+    const s = state();
+    s.input.cells[0] = '−1e400';
+    assert.equal(core.evaluate(s).error.message, '"−1e400" is not read: expected a number between −1.8e308 and 1.8e308 (the range of a double)');
   });
 
   test('sizes say what each accepts, in the learner\'s words', () => {
