@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <type_traits>
+#include <unordered_map>
 #include <vector>
 
 #include "response/fields.hpp"
@@ -25,6 +26,15 @@ using emscripten::val;
 // How a std::vector<double> leaves the heap: as a plain Array (the page's calls, and what the tests
 // compare), or as a Float64Array that a worker can transfer to the page without copying it again.
 enum class Doubles { Array, Float64Array };
+
+// A field name as a JavaScript string, made once. Keys must be string literals (every field list's are), so
+// the pointer identifies the name, and an edit's call no longer decodes every key from UTF-8 again.
+inline const val& js_key(const char* key) {
+  static std::unordered_map<const char*, val> keys;
+  auto found = keys.find(key);
+  if (found == keys.end()) found = keys.emplace(key, val(key)).first;
+  return found->second;
+}
 
 // How the field lists' writer makes JavaScript values: numbers as doubles, and a std::vector<double> in one
 // copy out of the WASM heap, not one call per element.
@@ -49,7 +59,7 @@ struct JsOut {
   static val array() { return val::array(); }
   static val object() { return val::object(); }
   static void push(val& list, std::size_t i, const val& item) { list.set(i, item); }
-  static void set(val& object, const char* key, const val& item) { object.set(key, item); }
+  static void set(val& object, const char* key, const val& item) { object.set(js_key(key), item); }
 };
 
 template <Doubles D = Doubles::Array, class T>
@@ -80,8 +90,8 @@ val guarded(Body&& body) {
 // What a JavaScript value is, for the field lists' reader.
 struct JsIn {
   using Value = val;
-  static bool is_string(const val& js) { return js.typeOf().as<std::string>() == "string"; }
-  static bool is_number(const val& js) { return js.typeOf().as<std::string>() == "number"; }
+  static bool is_string(const val& js) { return js.isString(); }
+  static bool is_number(const val& js) { return js.isNumber(); }
   static bool is_array(const val& js) { return val::global("Array").call<bool>("isArray", js); }
   static bool is_object(const val& js) {
     return js.typeOf().as<std::string>() == "object" && !js.isNull() && !is_array(js);
@@ -97,7 +107,7 @@ struct JsIn {
   static std::size_t length(const val& js) { return js["length"].as<std::size_t>(); }
   static val element(const val& js, std::size_t i) { return js[i]; }
   static std::optional<val> field(const val& js, const char* key) {
-    val found = js[key];
+    val found = js[js_key(key)];
     if (found.isUndefined()) return std::nullopt;
     return found;
   }
