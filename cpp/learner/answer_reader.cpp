@@ -109,20 +109,16 @@ std::string ReadError::message() const {
 Result<double, ReadError> read_number(const std::string& text) {
   const std::string s = ascii_signs(trimmed(text));
   const std::size_t slash = s.find('/');
-  std::optional<double> value;
-  if (slash == std::string::npos) {
-    value = decimal(s);
-  } else {
-    const auto numerator = decimal(s.substr(0, slash));
-    const auto denominator = decimal(s.substr(slash + 1));
-    if (!numerator || !denominator) return not_read(text, kNumberExpected);
-    if (*denominator == 0.0) return not_read(text, kDenominatorExpected);
-    // Either part past a double's range makes the quotient infinite or NaN: refused below as too large.
-    value = std::isfinite(*numerator) && std::isfinite(*denominator) ? *numerator / *denominator : HUGE_VAL;
-  }
-  if (!value) return not_read(text, kNumberExpected);
-  if (!std::isfinite(*value)) return not_read(text, kFiniteExpected);
-  return *value;
+  const auto numerator = decimal(s.substr(0, slash));
+  const auto denominator =
+      slash == std::string::npos ? std::optional<double>(1.0) : decimal(s.substr(slash + 1));
+  if (!numerator || !denominator) return not_read(text, kNumberExpected);
+  if (*denominator == 0.0) return not_read(text, kDenominatorExpected);
+  // A part past a double's range is refused as such, even where the quotient would be finite (2/1e999).
+  if (!std::isfinite(*numerator) || !std::isfinite(*denominator)) return not_read(text, kFiniteExpected);
+  const double value = *numerator / *denominator;
+  if (!std::isfinite(value)) return not_read(text, kFiniteExpected);
+  return value;
 }
 
 Result<Extent, ReadError> read_count(const std::string& text, Extent min, Extent max) {

@@ -27,10 +27,10 @@ using emscripten::val;
 // compare), or as a Float64Array that a worker can transfer to the page without copying it again.
 enum class Doubles { Array, Float64Array };
 
-// A field name as a JavaScript string, made once. Keys must be string literals (every field list's are), so
-// the pointer identifies the name, and an edit's call no longer decodes every key from UTF-8 again.
+// A field name as a JavaScript string, made once per name (looked up by its text), so that an edit's call no
+// longer decodes every key from UTF-8 again.
 inline const val& js_key(const char* key) {
-  static std::unordered_map<const char*, val> keys;
+  static std::unordered_map<std::string, val> keys;
   auto found = keys.find(key);
   if (found == keys.end()) found = keys.emplace(key, val(key)).first;
   return found->second;
