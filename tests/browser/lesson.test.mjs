@@ -616,11 +616,23 @@ test('13. while the numerical and bitwise checks wait for an idle moment, their 
     assert.match(done.details[3], new RegExp(`\\(${4 * fixture.expected.gradcheck.checks_per_tensor} in all\\)`), 'then the core’s counts');
     assert.ok(Math.abs(waiting.height - done.height) <= 24, `the card keeps its height within a line: ${waiting.height} px waiting, ${done.height} px checked`);
 
-    // An edit: its numbers wait for their own checks, in the same card.
+    // An edit: its numbers wait for their own checks, in the same card, whose prose and formula stay the nodes
+    // they were (an edit rebuilds only the figures and verdicts: laying the formula out again cost every edit).
+    await page.evaluate(() => {
+      window.__keptNodes = () => {
+        const root = document.querySelector('qkv-lesson').shadowRoot;
+        const checks = [...root.querySelectorAll('.deeper dl.facts')].find((list) => list.textContent.includes('Numbers judged')).parentElement;
+        return [checks.querySelector('.math.display'), checks.querySelector('p'), ...[...root.querySelectorAll('ul.verdicts')].map((list) => list.previousElementSibling)];
+      };
+      window.__kept = window.__keptNodes();
+    });
     await inLesson(page, 'input[data-field="input"][data-index="0"]').fill('4');
     await page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelector('.deeper dl.facts.checks-pending') !== null);
     const edited = await card();
     assert.deepEqual(edited.terms, done.terms, 'the same rows after an edit');
+    assert.ok(edited.details.slice(2).every((text) => text === 'being checked…'), `the edit's figures wait: ${edited.details.slice(2).join(' | ')}`);
+    assert.ok((await verdicts()).verdicts.every((text) => text.endsWith(': being checked…')), 'no verdict of the last numbers stays');
+    assert.deepEqual(await page.evaluate(() => window.__keptNodes().map((node, i) => node !== null && node === window.__kept[i])), [true, true, true, true], 'the formula and prose kept');
     await page.evaluate(() => window.__idleNow());
     assert.equal((await card()).pending, false, 'the edit’s numbers checked');
     assertNoProblems(problems, 'checks waiting');

@@ -512,12 +512,14 @@ function yesNo(value: boolean): string {
 
 // The gradcheck card: the rules and the core's figures once it has checked the numbers on screen (it leaves
 // the gradcheck out of an evaluation and checks once the page is idle: diagram-section.ts). Until then the
-// figures' rows say they are being checked, so that the card keeps its place and nearly its height.
+// figures' rows say they are being checked, so that the card keeps its place and nearly its height. The
+// prose, formula and symbols are built once; an edit rebuilds only the figures (the formula's layout is the
+// costly part of the card, and an edit that followed shown checks paid for it again).
 export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): void {
   const rules = refs.gradcheckRules;
   const waiting = 'being checked…';
   const ltr = (text: string) => h('bdi', { dir: 'ltr' }, text);
-  renderPart(refs.checks, g ?? 'checking', () => [
+  renderPart(refs.checks, 'static', () => [
     h('h5', {}, 'Numerical checks: are the gradients right?'),
     h(
       'p',
@@ -532,51 +534,52 @@ export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): v
       [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
       [math.symR, 'the rounding allowance (see the pass rule below)'],
     ]),
-    h(
-      'dl',
-      { class: g ? 'facts' : 'facts checks-pending' },
-      ...facts([
-        // The rules as the core applies them, in its words.
-        ['Step', rules.step_rule],
-        ['Pass rule', rules.pass_rule],
-        ['Rounding bound ε on L at these numbers', g ? ltr(g.rounding_bound.text) : waiting],
-        ['Numbers judged', g ? `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)` : waiting],
-        ...(g && g.unjudged > 0 ? [['Numbers probed but not judged (rounding in L could hide any error there)', `${g.unjudged}`] as [string, string]] : []),
-        ['Largest difference found, |a/s − n/s|', g ? ltr(g.max_error.text) : waiting],
-        ['Largest allowance τ + r it was held to', g ? ltr(g.max_allowance.text) : waiting],
-        ['Result', g ? g.verdict : waiting],
-      ]),
-    ),
+    h('dl', { class: 'facts' }),
   ]);
+  const figures = refs.checks.lastElementChild as HTMLElement;
+  figures.classList.toggle('checks-pending', !g);
+  renderPart(figures, g ?? 'checking', () =>
+    facts([
+      // The rules as the core applies them, in its words.
+      ['Step', rules.step_rule],
+      ['Pass rule', rules.pass_rule],
+      ['Rounding bound ε on L at these numbers', g ? ltr(g.rounding_bound.text) : waiting],
+      ['Numbers judged', g ? `X ${g.input_checks}, W_Q ${g.query_checks}, W_K ${g.key_checks}, W_V ${g.value_checks} (${g.checks} in all)` : waiting],
+      ...(g && g.unjudged > 0 ? [['Numbers probed but not judged (rounding in L could hide any error there)', `${g.unjudged}`] as [string, string]] : []),
+      ['Largest difference found, |a/s − n/s|', g ? ltr(g.max_error.text) : waiting],
+      ['Largest allowance τ + r it was held to', g ? ltr(g.max_allowance.text) : waiting],
+      ['Result', g ? g.verdict : waiting],
+    ]),
+  );
 }
 
 // The bitwise checks of the numbers on screen: change only W_Q, change only U_K, and the whole computation run
 // twice. The core leaves them out of an evaluation and checks once the page is idle, with the gradcheck
-// (diagram-section.ts); until then each verdict says it is being checked, in the place it will take.
+// (diagram-section.ts); until then each verdict says it is being checked, in the place it will take. Each
+// card's prose is built once; an edit rebuilds only its list of verdicts.
 export function renderBitwise(refs: DiagramRefs, b: BitwiseChecks | undefined): void {
   const waiting = 'being checked…';
   const verdict = (label: string, changed: boolean | undefined, text: (changed: boolean) => string) =>
     h('li', { class: changed === undefined ? 'verdict checks-pending' : `verdict ${changed ? 'changed' : 'same'}` }, `${label}: ${changed === undefined ? waiting : text(changed)}`);
-  renderPart(refs.independence, b ? [b.query_changed, b.key_unchanged, b.value_unchanged] : 'checking', () => [
+  renderPart(refs.independence, 'static', () => [
     h(
       'section',
       { class: 'card' },
       h('h5', {}, 'Change only the query weight'),
       h('p', {}, 'The core adds 1 to W_Q[0,0], keeps everything else, and compares the new outputs bit for bit with the ones above.'),
-      h(
-        'ul',
-        { class: 'verdicts' },
-        verdict('Query output', b?.query_changed, (changed) => (changed ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here')),
-        verdict('Key output', b && !b.key_unchanged, (changed) => (changed ? 'changed' : 'unchanged, bit for bit')),
-        verdict('Value output', b && !b.value_unchanged, (changed) => (changed ? 'changed' : 'unchanged, bit for bit')),
-      ),
+      h('ul', { class: 'verdicts' }),
     ),
+  ]);
+  renderPart(refs.independence.querySelector<HTMLElement>('ul.verdicts')!, b ? [b.query_changed, b.key_unchanged, b.value_unchanged] : 'checking', () => [
+    verdict('Query output', b?.query_changed, (changed) => (changed ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here')),
+    verdict('Key output', b && !b.key_unchanged, (changed) => (changed ? 'changed' : 'unchanged, bit for bit')),
+    verdict('Value output', b && !b.value_unchanged, (changed) => (changed ? 'changed' : 'unchanged, bit for bit')),
   ]);
 
   const changed = (yes: boolean) => (yes ? 'changed' : 'unchanged, bit for bit');
   // The core reports all four false when U_K has no cell (an empty batch or token axis).
-  const nothingToChange = b && !(b.key_gradient_changed || b.query_gradient_unchanged || b.value_gradient_unchanged || b.input_gradient_changed);
-  renderPart(refs.upstreamChange, b ? [b.key_gradient_changed, b.query_gradient_unchanged, b.value_gradient_unchanged, b.input_gradient_changed] : 'checking', () => [
+  const nothingToChange = !!b && !(b.key_gradient_changed || b.query_gradient_unchanged || b.value_gradient_unchanged || b.input_gradient_changed);
+  renderPart(refs.upstreamChange, nothingToChange, () => [
     h(
       'section',
       { class: 'card' },
@@ -587,17 +590,18 @@ export function renderBitwise(refs: DiagramRefs, b: BitwiseChecks | undefined): 
             'div',
             {},
             h('p', {}, 'The core adds 1 to U_K[0,0,0], keeps everything else, runs the backward pass again and compares the gradients bit for bit with the ones below.'),
-            h(
-              'ul',
-              { class: 'verdicts' },
-              verdict('W̄_K', b?.key_gradient_changed, changed),
-              verdict('W̄_Q', b && !b.query_gradient_unchanged, changed),
-              verdict('W̄_V', b && !b.value_gradient_unchanged, changed),
-              verdict('X̄', b?.input_gradient_changed, changed),
-            ),
+            h('ul', { class: 'verdicts' }),
           ),
     ),
   ]);
+  const upstreamVerdicts = refs.upstreamChange.querySelector<HTMLElement>('ul.verdicts');
+  if (upstreamVerdicts)
+    renderPart(upstreamVerdicts, b ? [b.key_gradient_changed, b.query_gradient_unchanged, b.value_gradient_unchanged, b.input_gradient_changed] : 'checking', () => [
+      verdict('W̄_K', b?.key_gradient_changed, changed),
+      verdict('W̄_Q', b && !b.query_gradient_unchanged, changed),
+      verdict('W̄_V', b && !b.value_gradient_unchanged, changed),
+      verdict('X̄', b?.input_gradient_changed, changed),
+    ]);
 
   refs.replayVerdict.textContent = b ? (b.replay_bitwise ? 'the same bits both times' : 'different results') : waiting;
 }
