@@ -635,6 +635,22 @@ test('13. while the numerical and bitwise checks wait for an idle moment, their 
     assert.deepEqual(await page.evaluate(() => window.__keptNodes().map((node, i) => node !== null && node === window.__kept[i])), [true, true, true, true], 'the formula and prose kept');
     await page.evaluate(() => window.__idleNow());
     assert.equal((await card()).pending, false, 'the edit’s numbers checked');
+
+    // An empty batch leaves U_K no cell to change: the card says so instead of its verdicts, and gets them back
+    // with the batch.
+    const upstreamCard = () =>
+      page.evaluate(() => {
+        const card = [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('section.card')].find((section) => section.querySelector('h5')?.textContent === 'Change only the key upstream');
+        return { text: card.querySelector('p').textContent, verdicts: [...card.querySelectorAll('ul.verdicts li')].map((li) => li.textContent) };
+      });
+    await inLesson(page, 'input[data-size="batch"]').fill('0');
+    await page.evaluate(() => window.__idleNow());
+    assert.deepEqual(await upstreamCard(), { text: 'At these sizes U_K has no cell to change (an axis is empty), so there is nothing to compare.', verdicts: [] });
+    await inLesson(page, 'input[data-size="batch"]').fill('1');
+    await page.evaluate(() => window.__idleNow());
+    const back = await upstreamCard();
+    assert.equal(back.verdicts.length, 4, `the four gradients' verdicts again: ${back.verdicts.join(' | ')}`);
+    assert.ok(back.verdicts.every((text) => !text.endsWith('being checked…')), `checked: ${back.verdicts.join(' | ')}`);
     assertNoProblems(problems, 'checks waiting');
   } finally {
     await close();

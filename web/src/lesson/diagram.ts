@@ -179,11 +179,14 @@ export interface DiagramRefs {
   branchFacts: Record<'query' | 'key' | 'value', HTMLElement>;
   loss: HTMLElement;
   history: HTMLElement;
-  independence: HTMLElement;
-  upstreamChange: HTMLElement;
+  // The checks' cards are built whole here; a render fills only what the core's checks decide: the verdicts of
+  // "change only W_Q" and "change only U_K" (or why there is nothing to change), and the gradcheck's figures.
+  queryVerdicts: HTMLElement;
+  upstreamChangeBody: HTMLElement;
+  upstreamVerdicts: HTMLElement;
+  checkFigures: HTMLElement;
   probes: HTMLElement;
   rejections: HTMLElement;
-  checks: HTMLElement;
   fieldErrors: Record<string, HTMLElement>;
 }
 
@@ -252,12 +255,44 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
 
   const loss = h('p', { class: 'loss' });
   const history = h('div');
-  const independence = h('div');
-  const upstreamChange = h('div');
+  const queryVerdicts = h('ul', { class: 'verdicts' });
+  const independence = h(
+    'div',
+    {},
+    h(
+      'section',
+      { class: 'card' },
+      h('h5', {}, 'Change only the query weight'),
+      h('p', {}, 'The core adds 1 to W_Q[0,0], keeps everything else, and compares the new outputs bit for bit with the ones above.'),
+      queryVerdicts,
+    ),
+  );
+  const upstreamVerdicts = h('ul', { class: 'verdicts' });
+  const upstreamChangeBody = h('div');
+  const upstreamChange = h('div', {}, h('section', { class: 'card' }, h('h5', {}, 'Change only the key upstream'), upstreamChangeBody));
   const probes = h('div');
   const rejections = h('div');
+  const checkFigures = h('dl', { class: 'facts checks-pending' });
   // The last of its part (see part()), so a card itself rather than a box around one.
-  const checks = h('section', { class: 'card' });
+  const checks = h(
+    'section',
+    { class: 'card' },
+    h('h5', {}, 'Numerical checks: are the gradients right?'),
+    h(
+      'p',
+      {},
+      'The core moves single numbers of X and of each weight down and up by a small step, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
+    ),
+    mathSpan(math.tolerance, 'math display'),
+    symbols([
+      [math.symA, 'the gradient of L from the backward pass (analytic)'],
+      [math.symN, 'the slope of L measured by moving one number down and up (numeric)'],
+      [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
+      [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
+      [math.symR, 'the rounding allowance (see the pass rule below)'],
+    ]),
+    checkFigures,
+  );
   const counts = h('div');
   const divisibility = h('div');
   const implementers = h('div');
@@ -483,11 +518,12 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     branchFacts,
     loss,
     history,
-    independence,
-    upstreamChange,
+    queryVerdicts,
+    upstreamChangeBody,
+    upstreamVerdicts,
+    checkFigures,
     probes,
     rejections,
-    checks,
     fieldErrors,
   };
 }
@@ -510,35 +546,16 @@ function yesNo(value: boolean): string {
   return value ? 'yes' : 'no';
 }
 
-// The gradcheck card: the rules and the core's figures once it has checked the numbers on screen (it leaves
-// the gradcheck out of an evaluation and checks once the page is idle: diagram-section.ts). Until then the
-// figures' rows say they are being checked, so that the card keeps its place and nearly its height. The
-// prose, formula and symbols are built once; an edit rebuilds only the figures (the formula's layout is the
-// costly part of the card, and an edit that followed shown checks paid for it again).
+// The gradcheck card's figures once the core has checked the numbers on screen (it leaves the gradcheck out of an
+// evaluation and checks once the page is idle: diagram-section.ts). Until then they say they are being checked,
+// so that the card keeps its place and nearly its height. Its prose and formula are built once (buildDiagram):
+// an edit that followed shown checks used to lay the formula out again.
 export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): void {
   const rules = refs.gradcheckRules;
   const waiting = 'being checked…';
   const ltr = (text: string) => h('bdi', { dir: 'ltr' }, text);
-  renderPart(refs.checks, 'static', () => [
-    h('h5', {}, 'Numerical checks: are the gradients right?'),
-    h(
-      'p',
-      {},
-      'The core moves single numbers of X and of each weight down and up by a small step, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
-    ),
-    mathSpan(math.tolerance, 'math display'),
-    symbols([
-      [math.symA, 'the gradient of L from the backward pass (analytic)'],
-      [math.symN, 'the slope of L measured by moving one number down and up (numeric)'],
-      [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
-      [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
-      [math.symR, 'the rounding allowance (see the pass rule below)'],
-    ]),
-    h('dl', { class: 'facts' }),
-  ]);
-  const figures = refs.checks.lastElementChild as HTMLElement;
-  figures.classList.toggle('checks-pending', !g);
-  renderPart(figures, g ?? 'checking', () =>
+  refs.checkFigures.classList.toggle('checks-pending', !g);
+  renderPart(refs.checkFigures, g ?? 'checking', () =>
     facts([
       // The rules as the core applies them, in its words.
       ['Step', rules.step_rule],
@@ -555,22 +572,12 @@ export function renderChecks(refs: DiagramRefs, g: GradcheckView | undefined): v
 
 // The bitwise checks of the numbers on screen: change only W_Q, change only U_K, and the whole computation run
 // twice. The core leaves them out of an evaluation and checks once the page is idle, with the gradcheck
-// (diagram-section.ts); until then each verdict says it is being checked, in the place it will take. Each
-// card's prose is built once; an edit rebuilds only its list of verdicts.
+// (diagram-section.ts); until then each verdict says it is being checked, in the place it will take.
 export function renderBitwise(refs: DiagramRefs, b: BitwiseChecks | undefined): void {
   const waiting = 'being checked…';
   const verdict = (label: string, changed: boolean | undefined, text: (changed: boolean) => string) =>
     h('li', { class: changed === undefined ? 'verdict checks-pending' : `verdict ${changed ? 'changed' : 'same'}` }, `${label}: ${changed === undefined ? waiting : text(changed)}`);
-  renderPart(refs.independence, 'static', () => [
-    h(
-      'section',
-      { class: 'card' },
-      h('h5', {}, 'Change only the query weight'),
-      h('p', {}, 'The core adds 1 to W_Q[0,0], keeps everything else, and compares the new outputs bit for bit with the ones above.'),
-      h('ul', { class: 'verdicts' }),
-    ),
-  ]);
-  renderPart(refs.independence.querySelector<HTMLElement>('ul.verdicts')!, b ? [b.query_changed, b.key_unchanged, b.value_unchanged] : 'checking', () => [
+  renderPart(refs.queryVerdicts, b ? [b.query_changed, b.key_unchanged, b.value_unchanged] : 'checking', () => [
     verdict('Query output', b?.query_changed, (changed) => (changed ? 'changed' : 'unchanged: adding 1 to W_Q[0,0] moved no query value here')),
     verdict('Key output', b && !b.key_unchanged, (changed) => (changed ? 'changed' : 'unchanged, bit for bit')),
     verdict('Value output', b && !b.value_unchanged, (changed) => (changed ? 'changed' : 'unchanged, bit for bit')),
@@ -579,29 +586,17 @@ export function renderBitwise(refs: DiagramRefs, b: BitwiseChecks | undefined): 
   const changed = (yes: boolean) => (yes ? 'changed' : 'unchanged, bit for bit');
   // The core reports all four false when U_K has no cell (an empty batch or token axis).
   const nothingToChange = !!b && !(b.key_gradient_changed || b.query_gradient_unchanged || b.value_gradient_unchanged || b.input_gradient_changed);
-  renderPart(refs.upstreamChange, nothingToChange, () => [
-    h(
-      'section',
-      { class: 'card' },
-      h('h5', {}, 'Change only the key upstream'),
-      nothingToChange
-        ? h('p', {}, 'At these sizes U_K has no cell to change (an axis is empty), so there is nothing to compare.')
-        : h(
-            'div',
-            {},
-            h('p', {}, 'The core adds 1 to U_K[0,0,0], keeps everything else, runs the backward pass again and compares the gradients bit for bit with the ones below.'),
-            h('ul', { class: 'verdicts' }),
-          ),
-    ),
+  renderPart(refs.upstreamChangeBody, nothingToChange, () =>
+    nothingToChange
+      ? [h('p', {}, 'At these sizes U_K has no cell to change (an axis is empty), so there is nothing to compare.')]
+      : [h('p', {}, 'The core adds 1 to U_K[0,0,0], keeps everything else, runs the backward pass again and compares the gradients bit for bit with the ones below.'), refs.upstreamVerdicts],
+  );
+  renderPart(refs.upstreamVerdicts, b ? [b.key_gradient_changed, b.query_gradient_unchanged, b.value_gradient_unchanged, b.input_gradient_changed] : 'checking', () => [
+    verdict('W̄_K', b?.key_gradient_changed, changed),
+    verdict('W̄_Q', b && !b.query_gradient_unchanged, changed),
+    verdict('W̄_V', b && !b.value_gradient_unchanged, changed),
+    verdict('X̄', b?.input_gradient_changed, changed),
   ]);
-  const upstreamVerdicts = refs.upstreamChange.querySelector<HTMLElement>('ul.verdicts');
-  if (upstreamVerdicts)
-    renderPart(upstreamVerdicts, b ? [b.key_gradient_changed, b.query_gradient_unchanged, b.value_gradient_unchanged, b.input_gradient_changed] : 'checking', () => [
-      verdict('W̄_K', b?.key_gradient_changed, changed),
-      verdict('W̄_Q', b && !b.query_gradient_unchanged, changed),
-      verdict('W̄_V', b && !b.value_gradient_unchanged, changed),
-      verdict('X̄', b?.input_gradient_changed, changed),
-    ]);
 
   refs.replayVerdict.textContent = b ? (b.replay_bitwise ? 'the same bits both times' : 'different results') : waiting;
 }
