@@ -1,6 +1,6 @@
 // The benchmark's work budget (`qkv-lesson bench`, and the tests' module's bench call): what one run will
-// cost for its sizes and repeat count, in flops, counted before anything is allocated, and its limits
-// (message: support/budget.hpp).
+// cost for its sizes and passes (the timed ones and the warm-up), in flops, counted before anything is
+// allocated, and its limits (message: support/budget.hpp).
 #pragma once
 
 #include <cstdint>
@@ -28,8 +28,8 @@ inline double bench_pass_flops(double b, double t, double d, double h) {
   return 18 * n * d * h + 30000 * b + 2500 * b * h + 100 * b * d * h + 3000 * n + 1000 * n * h + 400 * n * d +
          800 * d * h;
 }
-inline double bench_cost(double b, double t, double d, double h, double repeat) {
-  return repeat * bench_pass_flops(b, t, d, h) + 400 * (3 * d * h + b * t * d + 3 * b * t * h);
+inline double bench_cost(double b, double t, double d, double h, double passes) {
+  return passes * bench_pass_flops(b, t, d, h) + 400 * (3 * d * h + b * t * d + 3 * b * t * h);
 }
 
 }  // namespace qkv

@@ -56,8 +56,9 @@ void zero_gradients(BenchData& data);
 // One forward and backward pass through L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V; the outputs, for their values.
 Result<QkvOutputs, TensorError> forward_backward(const BenchData& data);
 
-// Checks, in order: repeat (at least 1, at most kMaxBenchRepeat), then the work (bench_cost, at most
-// kMaxBenchFlops), then the layer's widths, then the input's size; nothing is allocated before the work.
+// Checks, in order: repeat (at least 1, at most kMaxBenchRepeat), then the work (bench_cost of repeat + 1
+// passes, at most kMaxBenchFlops), then the layer's widths, then the input's size; nothing is allocated
+// before the work. Runs one untimed warm-up pass, then `repeat` timed passes, and reports their median.
 // Gradients of X and the three weights are computed, as in the lesson, through
 // L = Σ Q⊙U_Q + Σ K⊙U_K + Σ V⊙U_V (summed by sum_of_products: the chapter's bits, without materialising
 // the products).

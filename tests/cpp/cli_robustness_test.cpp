@@ -337,20 +337,25 @@ TEST(CliRobustness, ABenchThatWouldRunForEverIsRefused) {
   const std::string sizes = "bench --batch 1 --tokens 1024 --model-width 768 --head-width 768 --repeat ";
   expect_error(
       run_cli("bench --batch 1 --tokens 4096 --model-width 4096 --head-width 4096"), "budget",
-      "bench costs 6.4e12 flops (5 passes at B 1, T 4096, d 4096, h 4096), more than the limit of 1e11");
+      "bench costs 7.7e12 flops (5 timed passes and a warm-up at B 1, T 4096, d 4096, h 4096), more than "
+      "the limit of 1e11");
   expect_error(run_cli(sizes + "18446744073709551615"), "budget",
                "bench repeat must be at most 1000, got 18446744073709551615");
   expect_error(run_cli(sizes + "1001"), "budget", "bench repeat must be at most 1000, got 1001");
   expect_error(
-      run_cli(sizes + "9"), "budget",
-      "bench costs 1.1e11 flops (9 passes at B 1, T 1024, d 768, h 768), more than the limit of 1e11");
-  expect_error(run_cli("bench --batch 67108864 --tokens 1 --model-width 1 --head-width 1 --repeat 1"),
-               "budget",
-               "bench costs 2.6e12 flops (1 pass at B 67108864, T 1, d 1, h 1), more than the limit of 1e11");
-  expect_error(run_cli("bench --batch 1 --tokens 67108864 --model-width 1 --head-width 1 --repeat 1"),
-               "budget",
-               "bench costs 4e11 flops (1 pass at B 1, T 67108864, d 1, h 1), more than the limit of 1e11");
-  EXPECT_GT(bench_cost(1, 1024, 768, 768, 9), kMaxBenchFlops);
+      run_cli(sizes + "8"), "budget",
+      "bench costs 1.1e11 flops (8 timed passes and a warm-up at B 1, T 1024, d 768, h 768), more than the "
+      "limit of 1e11");
+  expect_error(
+      run_cli("bench --batch 67108864 --tokens 1 --model-width 1 --head-width 1 --repeat 1"), "budget",
+      "bench costs 5.1e12 flops (1 timed pass and a warm-up at B 67108864, T 1, d 1, h 1), more than the "
+      "limit of 1e11");
+  expect_error(
+      run_cli("bench --batch 1 --tokens 67108864 --model-width 1 --head-width 1 --repeat 1"), "budget",
+      "bench costs 7e11 flops (1 timed pass and a warm-up at B 1, T 67108864, d 1, h 1), more than the "
+      "limit of 1e11");
+  // At [1, 1024, 768] -> 768 the limit falls between 6 timed passes (7 with the warm-up) and 7.
+  EXPECT_GT(bench_cost(1, 1024, 768, 768, 8), kMaxBenchFlops);
   EXPECT_LT(bench_cost(1, 1024, 768, 768, 7), kMaxBenchFlops);
   // The most passes, at a small shape, are accepted.
   const CliRun most = run_cli("bench --batch 1 --tokens 8 --model-width 3 --head-width 2 --repeat 1000");

@@ -56,7 +56,8 @@ TEST(CoreBench, RepeatThenWorkThenWidths) {
   over = run_qkv_bench(BenchConfig{4096, 4096, 4096, 0, 1});
   EXPECT_EQ(over.error().kind, BenchErrorKind::Budget);
   EXPECT_EQ(over.error().message(),
-            "bench costs 5.5e13 flops (1 pass at B 4096, T 4096, d 4096, h 0), more than the limit of 1e11");
+            "bench costs 8.3e13 flops (1 timed pass and a warm-up at B 4096, T 4096, d 4096, h 0), more than "
+            "the limit of 1e11");
   EXPECT_EQ(run_qkv_bench(BenchConfig{1, 8, 3, 0, 1}).error().kind, BenchErrorKind::Layer);
   // The tests' module's call says `budget`.
   api::BenchRequest request;
@@ -64,9 +65,9 @@ TEST(CoreBench, RepeatThenWorkThenWidths) {
   const api::BenchResponse refused = api::bench(request);
   ASSERT_TRUE(refused.error);
   EXPECT_EQ(refused.error->kind, "budget");
-  EXPECT_EQ(
-      refused.error->message,
-      "bench costs 2.6e16 flops (5 passes at B 4096, T 4096, d 4096, h 4096), more than the limit of 1e11");
+  EXPECT_EQ(refused.error->message,
+            "bench costs 3.1e16 flops (5 timed passes and a warm-up at B 4096, T 4096, d 4096, h 4096), more "
+            "than the limit of 1e11");
 }
 
 // The call the tests' WebAssembly module makes: a missing size is refused by name, never benched at its

@@ -274,7 +274,7 @@ describe('errors are values', () => {
 
   test("the tests' module's bench has the command line's limits, refused as budget", () => {
     const refused = testCore.bench({ batch: 1, tokens: 4096, model_width: 4096, head_width: 4096 });
-    assert.deepEqual([refused.ok, refused.error.kind, refused.error.message], [false, 'budget', 'bench costs 6.4e12 flops (5 passes at B 1, T 4096, d 4096, h 4096), more than the limit of 1e11']);
+    assert.deepEqual([refused.ok, refused.error.kind, refused.error.message], [false, 'budget', 'bench costs 7.7e12 flops (5 timed passes and a warm-up at B 1, T 4096, d 4096, h 4096), more than the limit of 1e11']);
     const repeat = testCore.bench({ batch: 1, tokens: 8, model_width: 3, head_width: 2, repeat: 1001 });
     assert.deepEqual([repeat.ok, repeat.error.kind, repeat.error.message], [false, 'budget', 'bench repeat must be at most 1000, got 1001']);
   });
