@@ -107,6 +107,21 @@ test('a section name before the numbers in the fragment still takes the reader t
   }
 });
 
+test('a link with some of the numbers but not all four sizes says so, and shows the fixture', async () => {
+  const fixtureInput = (await readFixture()).input.values.map(String);
+  for (const query of ['?b=99', '?x=1,2,3']) {
+    const opened = await openLesson(run.browser, `${run.server.url}${query}`);
+    const { page } = opened;
+    try {
+      assert.match(await notes(page), /^The link’s numbers were not used \(it has no (t, d or h|b, t, d or h), and a link gives all four sizes: b, t, d and h\)/, query);
+      assert.deepEqual(await tableTexts(page, 'input'), fixtureInput, `${query}: the fixture is shown`);
+      assertNoProblems(opened.problems, `a partial link (${query})`);
+    } finally {
+      await opened.close();
+    }
+  }
+});
+
 test('a link or state attribute past 131,072 characters is refused unread, with a note that names the limit', async () => {
   const fixtureInput = (await readFixture()).input.values.map(String);
   const opened = await openLesson(run.browser, `${run.server.url}?b=1&t=2&d=3&h=2#?x=${'1,'.repeat(1_000_000)}1`);

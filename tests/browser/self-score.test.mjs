@@ -51,6 +51,18 @@ test('the module settings show numpy’s scores, maxima and counts', async () =>
       const count = `${moduleCase[kind].diagonal_rows.length} of 5`;
       assert.ok(facts.includes(count), `${kind}: facts "${facts}" should include ${count}`);
     }
+    // The rows Cauchy–Schwarz guarantees are named as rows, not written as a bare number beside counts: at
+    // seed 1 one row of X, and one of X·W, is longer than every other (numpy's norms).
+    const longest = (norms) => norms.indexOf(Math.max(...norms));
+    for (const [kind, norms] of [['none', moduleCase.norms], ['tied', moduleCase.projected_norms]]) {
+      const guaranteed = await page.locator(`${section} [data-kind="${kind}"] dl.facts dt:text-is("Rows guaranteed by Cauchy–Schwarz") + dd`).innerText();
+      assert.equal(guaranteed, `row ${longest(norms)} (at least as long as every other row, and equal to none)`, `${kind}: the guaranteed row`);
+    }
+    const all = moduleCase.none.diagonal_rows;
+    if (all.length > 1) {
+      const facts = await page.locator(`${section} [data-kind="none"] dl.facts`).innerText();
+      assert.ok(facts.includes(`rows ${all.slice(0, -1).join(', ')} and ${all.at(-1)}`), `none: rows peaking on themselves named as rows in "${facts}"`);
+    }
     // By keyboard too: one tab stop per table, arrows move, and the focused score's full value is written out.
     const cells = page.locator(`${section} table[data-scores="none"] tbody td`);
     await cells.first().focus();

@@ -56,6 +56,15 @@ describe('LessonController', () => {
     assert.equal(refused.ok, true);
     assert.match(refused.notes[0], /^The link’s numbers were not used \(Batch B: "99" is not read: expected a whole number from 0 to 8\)/);
     assert.deepEqual(refused.state.input.cells, controller.fixture.input.cells);
+    // A link with some of the diagram's numbers but not all four sizes is not dropped without a word.
+    const partial = controller.startFrom('?b=99');
+    assert.deepEqual(partial.notes, ['The link’s numbers were not used (it has no t, d or h, and a link gives all four sizes: b, t, d and h); the lesson shows the frozen fixture instead.']);
+    assert.deepEqual(partial.state.input.cells, controller.fixture.input.cells);
+    assert.match(controller.startFrom('?x=1,2,3').notes[0], /\(it has no b, t, d or h, and a link/);
+    assert.match(controller.startFrom('?b=1&t=2&d=3&wq=1').notes[0], /\(it has no h, and a link/);
+    // The self-score settings alone, or another page's parameters, carry no diagram numbers: no note.
+    assert.deepEqual(controller.startFrom('?sseed=3&sn=5&sd=8').notes, []);
+    assert.deepEqual(controller.startFrom('?unit=3').notes, []);
   });
 
   test('checks answers with the core against the current self-score settings', () => {

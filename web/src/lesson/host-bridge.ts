@@ -2,7 +2,7 @@
 // kept across reloads) and messages to a parent frame (answer statements). Timers it starts, it cancels.
 import { answerMessageType, type AnswerStatement } from './answers';
 import { answerTarget } from './embed-protocol';
-import { linkFromUrl, linkLimit, linkTarget, selfScoreFromSearch, stateFromSearch, stateToSearch } from './url-state';
+import { linkFromUrl, linkLimit, linkTarget, missingSizes, selfScoreFromSearch, stateFromSearch, stateToSearch } from './url-state';
 import type { ExerciseProgress } from './exercises';
 import type { LessonState, SelfScoreRequest } from './types';
 
@@ -42,7 +42,7 @@ export class HostBridge {
   linkState(): string | null {
     if (!this.settings.syncUrl()) return null;
     const link = linkFromUrl(location.search, location.hash);
-    return link.length > linkLimit || stateFromSearch(link) ? link : null;
+    return link.length > linkLimit || stateFromSearch(link) || missingSizes(link).length > 0 ? link : null;
   }
 
   linkSelfScore(defaults: SelfScoreRequest): SelfScoreRequest | null {

@@ -122,6 +122,15 @@ export function stateFromSearch(search: string): LessonState | null {
   return state;
 }
 
+// The sizes (b, t, d, h) a link that carries some of the diagram's numbers leaves out; none when it carries
+// none of them (a plain page, or the self-score settings only) or all four sizes.
+export function missingSizes(search: string): string[] {
+  const params = new URLSearchParams(search);
+  const diagramNames = [...Object.values(sizeParams), ...cellNames];
+  if (!diagramNames.some((name) => params.has(name))) return [];
+  return sizeFields.map((field) => sizeParams[field]).filter((name) => !params.has(name));
+}
+
 // The self-score settings of a link, as typed (the core reads and judges them), `defaults` for those the
 // link leaves out; null when the link has none, or is too long to read.
 export function selfScoreFromSearch(search: string, defaults: SelfScoreRequest): SelfScoreRequest | null {
