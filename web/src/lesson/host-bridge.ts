@@ -38,7 +38,9 @@ export class HostBridge {
   constructor(private readonly settings: HostSettings) {}
 
   // The lesson state of the page's own link (query and fragment), when the lesson keeps its numbers there. A
-  // link past linkLimit is handed on unread: the controller refuses it by its length, in words.
+  // link past linkLimit is handed on unread, and one with some of the diagram's numbers but not all four sizes
+  // as it is: the controller refuses either in words (and a refused link shows the fixture, not the `state`
+  // attribute, as a link the core refuses does).
   linkState(): string | null {
     if (!this.settings.syncUrl()) return null;
     const link = linkFromUrl(location.search, location.hash);
