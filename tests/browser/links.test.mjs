@@ -107,7 +107,7 @@ test('a section name before the numbers in the fragment still takes the reader t
   }
 });
 
-test('a link with some of the numbers but not all four sizes says so, and shows the fixture', async () => {
+test('a link with some of the numbers but not all four sizes says so, once on screen, and shows the fixture', async () => {
   const fixtureInput = (await readFixture()).input.values.map(String);
   for (const query of ['?b=99', '?x=1,2,3']) {
     const opened = await openLesson(run.browser, `${run.server.url}${query}`);
@@ -115,6 +115,12 @@ test('a link with some of the numbers but not all four sizes says so, and shows 
     try {
       assert.match(await notes(page), /^The link’s numbers were not used \(it has no (t, d or h|b, t, d or h), and a link gives all four sizes: b, t, d and h\)/, query);
       assert.deepEqual(await tableTexts(page, 'input'), fixtureInput, `${query}: the fixture is shown`);
+      // The live region reads the note out too (after its 400 ms pause), for screen readers only: on screen it
+      // shows once, in the notes list.
+      const status = page.locator('qkv-lesson .controls .status');
+      await page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelector('.controls .status').textContent.includes('were not used'));
+      assert.equal(await status.evaluate((element) => element.getBoundingClientRect().width <= 1 && getComputedStyle(element).clipPath !== 'none'), true, `${query}: the note is not repeated on screen`);
+      assert.equal(await page.locator('qkv-lesson .link-notes').isVisible(), true);
       assertNoProblems(opened.problems, `a partial link (${query})`);
     } finally {
       await opened.close();

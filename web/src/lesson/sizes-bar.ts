@@ -19,8 +19,9 @@ export interface SizesBar {
   // The accepted sizes, except in the field the learner is typing in.
   showSizes(state: LessonState): void;
   showNotes(notes: string[]): void;
-  // Polite and debounced: one announcement after typing pauses, not one per keystroke.
-  announce(message: string): void;
+  // Polite and debounced: one announcement after typing pauses, not one per keystroke. A message that
+  // repeats what is on screen already (the link's notes) is for screen readers only.
+  announce(message: string, shownAlready?: boolean): void;
   cancel(): void;
 }
 
@@ -54,9 +55,12 @@ export function buildSizesBar(idPrefix: string, limits: SizeLimitView[], onReset
       notes.hidden = list.length === 0;
       notes.replaceChildren(...list.map((note) => h('li', {}, note)));
     },
-    announce(message) {
+    announce(message, shownAlready = false) {
       clearTimeout(announceTimer);
-      announceTimer = setTimeout(() => (status.textContent = message), 400);
+      announceTimer = setTimeout(() => {
+        status.classList.toggle('visually-hidden', shownAlready);
+        status.textContent = message;
+      }, 400);
     },
     cancel() {
       clearTimeout(announceTimer);
