@@ -117,3 +117,17 @@ describe('where a link keeps its numbers', () => {
     assert.equal(url.selfScoreFromSearch(`sseed=4&x=${'1,'.repeat(70000)}`, selfScore), null);
   });
 });
+
+// One reader says what a link gives the diagram: nothing, a state for the core, or why it is not read.
+test('a link gives the diagram nothing, a state, or a reason it is not read', async () => {
+  const { readDiagramLink, linkLimit } = await importLesson('url-state');
+  for (const plain of ['', 'unit=3', 'sseed=4&sn=5&sd=8']) assert.deepEqual(readDiagramLink(plain), { kind: 'none' }, plain);
+  const read = readDiagramLink('b=1&t=2&d=1&h=1&x=1,2');
+  assert.equal(read.kind, 'state');
+  assert.deepEqual([read.state.batch, read.state.tokens, read.state.model_width, read.state.head_width, read.state.input.cells], ['1', '2', '1', '1', ['1', '2']]);
+  assert.deepEqual(readDiagramLink('b=99'), { kind: 'unread', why: 'it has no t, d or h, and a link gives all four sizes: b, t, d and h' });
+  assert.deepEqual(readDiagramLink('x=1,2,3&sseed=2'), { kind: 'unread', why: 'it has no b, t, d or h, and a link gives all four sizes: b, t, d and h' });
+  assert.deepEqual(readDiagramLink('b=1&t=1&d=1'), { kind: 'unread', why: 'it has no h, and a link gives all four sizes: b, t, d and h' });
+  const long = `b=1&t=1&d=1&h=1&x=${'1'.repeat(linkLimit)}`;
+  assert.deepEqual(readDiagramLink(long), { kind: 'unread', why: `it is ${long.length.toLocaleString('en-US')} characters long, and the lesson reads links of at most 131,072` });
+});

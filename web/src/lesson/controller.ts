@@ -1,15 +1,10 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
-import { linkLimit, missingSizes, stateFromSearch, stateToSearch } from './url-state';
+import { readDiagramLink, stateToSearch } from './url-state';
 import type { BitwiseChecks, ExperimentFacts, GradcheckRules, GradcheckView, SelfScoreRequestWithFacts } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 type Evaluation = Extract<LessonResponse, { ok: true }>;
-
-// 131072 as "131,072": the page's words are English.
-const count = (n: number): string => n.toLocaleString('en-US');
-// "h", "d or h", "b, t, d or h".
-const orList = (names: string[]): string => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`);
 
 // What the element shows after a call: new numbers (and notes on anything a link gave that was not used),
 // or the core's error while the last accepted numbers stay.
@@ -80,18 +75,13 @@ export class LessonController {
     return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings });
   }
 
-  // A link-format state (b=1&t=2&…), or the fixture when empty; a link the core refuses leaves the
-  // fixture on screen and says why, in words. One longer than linkLimit is refused before it is read: reading
-  // megabytes of cells held the page for seconds.
+  // A link-format state (b=1&t=2&…), or the fixture when empty; a link the lesson does not read, or whose
+  // numbers the core refuses, leaves the fixture on screen and says why, in words.
   startFrom(search: string): Outcome {
-    if (search.length > linkLimit) return this.refuseLink(`it is ${count(search.length)} characters long, and the lesson reads links of at most ${count(linkLimit)}`);
-    const asked = search ? stateFromSearch(search) : null;
-    if (!asked) {
-      const missing = search ? missingSizes(search) : [];
-      if (missing.length === 0) return this.accept(this.fixtureEvaluation);
-      return this.refuseLink(`it has no ${orList(missing)}, and a link gives all four sizes: b, t, d and h`);
-    }
-    const outcome = this.evaluate(asked);
+    const link = readDiagramLink(search);
+    if (link.kind === 'none') return this.accept(this.fixtureEvaluation);
+    if (link.kind === 'unread') return this.refuseLink(link.why);
+    const outcome = this.evaluate(link.state);
     return outcome.ok ? outcome : this.refuseLink(outcome.error.message);
   }
 

@@ -2,7 +2,7 @@
 // kept across reloads) and messages to a parent frame (answer statements). Timers it starts, it cancels.
 import { answerMessageType, type AnswerStatement } from './answers';
 import { answerTarget } from './embed-protocol';
-import { linkFromUrl, linkLimit, linkTarget, missingSizes, selfScoreFromSearch, stateFromSearch, stateToSearch } from './url-state';
+import { linkFromUrl, linkLimit, linkTarget, readDiagramLink, selfScoreFromSearch, stateToSearch } from './url-state';
 import type { ExerciseProgress } from './exercises';
 import type { LessonState, SelfScoreRequest } from './types';
 
@@ -37,14 +37,13 @@ export class HostBridge {
 
   constructor(private readonly settings: HostSettings) {}
 
-  // The lesson state of the page's own link (query and fragment), when the lesson keeps its numbers there. A
-  // link past linkLimit is handed on unread, and one with some of the diagram's numbers but not all four sizes
-  // as it is: the controller refuses either in words (and a refused link shows the fixture, not the `state`
-  // attribute, as a link the core refuses does).
+  // The lesson part of the page's own link (query and fragment) when it says anything about the diagram, for
+  // the controller to read: a link it does not read is refused in words, and shows the fixture, not the
+  // `state` attribute, as a link the core refuses does.
   linkState(): string | null {
     if (!this.settings.syncUrl()) return null;
     const link = linkFromUrl(location.search, location.hash);
-    return link.length > linkLimit || stateFromSearch(link) || missingSizes(link).length > 0 ? link : null;
+    return readDiagramLink(link).kind === 'none' ? null : link;
   }
 
   linkSelfScore(defaults: SelfScoreRequest): SelfScoreRequest | null {

@@ -108,8 +108,8 @@ export function linkTarget(place: { pathname?: string; search: string; hash: str
   return `?${withLessonParams(place.search, rest)}#${anchor}?${withLessonParams(ownFragment, cells)}`;
 }
 
-// Null when the link carries no lesson state. Shapes are left empty: the core takes the cells in
-// row-major order when their count fits the sizes, and says what is wrong otherwise.
+// The link's numbers as the diagram's state; null when it does not give all four sizes. Shapes are left empty:
+// the core takes the cells in row-major order when their count fits the sizes, and says what is wrong otherwise.
 export function stateFromSearch(search: string): LessonState | null {
   const params = new URLSearchParams(search);
   if (!sizeFields.every((field) => params.has(sizeParams[field]))) return null;
@@ -122,13 +122,24 @@ export function stateFromSearch(search: string): LessonState | null {
   return state;
 }
 
-// The sizes (b, t, d, h) a link that carries some of the diagram's numbers leaves out; none when it carries
-// none of them (a plain page, or the self-score settings only) or all four sizes.
-export function missingSizes(search: string): string[] {
+const count = (n: number): string => n.toLocaleString('en-US');
+// "h", "d or h", "b, t, d or h".
+const orList = (names: string[]): string => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`);
+
+// What a link says about the diagram, the one reader of it: nothing (none of b, t, d, h or the cell lists: a
+// plain page, or the self-score settings alone), a state for the core to judge, or a link the lesson does not
+// read, and why in words. One longer than linkLimit is refused before it is read: reading megabytes of cells
+// held the page for seconds.
+export type DiagramLink = { kind: 'none' } | { kind: 'state'; state: LessonState } | { kind: 'unread'; why: string };
+
+export function readDiagramLink(search: string): DiagramLink {
+  if (search.length > linkLimit) return { kind: 'unread', why: `it is ${count(search.length)} characters long, and the lesson reads links of at most ${count(linkLimit)}` };
+  const state = stateFromSearch(search);
+  if (state) return { kind: 'state', state };
   const params = new URLSearchParams(search);
-  const diagramNames = [...Object.values(sizeParams), ...cellNames];
-  if (!diagramNames.some((name) => params.has(name))) return [];
-  return sizeFields.map((field) => sizeParams[field]).filter((name) => !params.has(name));
+  if (![...Object.values(sizeParams), ...cellNames].some((name) => params.has(name))) return { kind: 'none' };
+  const missing = sizeFields.map((field) => sizeParams[field]).filter((name) => !params.has(name));
+  return { kind: 'unread', why: `it has no ${orList(missing)}, and a link gives all four sizes: b, t, d and h` };
 }
 
 // The self-score settings of a link, as typed (the core reads and judges them), `defaults` for those the
