@@ -468,6 +468,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
     view.argmax = s.argmax;
     view.diagonal_count = s.diagonal_rows.size();
     view.diagonal_rows = s.diagonal_rows;
+    view.diagonal_rows_text = rows_text(s.diagonal_rows);
     view.off_diagonal_count = n - s.diagonal_rows.size();
     for (std::size_t row = 0; row < n && view.off_diagonal.size() < kListedRows; ++row) {
       if (s.argmax[row] == row) continue;
@@ -475,6 +476,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
                                    format_fixed(s.scores[row * n + s.argmax[row]], 2)});
     }
     if (guaranteed) view.guaranteed_rows = s.guaranteed_rows;
+    view.guaranteed_rows_text = rows_text(view.guaranteed_rows);
     return view;
   };
   out.ok = true;

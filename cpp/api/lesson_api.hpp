@@ -182,9 +182,11 @@ struct KindSummaryView {
   std::vector<std::size_t> argmax;               // [n]
   std::size_t diagonal_count = 0;                // rows peaking on their own token ...
   std::vector<std::size_t> diagonal_rows;        // ... and which, ascending
+  std::string diagonal_rows_text;                // ... in words: "rows 0, 1 and 2" (rows_text)
   std::size_t off_diagonal_count = 0;            // n - diagonal_count
   std::vector<OffDiagonalRowView> off_diagonal;  // the first kListedRows rows peaking elsewhere
   std::vector<std::size_t> guaranteed_rows;      // none for separate
+  std::string guaranteed_rows_text;              // in words: "row 0", "none"
   // The heatmap's colour of each shown score: round(4 · score / the largest |score| shown), from −4 to 4
   // (a diverging scale centred on 0; the page shows the sign and the value as text too).
   std::vector<int> heat;
@@ -399,8 +401,9 @@ template <class V> void describe(V& v, const SelfScoreView& t) {
 template <class V> void describe(V& v, const SelfScoreResponse& t) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
 template <class V> void describe(V& v, const OffDiagonalRowView& t) { QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(own); QKV_FIELD(peak); }
 template <class V> void describe(V& v, const KindSummaryView& t) {
-  QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_count); QKV_FIELD(diagonal_rows); QKV_FIELD(off_diagonal_count);
-  QKV_FIELD(off_diagonal); QKV_FIELD(guaranteed_rows); QKV_FIELD(heat);
+  QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_count); QKV_FIELD(diagonal_rows);
+  QKV_FIELD(diagonal_rows_text); QKV_FIELD(off_diagonal_count); QKV_FIELD(off_diagonal); QKV_FIELD(guaranteed_rows);
+  QKV_FIELD(guaranteed_rows_text); QKV_FIELD(heat);
 }
 template <class V> void describe(V& v, const SelfScoreSummaryView& t) {
   QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(complete); QKV_FIELD(shown); QKV_FIELD(norms);

@@ -10,16 +10,6 @@
 namespace qkv {
 namespace {
 
-std::string rows_text(const std::vector<std::size_t>& rows) {
-  if (rows.empty()) return "none";
-  std::string out = rows.size() == 1 ? "row " : "rows ";
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    if (i > 0) out += i + 1 == rows.size() ? " and " : ", ";
-    out += std::to_string(rows[i]);
-  }
-  return out;
-}
-
 std::string of_total(std::size_t count, std::size_t total) {
   return std::to_string(count) + " of " + std::to_string(total);
 }

@@ -64,6 +64,16 @@ std::string shape_text(const Shape& shape) {
   return out + "]";
 }
 
+std::string rows_text(const std::vector<std::size_t>& rows) {
+  if (rows.empty()) return "none";
+  std::string out = rows.size() == 1 ? "row " : "rows ";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) out += i + 1 == rows.size() ? " and " : ", ";
+    out += std::to_string(rows[i]);
+  }
+  return out;
+}
+
 std::string format_hex64(std::uint64_t value) {
   char buffer[19];
   std::snprintf(buffer, sizeof buffer, "0x%016" PRIx64, value);

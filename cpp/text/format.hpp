@@ -36,6 +36,9 @@ std::string format_significant(double value, int digits);
 // A whole number as people read it, "24,000": format_count in tensor/tensor.hpp (the core's messages use it).
 // A shape as prose writes it: "[1, 2, 3]" (format_shape, "[1,2,3]", is the course's golden-file form).
 std::string shape_text(const Shape& shape);
+// Rows as prose names them: "none", "row 0", "rows 1 and 4", "rows 0, 1 and 2" (a bare "0" beside counts
+// reads as a count of none).
+std::string rows_text(const std::vector<std::size_t>& rows);
 // At most `limit` characters (UTF-8 code points) of `text`, then "…" when it was longer: an echoed entry
 // of any length stays one readable line. Bytes that are not UTF-8 become "?", so the result always is.
 std::string shortened(const std::string& text, std::size_t limit = 80);

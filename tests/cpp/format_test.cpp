@@ -119,6 +119,13 @@ TEST(Format, CountsGroupThousandsWithCommas) {
   EXPECT_EQ(format_count(18446744073709551615u), "18,446,744,073,709,551,615");
 }
 
+TEST(Format, RowsTextNamesRowsAsRows) {
+  EXPECT_EQ(rows_text({}), "none");
+  EXPECT_EQ(rows_text({0}), "row 0");
+  EXPECT_EQ(rows_text({1, 4}), "rows 1 and 4");
+  EXPECT_EQ(rows_text({0, 1, 2}), "rows 0, 1 and 2");
+}
+
 TEST(Format, ShapeTextSeparatesExtentsWithASpace) {
   EXPECT_EQ(shape_text({1, 2, 3}), "[1, 2, 3]");
   EXPECT_EQ(shape_text({}), "[]");

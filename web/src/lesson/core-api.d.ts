@@ -182,9 +182,11 @@ export interface KindSummaryView {
   argmax: number[]; // every row
   diagonal_count: number;
   diagonal_rows: number[];
+  diagonal_rows_text: string; // in words: "rows 0, 1 and 2", "row 0", "none"
   off_diagonal_count: number;
   off_diagonal: OffDiagonalRowView[]; // the first few
   guaranteed_rows: number[];
+  guaranteed_rows_text: string;
   heat: number[]; // per shown score, −4 … 4: round(4 · score / the largest |score| shown)
 }
 export interface SelfScoreSummaryView {

@@ -22,13 +22,6 @@ function hiddenText(text: string): HTMLElement {
   return h('span', { class: 'visually-hidden' }, text);
 }
 
-// "row 0", "rows 1 and 4", "rows 0, 1 and 2": a bare "0" beside counts read as a count of none.
-function rowsText(rows: number[]): string {
-  if (rows.length === 0) return 'none';
-  if (rows.length === 1) return `row ${rows[0]}`;
-  return `rows ${rows.slice(0, -1).join(', ')} and ${rows[rows.length - 1]}`;
-}
-
 // One score matrix, or its top-left corner: the row maximum is marked with ▲ and bold text, the own-token
 // cell with a dotted outline and ◆; both also in words for screen readers.
 function scoreTable(key: string, title: string, summary: KindSummaryView, result: SelfScoreSummaryView): HTMLElement {
@@ -103,7 +96,7 @@ function kindFacts(key: string, summary: KindSummaryView, result: SelfScoreSumma
   if (result.complete) facts.append(h('dt', {}, 'Row maxima (argmax)'), h('dd', {}, h('bdi', { dir: 'ltr' }, `[${summary.argmax.join(', ')}]`)));
   facts.append(
     h('dt', {}, 'Rows peaking on their own token'),
-    h('dd', {}, result.complete ? `${summary.diagonal_count} of ${result.tokens}: ${rowsText(summary.diagonal_rows)}` : `${summary.diagonal_count} of ${result.tokens}`),
+    h('dd', {}, result.complete ? `${summary.diagonal_count} of ${result.tokens}: ${summary.diagonal_rows_text}` : `${summary.diagonal_count} of ${result.tokens}`),
   );
   if (!result.complete) {
     const elsewhere = summary.off_diagonal.map((row) => `row ${row.row} peaks at token ${row.argmax} (${row.peak}; its own score ${row.own})`);
@@ -115,7 +108,7 @@ function kindFacts(key: string, summary: KindSummaryView, result: SelfScoreSumma
   }
   facts.append(
     h('dt', {}, 'Rows guaranteed by Cauchy–Schwarz'),
-    h('dd', {}, key === 'separate' ? 'none: W_q and W_k differ, so there is no guarantee' : `${rowsText(summary.guaranteed_rows)} (at least as long as every other row, and equal to none)`),
+    h('dd', {}, key === 'separate' ? 'none: W_q and W_k differ, so there is no guarantee' : `${summary.guaranteed_rows_text} (at least as long as every other row, and equal to none)`),
   );
   return facts;
 }
