@@ -340,7 +340,8 @@ template <class V> void describe(V& v, const GradcheckView& t) {
 }
 template <class V> void describe(V& v, const GradcheckRules& t) { QKV_FIELD(step_rule); QKV_FIELD(pass_rule); }
 template <class V> void describe(V& v, const BitwiseChecks& t) {
-  QKV_FIELD(query_changed); QKV_FIELD(key_unchanged); QKV_FIELD(value_unchanged); QKV_FIELD(key_gradient_changed);
+  QKV_FIELD(query_changed); QKV_FIELD(key_unchanged); QKV_FIELD(value_unchanged); QKV_FIELD(key_upstream_empty);
+  QKV_FIELD(key_gradient_changed);
   QKV_FIELD(query_gradient_unchanged); QKV_FIELD(value_gradient_unchanged); QKV_FIELD(input_gradient_changed);
   QKV_FIELD(replay_bitwise);
 }

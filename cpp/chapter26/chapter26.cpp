@@ -211,7 +211,8 @@ Result<BitwiseChecks, LessonError> check_bitwise(const ProjectionRequest& reques
   checks.key_unchanged = same_bits(changed_evidence->key, primary.key);
   checks.value_unchanged = same_bits(changed_evidence->value, primary.value);
 
-  if (request.upstream && !request.upstream->key.values().empty()) {
+  checks.key_upstream_empty = !request.upstream || request.upstream->key.values().empty();
+  if (!checks.key_upstream_empty) {
     ProjectionRequest upstream_changed = request;
     upstream_changed.upstream->key.mutable_values()[0] += 1.0;
     EvidenceParts backward_only;

@@ -42,8 +42,9 @@ struct HistoryEvidence {
 struct BitwiseChecks {
   // W_Q[0,0] + 1 with everything else the same: did Q change, and are K and V bit for bit the same?
   bool query_changed = false, key_unchanged = false, value_unchanged = false;
+  // U_K has no cell to change (an empty batch or token axis): the four verdicts below are then all false.
+  bool key_upstream_empty = false;
   // U_K[0] + 1 with everything else the same, backward run again: which gradients changed, bit for bit?
-  // (All false when U_K has no cell: an empty batch or token axis.)
   bool key_gradient_changed = false, query_gradient_unchanged = false, value_gradient_unchanged = false,
        input_gradient_changed = false;
   bool replay_bitwise = false;  // the primary computation twice, compared by bit pattern

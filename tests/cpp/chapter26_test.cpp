@@ -635,6 +635,13 @@ TEST(Chapter26Arbitrary, RandomRequestsGiveConsistentEvidenceAndPassGradcheck) {
     EXPECT_TRUE(chapter->bitwise->key_unchanged && chapter->bitwise->value_unchanged) << where;
     EXPECT_EQ(chapter->bitwise->query_changed, rows > 0)
         << where;  // X's first feature is never exactly zero here
+    EXPECT_EQ(chapter->bitwise->key_upstream_empty, rows == 0) << where;
+    if (rows == 0)
+      EXPECT_FALSE(chapter->bitwise->key_gradient_changed || chapter->bitwise->query_gradient_unchanged ||
+                   chapter->bitwise->value_gradient_unchanged || chapter->bitwise->input_gradient_changed)
+          << where;
+    else
+      EXPECT_TRUE(chapter->bitwise->key_gradient_changed) << where;
     for (const RejectionProbe* probe : {&chapter->rank, &chapter->width, &chapter->model_mismatch,
                                         &chapter->head_mismatch, &chapter->duplicate_name}) {
       EXPECT_TRUE(probe->expected_variant) << where << ": " << probe->message;

@@ -41,7 +41,8 @@ export interface BitwiseChecks {
   query_changed: boolean;
   key_unchanged: boolean;
   value_unchanged: boolean;
-  // U_K[0] + 1, backward run again: which gradients changed bit for bit (all false when U_K has no cell)
+  key_upstream_empty: boolean; // U_K has no cell to change (an empty axis): the four below are all false
+  // U_K[0] + 1, backward run again: which gradients changed bit for bit
   key_gradient_changed: boolean;
   query_gradient_unchanged: boolean;
   value_gradient_unchanged: boolean;

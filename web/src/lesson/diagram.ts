@@ -584,8 +584,7 @@ export function renderBitwise(refs: DiagramRefs, b: BitwiseChecks | undefined): 
   ]);
 
   const changed = (yes: boolean) => (yes ? 'changed' : 'unchanged, bit for bit');
-  // The core reports all four false when U_K has no cell (an empty batch or token axis).
-  const nothingToChange = !!b && !(b.key_gradient_changed || b.query_gradient_unchanged || b.value_gradient_unchanged || b.input_gradient_changed);
+  const nothingToChange = !!b?.key_upstream_empty;
   renderPart(refs.upstreamChangeBody, nothingToChange, () =>
     nothingToChange
       ? [h('p', {}, 'At these sizes U_K has no cell to change (an axis is empty), so there is nothing to compare.')]
