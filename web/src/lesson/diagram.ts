@@ -257,23 +257,18 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
   const history = h('div');
   const queryVerdicts = h('ul', { class: 'verdicts' });
   const independence = h(
-    'div',
-    {},
-    h(
-      'section',
-      { class: 'card' },
-      h('h5', {}, 'Change only the query weight'),
-      h('p', {}, 'The core adds 1 to W_Q[0,0], keeps everything else, and compares the new outputs bit for bit with the ones above.'),
-      queryVerdicts,
-    ),
+    'section',
+    { class: 'card' },
+    h('h5', {}, 'Change only the query weight'),
+    h('p', {}, 'The core adds 1 to W_Q[0,0], keeps everything else, and compares the new outputs bit for bit with the ones above.'),
+    queryVerdicts,
   );
   const upstreamVerdicts = h('ul', { class: 'verdicts' });
   const upstreamChangeBody = h('div');
-  const upstreamChange = h('div', {}, h('section', { class: 'card' }, h('h5', {}, 'Change only the key upstream'), upstreamChangeBody));
+  const upstreamChange = h('section', { class: 'card' }, h('h5', {}, 'Change only the key upstream'), upstreamChangeBody);
   const probes = h('div');
   const rejections = h('div');
   const checkFigures = h('dl', { class: 'facts checks-pending' });
-  // The last of its part (see part()), so a card itself rather than a box around one.
   const checks = h(
     'section',
     { class: 'card' },
