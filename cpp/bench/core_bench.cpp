@@ -112,18 +112,24 @@ Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config) {
   if (!data) return fail(data.error());
   const Extent B = config.batch, T = config.tokens, D = config.model_width, H = config.head_width;
 
-  // Pass 0 is an untimed warm-up, as in bench/core_numpy.py: it takes the first touches of the pages the
-  // passes use (page faults that cost a virtual machine here as much as the arithmetic) and fills the
-  // caches, so that a one-pass run compares warm with warm.
-  std::vector<double> seconds;
-  for (std::uint64_t run = 0; run <= config.repeat; ++run) {
-    // Each run starts from empty gradients, so every run does the same work and holds the same memory.
+  // Each pass starts from empty gradients, so every pass does the same work and holds the same memory.
+  const auto pass = [&data]() -> Result<double, BenchError> {
     zero_gradients(*data);
     const auto start = std::chrono::steady_clock::now();
     auto done = forward_backward(*data);
     const auto stop = std::chrono::steady_clock::now();
     if (!done) return fail(BenchError{BenchErrorKind::Tensor, done.error().message()});
-    if (run > 0) seconds.push_back(std::chrono::duration<double>(stop - start).count());
+    return std::chrono::duration<double>(stop - start).count();
+  };
+  // An untimed warm-up, as in bench/core_numpy.py: it takes the first touches of the pages the passes use
+  // (page faults that cost a virtual machine here as much as the arithmetic) and fills the caches, so that a
+  // one-pass run compares warm with warm.
+  if (auto warm_up = pass(); !warm_up) return fail(warm_up.error());
+  std::vector<double> seconds;
+  for (std::uint64_t run = 0; run < config.repeat; ++run) {
+    auto timed = pass();
+    if (!timed) return fail(timed.error());
+    seconds.push_back(*timed);
   }
 
   std::sort(seconds.begin(), seconds.end());
