@@ -7,6 +7,7 @@ import { formulas } from './src/math/formulas.ts';
 import { offline } from './pwa.ts';
 import { preloadWasm } from './preload-wasm.ts';
 import { katexCssUsed } from './katex-css-used.ts';
+import { katexFontSubsets } from './katex-font-subsets.ts';
 
 // KaTeX positions glyphs with inline style attributes, which a Content-Security-Policy without
 // 'unsafe-inline' blocks. Each distinct style becomes a data-ks attribute and one rule in a style sheet.
@@ -66,7 +67,7 @@ function katexWithoutFontFaces(): Plugin {
 export default defineConfig({
   root: import.meta.dirname,
   base: './',
-  plugins: [katexWithoutFontFaces(), katexCssUsed(), prerenderedMath(), offline(), preloadWasm()],
+  plugins: [katexWithoutFontFaces(), katexCssUsed(), katexFontSubsets(), prerenderedMath(), offline(), preloadWasm()],
   // The self-score worker is a module worker: it imports the Emscripten ES module, which finds its .wasm
   // through import.meta.url (the default 'iife' format has no import.meta).
   worker: { format: 'es' },

@@ -13,7 +13,7 @@ import { stoppedBy } from './core-boundary';
 import { coreLoadError } from './core-load-error';
 import { h } from './dom';
 import type { AnswerRecord, ExerciseHandle } from './exercises';
-import { registerMathFonts } from './fonts';
+import { loadMathFonts, registerMathFonts } from './fonts';
 import { HostBridge } from './host-bridge';
 import { layOutAfterFirstFrame } from './laid-out';
 import { LessonView, lessonSheets } from './lesson-view';
@@ -80,6 +80,7 @@ export class QkvLessonElement extends LessonAttributes {
   // that edit or answer, in the boundary's words, with the last numbers left on screen.
   private startOn(core: QkvCore, notLoaded: (error: unknown) => void, restarted = false): void {
     const startedAt = performance.now();
+    loadMathFonts();
     let failure: { error: unknown } | undefined;
     try {
       this.build(core);

@@ -26,3 +26,14 @@ export function registerMathFonts(): void {
   sheet.replaceSync(rules.join('\n'));
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }
+
+// The faces the formulas use (tests/browser/fonts.test.mjs checks that the lesson, every fold open, loads no
+// other), asked for once the core has arrived: the line is free by then, and they are there for the first frame
+// after ready or soon after, rather than each laying the lesson out again when it arrives (KaTeX_SansSerif is the
+// transpose's T, in folded evidence). A face that fails to load leaves KaTeX's text in the fallback font, as
+// font-display: swap does while it loads.
+const mathFaces = ['1em KaTeX_Main', 'italic 1em KaTeX_Math', '1em KaTeX_AMS', '1em KaTeX_SansSerif'];
+
+export function loadMathFonts(): void {
+  for (const face of mathFaces) document.fonts.load(face).catch(() => undefined);
+}

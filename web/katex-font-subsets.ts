@@ -1,0 +1,50 @@
+// KaTeX's fonts cut down to the characters the lesson's formulas use. Every formula is typeset at build time
+// (vite.config.ts), so the characters are known here: each woff2 font that fonts.ts registers is emitted as a
+// subset (HarfBuzz's, through subset-font) holding those characters only, under a name hashed from the subset.
+// The three fonts the formulas use were 71.6 kB of brotli on a cold load; a browser downloads them when text
+// first needs them, and each one's arrival laid the lesson out again after ready (README, "Slow phone").
+import { readFile } from 'node:fs/promises';
+import { basename } from 'node:path';
+import katex from 'katex';
+import subsetFont from 'subset-font';
+import type { Plugin } from 'vite';
+import { formulas } from './src/math/formulas.ts';
+
+// Every character of every formula's markup, tags and entities aside (KaTeX writes & < > " as entities).
+export function formulaCharacters(): string {
+  const characters = new Set<string>();
+  for (const { tex, display } of Object.values(formulas)) {
+    const markup = katex.renderToString(tex, { displayMode: display, output: 'htmlAndMathml', throwOnError: true });
+    const text = markup
+      .replace(/<[^>]*>/g, '')
+      .replace(/&amp;/g, '&')
+      .replace(/&lt;/g, '<')
+      .replace(/&gt;/g, '>')
+      .replace(/&quot;/g, '"')
+      .replace(/&#x27;/g, "'");
+    if (/&[#\w]+;/.test(text)) throw new Error(`a formula's markup has an entity this plugin does not read: ${/&[#\w]+;/.exec(text)?.[0]}`);
+    for (const character of text) characters.add(character);
+  }
+  return [...characters].sort().join('');
+}
+
+// FreeType's auto-hinter (Chromium's and WebKit's on Linux) sets each font's alignment zones from reference letters
+// of each script (its blue strings, afblue.dat) and its widths from 'o' and 'ο': a subset without them drew the same
+// glyphs up to a pixel lower, so every subset keeps them.
+const hintingReference = 'THEZOCQS HEZLOCUS fijkdbh xzroesc pqgjy o ΓΒΕΖΘΟΩ ΒΔΖΞΘΟ βθδζλξ αειοπστω βγημρφχψ ο';
+
+export function katexFontSubsets(): Plugin {
+  const text = formulaCharacters() + hintingReference;
+  return {
+    name: 'qkv-katex-font-subsets',
+    apply: 'build',
+    enforce: 'pre',
+    async load(id) {
+      const [path, query] = id.split('?');
+      if (query !== 'url' || !/\/katex\/dist\/fonts\/KaTeX_[\w-]+\.woff2$/.test(path)) return undefined;
+      const source = await subsetFont(await readFile(path), text, { targetFormat: 'woff2' });
+      const reference = this.emitFile({ type: 'asset', name: basename(path), source });
+      return `export default import.meta.ROLLUP_FILE_URL_${reference};`;
+    },
+  };
+}
