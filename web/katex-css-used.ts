@@ -1,11 +1,10 @@
 // KaTeX's style sheet styles every construct KaTeX can typeset (18.6 kB, 3 kB gzipped), and the lesson ships
-// it in its script for a dozen formulas typeset at build time (vite.config.ts, prerenderedMath). Only the rules
+// it in its script for a dozen formulas typeset at build time (typeset-formulas.ts). Only the rules
 // whose class names all occur in that markup can match anything (KaTeX's rules are scoped to its own
 // classes, which nothing else in the lesson uses), so the rest is dropped here, after katexWithoutFontFaces:
 // 2 kB of the cold load's gzipped bytes (issue 19, the 150 kB budget). Rules without a class are kept.
-import katex from 'katex';
 import type { Plugin } from 'vite';
-import { formulas } from './src/math/formulas.ts';
+import { typesetFormulas } from './typeset-formulas.ts';
 
 // The top-level blocks of a style sheet ("a{…}", "@media …{…}"), nested braces kept whole.
 function blocks(css: string): string[] {
@@ -38,8 +37,7 @@ export function usedKatexCss(css: string, classes: Set<string>): string {
 
 export function katexCssUsed(): Plugin {
   const classes = new Set<string>();
-  for (const { tex, display } of Object.values(formulas)) {
-    const html = katex.renderToString(tex, { displayMode: display, output: 'htmlAndMathml', throwOnError: true });
+  for (const html of Object.values(typesetFormulas())) {
     for (const [, names] of html.matchAll(/class="([^"]*)"/g)) for (const name of names.split(/\s+/)) if (name) classes.add(name);
   }
   return {

@@ -1,20 +1,18 @@
 // KaTeX's fonts cut down to the characters the lesson's formulas use. Every formula is typeset at build time
-// (vite.config.ts), so the characters are known here: each woff2 font that fonts.ts registers is emitted as a
+// (typeset-formulas.ts), so the characters are known here: each woff2 font that fonts.ts registers is emitted as a
 // subset (HarfBuzz's, through subset-font) holding those characters only, under a name hashed from the subset.
 // The three fonts the formulas use were 71.6 kB of brotli on a cold load; a browser downloads them when text
 // first needs them, and each one's arrival laid the lesson out again after ready (README, "Slow phone").
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import katex from 'katex';
 import subsetFont from 'subset-font';
 import type { Plugin } from 'vite';
-import { formulas } from './src/math/formulas.ts';
+import { typesetFormulas } from './typeset-formulas.ts';
 
-// Every character of every formula's markup, tags and entities aside (KaTeX writes & < > " as entities).
+// Every character of every formula's markup, tags and entities aside (KaTeX writes & < > " ' as entities).
 export function formulaCharacters(): string {
   const characters = new Set<string>();
-  for (const { tex, display } of Object.values(formulas)) {
-    const markup = katex.renderToString(tex, { displayMode: display, output: 'htmlAndMathml', throwOnError: true });
+  for (const markup of Object.values(typesetFormulas())) {
     const text = markup
       .replace(/<[^>]*>/g, '')
       .replace(/&amp;/g, '&')

@@ -1,13 +1,12 @@
 // The lesson's static build: relative URLs (works from any sub-path and offline), math typeset at build
 // time by KaTeX, and the WASM module emitted beside the scripts.
 import { resolve } from 'node:path';
-import katex from 'katex';
 import { defineConfig, type Plugin } from 'vite';
-import { formulas } from './src/math/formulas.ts';
 import { offline } from './pwa.ts';
 import { preloadWasm } from './preload-wasm.ts';
 import { katexCssUsed } from './katex-css-used.ts';
 import { katexFontSubsets } from './katex-font-subsets.ts';
+import { typesetFormulas } from './typeset-formulas.ts';
 
 // KaTeX positions glyphs with inline style attributes, which a Content-Security-Policy without
 // 'unsafe-inline' blocks. Each distinct style becomes a data-ks attribute and one rule in a style sheet.
@@ -35,13 +34,7 @@ function prerenderedMath(): Plugin {
     resolveId: (source) => (source === id ? `\0${id}` : undefined),
     load(source) {
       if (source !== `\0${id}`) return undefined;
-      const html = Object.fromEntries(
-        Object.entries(formulas).map(([name, { tex, display }]) => [
-          name,
-          katex.renderToString(tex, { displayMode: display, output: 'htmlAndMathml', throwOnError: true }),
-        ]),
-      );
-      const { html: markup, css } = withoutInlineStyles(html);
+      const { html: markup, css } = withoutInlineStyles(typesetFormulas());
       return `export default ${JSON.stringify(markup)};\nexport const css = ${JSON.stringify(css)};`;
     },
   };
