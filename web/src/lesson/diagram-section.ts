@@ -45,7 +45,7 @@ export class DiagramSection {
     this.sizesBar.showSizes(outcome.state);
     renderDiagram(this.diagram, outcome.evidence, outcome.state);
     if (edited) this.announce('Recomputed: Q, K, V and the gradients; the numerical checks follow.');
-    else if (outcome.notes.length) this.announce(outcome.notes.join(' '), true);
+    else if (outcome.notes.length) this.readOut(outcome.notes.join(' '));
     this.unchecked = true;
     this.release();
     this.connect();
@@ -70,9 +70,13 @@ export class DiagramSection {
     this.cancelChecks = undefined;
   }
 
-  // shownAlready: the message repeats what is on screen (a question's feedback), so it is for screen readers only.
-  announce(message: string, shownAlready = false): void {
-    this.sizesBar.announce(message, shownAlready);
+  announce(message: string): void {
+    this.sizesBar.announce(message);
+  }
+
+  // For screen readers only: the message repeats what is on screen (a question's verdict, a link's note).
+  readOut(message: string): void {
+    this.sizesBar.readOut(message);
   }
 
   // The message goes next to the field (a size's under the sizes bar) and to the live region.
@@ -88,7 +92,7 @@ export class DiagramSection {
     this.errorShown = area;
     area.hidden = false;
     area.textContent = `Rejected: ${error.message}. The diagram still shows the last accepted numbers.`;
-    this.announce(`Rejected: ${error.message}`, true);
+    this.readOut(`Rejected: ${error.message}`);
   }
 
   // Only what reject marked: an edit clears in constant time, not by searching the lesson.

@@ -272,7 +272,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.keep(record.id);
     if (replayed) return; // restored from storage: already reported when it was answered
     this.report(answerStatement(record));
-    this.view?.diagram.announce(record.correct ? 'Correct answer.' : 'Not quite.', true);
+    this.view?.diagram.readOut(record.correct ? 'Correct answer.' : 'Not quite.');
     this.progressChanged();
   }
 

@@ -19,9 +19,11 @@ export interface SizesBar {
   // The accepted sizes, except in the field the learner is typing in.
   showSizes(state: LessonState): void;
   showNotes(notes: string[]): void;
-  // Polite and debounced: one announcement after typing pauses, not one per keystroke. A message that
-  // repeats what is on screen already (the link's notes) is for screen readers only.
-  announce(message: string, shownAlready?: boolean): void;
+  // Polite and debounced: one announcement after typing pauses, not one per keystroke; shown in the status line.
+  announce(message: string): void;
+  // The same for a message that repeats what is on screen already (a link's note, a rejection beside its field,
+  // a question's verdict): for screen readers only.
+  readOut(message: string): void;
   cancel(): void;
 }
 
@@ -41,6 +43,13 @@ export function buildSizesBar(idPrefix: string, limits: SizeLimitView[], onReset
   const reset = h('button', { type: 'button', class: 'reset' }, 'Reset to the frozen fixture');
   reset.addEventListener('click', onReset);
   let announceTimer: ReturnType<typeof setTimeout> | undefined;
+  const speak = (message: string, visible: boolean) => {
+    clearTimeout(announceTimer);
+    announceTimer = setTimeout(() => {
+      status.classList.toggle('visually-hidden', !visible);
+      status.textContent = message;
+    }, 400);
+  };
   return {
     element: h('div', { class: 'controls' }, h('fieldset', { class: 'sizes' }, h('legend', {}, 'Sizes (edit any cell below too)'), ...fields, reset), error, notes, status),
     inputs,
@@ -55,13 +64,8 @@ export function buildSizesBar(idPrefix: string, limits: SizeLimitView[], onReset
       notes.hidden = list.length === 0;
       notes.replaceChildren(...list.map((note) => h('li', {}, note)));
     },
-    announce(message, shownAlready = false) {
-      clearTimeout(announceTimer);
-      announceTimer = setTimeout(() => {
-        status.classList.toggle('visually-hidden', shownAlready);
-        status.textContent = message;
-      }, 400);
-    },
+    announce: (message) => speak(message, true),
+    readOut: (message) => speak(message, false),
     cancel() {
       clearTimeout(announceTimer);
     },
