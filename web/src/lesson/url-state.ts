@@ -111,7 +111,10 @@ export function linkTarget(place: { pathname?: string; search: string; hash: str
 // The link's numbers as the diagram's state; null when it does not give all four sizes. Shapes are left empty:
 // the core takes the cells in row-major order when their count fits the sizes, and says what is wrong otherwise.
 export function stateFromSearch(search: string): LessonState | null {
-  const params = new URLSearchParams(search);
+  return stateFromParams(new URLSearchParams(search));
+}
+
+function stateFromParams(params: URLSearchParams): LessonState | null {
   if (!sizeFields.every((field) => params.has(sizeParams[field]))) return null;
   const state = {} as LessonState;
   for (const field of sizeFields) state[field] = params.get(sizeParams[field]) ?? '';
@@ -122,6 +125,7 @@ export function stateFromSearch(search: string): LessonState | null {
   return state;
 }
 
+// 131072 as "131,072": the page's words are English.
 const count = (n: number): string => n.toLocaleString('en-US');
 // "h", "d or h", "b, t, d or h".
 const orList = (names: string[]): string => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`);
@@ -134,9 +138,9 @@ export type DiagramLink = { kind: 'none' } | { kind: 'state'; state: LessonState
 
 export function readDiagramLink(search: string): DiagramLink {
   if (search.length > linkLimit) return { kind: 'unread', why: `it is ${count(search.length)} characters long, and the lesson reads links of at most ${count(linkLimit)}` };
-  const state = stateFromSearch(search);
-  if (state) return { kind: 'state', state };
   const params = new URLSearchParams(search);
+  const state = stateFromParams(params);
+  if (state) return { kind: 'state', state };
   if (![...Object.values(sizeParams), ...cellNames].some((name) => params.has(name))) return { kind: 'none' };
   const missing = sizeFields.map((field) => sizeParams[field]).filter((name) => !params.has(name));
   return { kind: 'unread', why: `it has no ${orList(missing)}, and a link gives all four sizes: b, t, d and h` };
