@@ -65,7 +65,7 @@ async function coldLoad(browser, url) {
     }).observe({ type: 'longtask', buffered: true });
     window.__phone.longFrames = [];
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) window.__phone.longFrames.push({ start: entry.startTime, duration: entry.duration, renderStart: entry.renderStart });
+      for (const entry of list.getEntries()) window.__phone.longFrames.push({ start: entry.startTime, duration: entry.duration });
     }).observe({ type: 'long-animation-frame', buffered: true });
     document.addEventListener('qkv-lesson-ready', () => {
       window.__phone.ready = performance.now();
@@ -89,10 +89,7 @@ async function coldLoad(browser, url) {
       longTasksAfterReady: longTasks.filter((task) => task.start >= ready),
       longTasksBeforeReady: longTasks.filter((task) => task.start < ready),
       // Each frame's time on the page's thread after ready: its end less ready, for the frame that spans ready.
-      longFramesAfterReady: longFrames
-        .filter((frame) => frame.start + frame.duration > ready)
-        .map((frame) => ({ start: Math.max(frame.start, ready), duration: frame.start + frame.duration - Math.max(frame.start, ready) }))
-        .filter((frame) => frame.duration > 50),
+      longFramesAfterReady: longFrames.map((frame) => frame.start + frame.duration - Math.max(frame.start, ready)).filter((after) => after > 50),
       wasmStart: wasm?.startTime,
       scriptEnd: script?.responseEnd,
     };
@@ -165,7 +162,7 @@ const result = {
   firstFrameMs: round(median(pick('firstFrame')), 0),
   longTasksAfterReady: samples.map((sample) => sample.longTasksAfterReady.map((task) => round(task.duration, 0))),
   longTasksBeforeReady: samples.map((sample) => sample.longTasksBeforeReady.map((task) => round(task.duration, 0))),
-  longFramesAfterReady: samples.map((sample) => sample.longFramesAfterReady.map((frame) => round(frame.duration, 0))),
+  longFramesAfterReady: samples.map((sample) => sample.longFramesAfterReady.map((after) => round(after, 0))),
   wasmDownloads: pick('wasmDownloads'),
   wasmStartedBeforeScriptEnded: samples.map((sample) => sample.wasmStart !== undefined && sample.scriptEnd !== undefined && sample.wasmStart < sample.scriptEnd),
   downloads: first.downloads.map(({ url, bytes }) => ({ path: new URL(url).pathname, bytes })),
