@@ -9,12 +9,17 @@ import { assertNoProblems, openLesson, repo, useServerAndBrowser } from './harne
 
 const run = useServerAndBrowser();
 
-// Every formula, its folds opened, each as a screenshot of its own (fonts loaded, layout settled).
-async function formulaShots(page) {
-  await page.evaluate(async () => {
+// Opens every fold, so that every formula is drawn, and waits for the fonts that asks for.
+function openFoldsAndWaitForFonts(page) {
+  return page.evaluate(async () => {
     for (const fold of document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('details')) fold.open = true;
     await document.fonts.ready;
   });
+}
+
+// Every formula, each as a screenshot of its own.
+async function formulaShots(page) {
+  await openFoldsAndWaitForFonts(page);
   const formulas = page.locator('qkv-lesson .katex');
   const shots = [];
   for (let i = 0; i < (await formulas.count()); i++) shots.push(await formulas.nth(i).screenshot({ animations: 'disabled' }));
@@ -47,11 +52,8 @@ test('every formula drawn with the shipped fonts is, pixel for pixel, the formul
 test('the lesson, every fold open, loads no KaTeX face but the four it asks for early', async () => {
   const opened = await openLesson(run.browser, run.server.url);
   try {
-    const faces = await opened.page.evaluate(async () => {
-      for (const fold of document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('details')) fold.open = true;
-      await document.fonts.ready;
-      return [...document.fonts].filter((face) => face.status !== 'unloaded').map((face) => `${face.family} ${face.style} ${face.status}`).sort();
-    });
+    await openFoldsAndWaitForFonts(opened.page);
+    const faces = await opened.page.evaluate(() => [...document.fonts].filter((face) => face.status !== 'unloaded').map((face) => `${face.family} ${face.style} ${face.status}`).sort());
     assert.deepEqual(faces, ['KaTeX_AMS normal loaded', 'KaTeX_Main normal loaded', 'KaTeX_Math italic loaded', 'KaTeX_SansSerif normal loaded']);
     // Asked for before ready (as the start begins), not when the first frame after ready first draws a formula.
     const timing = await opened.page.evaluate(() => ({
