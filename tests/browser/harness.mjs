@@ -217,9 +217,9 @@ export async function waitReady(page, timeout = 15000) {
   }
 }
 
-// The first frame after ready lays out only what is near the viewport; the rest of the lesson is laid out
-// right after, in the next frame (data-laid-out). Until then, a part far below the viewport shows its text
-// to innerText only once scrolled to, as a learner would: tests that read rendered text wait for this.
+// The first frame after ready lays out only the stretches of the lesson the viewport shows; the rest follow,
+// one a frame (data-laid-out once none waits). Until then, a stretch that waits is out of the layout: tests
+// that read rendered text or positions wait for this.
 export async function waitLaidOut(page, timeout = 5000) {
   await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.laidOut !== undefined, undefined, { timeout });
 }

@@ -2,7 +2,7 @@
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
 import { nameTokenRows } from './diagram';
-import { h, math as mathSpan, symbols } from './dom';
+import { h, math as mathSpan, part, symbols } from './dom';
 import { exerciseProse } from './exercises';
 import { matrixTable } from './tables';
 import type { Evidence } from './types';
@@ -28,13 +28,18 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement)
     'section',
     { class: 'worked', 'aria-labelledby': 'qkv-worked-title' },
     h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'),
-    h('p', {}, `One batch holds two token states, for the words “${t.token_names.join('” and “')}”. Three different weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you have checked your answers (or ask to see them).`),
-    fixtureTables(t, 'data-fixture-tensor'),
-    question,
-    h(
-      'p',
-      {},
-      'The three answers differ because the three weights differ. Separate weights do not promise different numbers for every input, but they let each role learn its own representation, while batch and token positions stay aligned.',
+    // Parts, each laid out in a frame of its own (laid-out.ts).
+    part(
+      h('p', {}, `One batch holds two token states, for the words “${t.token_names.join('” and “')}”. Three different weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you have checked your answers (or ask to see them).`),
+      fixtureTables(t, 'data-fixture-tensor'),
+    ),
+    part(
+      question,
+      h(
+        'p',
+        {},
+        'The three answers differ because the three weights differ. Separate weights do not promise different numbers for every input, but they let each role learn its own representation, while batch and token positions stay aligned.',
+      ),
     ),
   );
 }
@@ -72,21 +77,25 @@ export function renderForwardRule(): HTMLElement {
     'section',
     { class: 'rule', 'aria-labelledby': 'qkv-rule-title' },
     h('h3', { id: 'qkv-rule-title' }, 'Project the last axis three ways'),
-    h('p', {}, 'The whole forward rule:'),
-    mathSpan(math.forwardRule, 'math display'),
-    h('p', {}, 'and its shape contract:'),
-    mathSpan(math.inputShape, 'math display'),
-    mathSpan(math.weightShape, 'math display'),
-    mathSpan(math.outputShape, 'math display'),
-    h('p', {}, 'Each branch applies the same last-axis matrix product independently at every batch item and token position.'),
-    symbols([
-      [math.symX, 'the hidden-state tensor entering self-attention'],
-      [math.symB, 'the batch size'],
-      [math.symT, 'the number of token positions'],
-      [math.symDModel, 'the input feature width'],
-      [math.symDHead, 'the output width of this single head'],
-      [math.symWeights, 'three independent learned weights, no bias'],
-    ]),
+    // Parts, each laid out in a frame of its own (laid-out.ts): typeset math is slow to lay out.
+    part(h('p', {}, 'The whole forward rule:'), mathSpan(math.forwardRule, 'math display')),
+    part(
+      h('p', {}, 'and its shape contract:'),
+      mathSpan(math.inputShape, 'math display'),
+      mathSpan(math.weightShape, 'math display'),
+      mathSpan(math.outputShape, 'math display'),
+      h('p', {}, 'Each branch applies the same last-axis matrix product independently at every batch item and token position.'),
+    ),
+    part(
+      symbols([
+        [math.symX, 'the hidden-state tensor entering self-attention'],
+        [math.symB, 'the batch size'],
+        [math.symT, 'the number of token positions'],
+        [math.symDModel, 'the input feature width'],
+        [math.symDHead, 'the output width of this single head'],
+        [math.symWeights, 'three independent learned weights, no bias'],
+      ]),
+    ),
   );
 }
 

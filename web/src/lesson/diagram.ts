@@ -3,7 +3,7 @@
 // the main path, reverse mode, the numerical checks, rejected inputs and the implementers' checks. Every
 // value shown comes from the evidence object; `renderDiagram` is a function of (evidence, state).
 import math from 'virtual:math';
-import { h, math as mathSpan, symbols } from './dom';
+import { h, math as mathSpan, part, symbols } from './dom';
 import { arrowTarget, cellIndexOf, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import { computedKeys } from './types';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
@@ -207,11 +207,6 @@ export function fold(exercises: string[], what: string, ...children: (Node | str
     h('summary', {}, `Show the evidence: ${what}`),
     ...children,
   );
-}
-
-// A stretch of the diagram the browser may leave unlaid-out while it is far from the viewport (styles.css).
-function part(...children: (Node | string)[]): HTMLElement {
-  return h('div', { class: 'part' }, ...children);
 }
 
 function prediction(id: string): HTMLElement {

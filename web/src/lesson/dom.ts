@@ -62,3 +62,8 @@ export function whenIdle(callback: () => void, timeout = 2000): () => void {
   timer = setTimeout(run, timeout);
   return cancel;
 }
+
+// A stretch of the lesson, laid out in a frame of its own after ready (laid-out.ts).
+export function part(...children: (Node | string)[]): HTMLElement {
+  return h('div', { class: 'part' }, ...children);
+}

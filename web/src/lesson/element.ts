@@ -15,7 +15,7 @@ import { h } from './dom';
 import type { AnswerRecord, ExerciseHandle } from './exercises';
 import { loadMathFonts, registerMathFonts } from './fonts';
 import { HostBridge } from './host-bridge';
-import { layOutAfterFirstFrame } from './laid-out';
+import { layOutInSteps } from './laid-out';
 import { LessonView, lessonSheets } from './lesson-view';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
 import { followLink, showFragment } from './section-links';
@@ -118,15 +118,17 @@ export class QkvLessonElement extends LessonAttributes {
     this.shadowRoot!.addEventListener('input', this.onInput);
     this.shadowRoot!.addEventListener('click', this.onClick);
     this.view!.connect();
-    this.warmUp?.start();
     // data-laid-out and qkv-lesson-laid-out: the whole lesson is laid out (laid-out.ts); then a section the
-    // page URL's #fragment names is scrolled to, once.
-    if (this.dataset.laidOut !== undefined || this.cancelLayOut) return;
-    this.cancelLayOut = layOutAfterFirstFrame(this.view!.article, () => {
+    // page URL's #fragment names is scrolled to, once, and the warm-up starts (its slices would otherwise share
+    // frames with the layout's).
+    if (this.dataset.laidOut !== undefined) return this.warmUp?.start();
+    if (this.cancelLayOut) return;
+    this.cancelLayOut = layOutInSteps(this.view!.article, () => {
       this.cancelLayOut = undefined;
       this.dataset.laidOut = '';
       showFragment(this.shadowRoot!);
       this.dispatchEvent(event('qkv-lesson-laid-out'));
+      this.warmUp?.start();
     });
   }
 

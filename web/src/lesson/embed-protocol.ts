@@ -66,8 +66,8 @@ export function readHostMessage(data: unknown): HostMessage | null {
 }
 
 // Whether the lesson's height measured now is the one to report: not from ready until data-laid-out, while
-// .visible-first lets the parts far from the viewport hold estimated heights (issue 17: 694 px for a lesson of
-// about 2,500 px). Before ready the frame shows the loading state: that height is real.
+// stretches of the lesson wait out of the layout (laid-out.ts; issue 17: a height reported too early was 694 px
+// for a lesson of about 2,500 px). Before ready the frame shows the loading state: that height is real.
 export function heightIsReal(lesson: { state?: string; laidOut?: string }): boolean {
   return lesson.state !== 'ready' || lesson.laidOut !== undefined;
 }
