@@ -13,7 +13,7 @@
 //     style, layout and paint of what is near the viewport), median of 10 cold loads (a fresh context each:
 //     no cache; Chromium as tests/browser/harness.mjs launches it), with the phases: scripts, .wasm fetch,
 //     compile, the element's start(core) (its C++ calls timed apart from the JS building the DOM), ready, and
-//     data-laid-out (the rest of the lesson, laid out a stretch a frame after that). Goal ≤ 200 ms.
+//     data-laid-out (the rest of the lesson, laid out top down after that). Goal ≤ 200 ms.
 // (c) edit: set X[0] and dispatch 'input' → the synchronous qkv-lesson-rendered event, 100 edits on the
 //     standalone page (sync-url on); median and p95, the first 10 separately (WebAssembly and JS tier up).
 //     Then, on warm code, 100 edits alternating with and without sync-url (its history.replaceState), the
@@ -110,7 +110,8 @@ async function measureLoad(browser, url) {
     document.addEventListener('qkv-lesson-ready', (event) => {
       mark('ready');
       // The first frame after ready: the style and layout of what the viewport shows before it can be
-      // painted. After it, the element lays out the rest a stretch a frame and then sets data-laid-out.
+      // painted (the header alone). After it, the element lays out the rest top down, a few stretches a frame,
+      // and then sets data-laid-out.
       requestAnimationFrame(() => setTimeout(() => mark('frameAfterReady'), 0));
       const lesson = event.target;
       new MutationObserver((_, observer) => {

@@ -217,9 +217,8 @@ export async function waitReady(page, timeout = 15000) {
   }
 }
 
-// The first frame after ready lays out only the stretches of the lesson the viewport shows; the rest follow,
-// one a frame (data-laid-out once none waits). Until then, a stretch that waits is out of the layout: tests
-// that read rendered text or positions wait for this.
+// After ready the lesson is laid out top down, a few stretches a frame (data-laid-out once none waits). Until
+// then, a stretch that waits is out of the layout: tests that read rendered text or positions wait for this.
 export async function waitLaidOut(page, timeout = 5000) {
   await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.laidOut !== undefined, undefined, { timeout });
 }

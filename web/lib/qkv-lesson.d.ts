@@ -98,7 +98,7 @@ export interface QkvLessonEventMap {
   'qkv-lesson-answer': CustomEvent<AnswerStatement>;
   /** The learner's work changed (a SCORM launch page keeps it as suspend_data). */
   'qkv-lesson-progress': CustomEvent<LessonProgress>;
-  /** The whole lesson is laid out (data-laid-out): a stretch a frame from the first frame after ready. */
+  /** The whole lesson is laid out (data-laid-out): top down, a few stretches a frame after ready. */
   'qkv-lesson-laid-out': CustomEvent<null>;
 }
 

@@ -117,19 +117,23 @@ export class QkvLessonElement extends LessonAttributes {
     if (this.dataset.state !== 'ready') return;
     this.shadowRoot!.addEventListener('input', this.onInput);
     this.shadowRoot!.addEventListener('click', this.onClick);
-    this.view!.connect();
     // data-laid-out and qkv-lesson-laid-out: the whole lesson is laid out (laid-out.ts); then a section the
-    // page URL's #fragment names is scrolled to, once, and the warm-up starts (its slices would otherwise share
-    // frames with the layout's).
-    if (this.dataset.laidOut !== undefined) return this.warmUp?.start();
+    // page URL's #fragment names is scrolled to, once, and the idle work starts (the checks, the self-score
+    // experiment, the warm-up), which would otherwise share frames with the layout's.
+    if (this.dataset.laidOut !== undefined) return this.startIdleWork();
     if (this.cancelLayOut) return;
     this.cancelLayOut = layOutInSteps(this.view!.article, () => {
       this.cancelLayOut = undefined;
       this.dataset.laidOut = '';
       showFragment(this.shadowRoot!);
       this.dispatchEvent(event('qkv-lesson-laid-out'));
-      this.warmUp?.start();
+      this.startIdleWork();
     });
+  }
+
+  private startIdleWork(): void {
+    this.view!.connect();
+    this.warmUp?.start();
   }
 
   // Applies the attribute changes of one task together.

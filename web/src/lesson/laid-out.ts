@@ -1,13 +1,25 @@
-// The lesson is laid out a stretch per frame, so that no frame after ready lays out the whole of it. Each stretch
-// (.later: a part of the diagram or of a section, or a section without parts) is in the page from ready, its DOM
-// and text complete, but out of the layout (styles.css) until its turn: in the frame after ready, the stretches
-// the viewport would show; then, a frame each, any the viewport has come to, else the next in reading order.
+// The lesson appears top-down, a stretch at a time, so that no frame after ready lays out much of it: on a slow
+// phone, laying the whole lesson out at once blocks the page for about 300 ms. At ready the lesson's DOM and text
+// are complete, but only its header is in the layout: every stretch after it (a part, or a piece of the lesson
+// without parts: a heading, a section, the sizes bar) waits out of the layout (.later, styles.css). Each frame
+// after the first lays out the next stretches in reading order, as many as make up about `elementsPerFrame`
+// elements (one at least). Each is added below everything already laid out, so nothing on screen moves.
 // Out of the layout, not content-visibility: hidden: a browser's form autofill reads the position of every input
-// a while after the page changes, which lays out every skipped stretch that holds one in that one task.
+// a while after the page changes, which lays out every skipped stretch that holds one, all in one task.
 // A document the browser does not render gets no animation frame (an off-screen cross-origin iframe, a background
 // tab): when none comes for 500 ms (far more than a rendered page waits for one), the rest is laid out at once, so
 // that the lesson's real height is there to report. Calls laidOut once no stretch waits; returns a cancel function.
-export const waitingStretch = 'later';
+const waiting = 'later';
+const elementsPerFrame = 100;
+
+// Marks the stretches after the article's header as waiting: the parts, and what is not made of parts.
+export function waitForLayout(article: HTMLElement): void {
+  const mark = (element: Element): void => {
+    if (element.classList.contains('part') || !element.querySelector('.part')) element.classList.add(waiting);
+    else for (const child of element.children) mark(child);
+  };
+  for (const child of [...article.children].slice(1)) mark(child);
+}
 
 export function layOutInSteps(article: HTMLElement, laidOut: () => void): () => void {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -16,56 +28,42 @@ export function layOutInSteps(article: HTMLElement, laidOut: () => void): () => 
     cancelAnimationFrame(frame);
     clearTimeout(timer);
   };
-  const waiting = () => [...article.querySelectorAll<HTMLElement>(`.${waitingStretch}`)];
+  const left = () => [...article.querySelectorAll<HTMLElement>(`.${waiting}`)];
   const finish = () => {
     cancel();
-    waiting().forEach(layOut);
+    left().forEach(layOut);
     laidOut();
   };
-  const nextFrame = () => {
+  const nextFrame = (then: () => void) => {
     frame = requestAnimationFrame(() => {
       clearTimeout(timer);
-      step();
+      then();
     });
     timer = setTimeout(finish, 500);
   };
   const step = () => {
-    // A stretch in a hidden section costs no layout: it goes along.
-    for (const stretch of waiting()) if (stretch.closest('[hidden]')) layOut(stretch);
-    const next = waiting()[0];
-    if (next && !layOutInView(waiting())) layOut(next);
-    if (waiting().length > 0) nextFrame();
+    let elements = 0;
+    for (const stretch of left()) {
+      // A stretch in a hidden section costs no layout: it goes along.
+      if (stretch.closest('[hidden]')) layOut(stretch);
+      else if (elements === 0 || elements + size(stretch) <= elementsPerFrame) {
+        layOut(stretch);
+        elements += size(stretch);
+      } else break;
+    }
+    if (left().length > 0) nextFrame(step);
     else finish();
   };
-  nextFrame();
+  // The first frame lays out the header alone (a page's first layout costs the most); the stretches start in
+  // the second.
+  nextFrame(() => nextFrame(step));
   return cancel;
 }
 
 function layOut(stretch: HTMLElement): void {
-  stretch.classList.remove(waitingStretch);
+  stretch.classList.remove(waiting);
 }
 
-// Lays out, in reading order, the waiting stretches that would start within the viewport, where the content
-// before them ends (each laid out may push the next out of view). Reading positions lays out the page now,
-// work this frame would do anyway. Whether any was laid out.
-function layOutInView(waiting: HTMLElement[]): boolean {
-  let any = false;
-  for (const stretch of waiting) {
-    const top = wouldStartAt(stretch);
-    if (top === undefined || top < 0 || top >= innerHeight) continue;
-    layOut(stretch);
-    any = true;
-  }
-  return any;
-}
-
-// Where a stretch out of the layout would start: at the end of the nearest box before it, or at the start of
-// its parent's. Undefined inside content that is itself out of the layout.
-function wouldStartAt(stretch: HTMLElement): number | undefined {
-  for (let before = stretch.previousElementSibling; before; before = before.previousElementSibling) {
-    const rect = before.getBoundingClientRect();
-    if (rect.height > 0) return rect.bottom;
-  }
-  const parent = stretch.parentElement?.getBoundingClientRect();
-  return parent && parent.height > 0 ? parent.top : undefined;
+function size(stretch: HTMLElement): number {
+  return stretch.getElementsByTagName('*').length + 1;
 }

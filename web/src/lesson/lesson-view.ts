@@ -9,7 +9,7 @@ import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } fr
 import type { LessonController } from './controller';
 import { DiagramSection } from './diagram-section';
 import { h } from './dom';
-import { waitingStretch } from './laid-out';
+import { waitForLayout } from './laid-out';
 import type { ExerciseHandle, ExerciseOptions } from './exercises';
 import type { SavedProgress } from './host-bridge';
 import { ChapterQuestions } from './questions';
@@ -84,9 +84,7 @@ export class LessonView {
     // The optional part (reverse mode, the checks, rejected inputs) comes after the main path, with the diagram.
     const ordered = sectionNames.map((name) => this.sections[name]);
     this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), ...ordered, this.diagram.diagram.deeper);
-    // Each stretch is laid out in a frame of its own, after ready (laid-out.ts): the parts, and the sections not
-    // made of parts.
-    for (const stretch of this.article.querySelectorAll<HTMLElement>('.part, [data-section]:not(:has(.part))')) stretch.classList.add(waitingStretch);
+    waitForLayout(this.article); // laid out a stretch at a time after ready (laid-out.ts)
   }
 
   // Every question of the lesson, with its handle (saved progress, replays).
