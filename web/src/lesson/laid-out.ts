@@ -12,10 +12,11 @@
 const waiting = 'later';
 const elementsPerFrame = 100;
 
-// Marks the stretches after the article's header as waiting: the parts, and what is not made of parts.
+// Marks the stretches after the article's header as waiting: what holds no part (.part, dom.ts) is a stretch;
+// what holds parts is split into its children.
 export function waitForLayout(article: HTMLElement): void {
   const mark = (element: Element): void => {
-    if (element.classList.contains('part') || !element.querySelector('.part')) element.classList.add(waiting);
+    if (!element.querySelector('.part')) element.classList.add(waiting);
     else for (const child of element.children) mark(child);
   };
   for (const child of [...article.children].slice(1)) mark(child);
