@@ -26,27 +26,16 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { launchBrowser, startServer, waitReady } from '../tests/browser/harness.mjs';
 import { watchDownloads } from './cold-load.mjs';
+import { openPhonePage, profile } from './phone-profile.mjs';
 import { median, round } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const loads = 5;
 const audits = 3;
-const profile = { cpuSlowdown: 4, downKbps: 1600, upKbps: 750, rttMs: 150, viewport: { width: 412, height: 823 } };
 const goals = { readyMs: 1200, longTasksAfterReady: 0, wasmDownloads: 1, performance: 95, accessibility: 100 };
 
 async function coldLoad(browser, url) {
-  const context = await browser.newContext({ viewport: profile.viewport, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true });
-  const page = await context.newPage();
-  const cdp = await context.newCDPSession(page);
-  await cdp.send('Network.enable');
-  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
-  await cdp.send('Network.emulateNetworkConditions', {
-    offline: false,
-    latency: profile.rttMs,
-    downloadThroughput: (profile.downKbps * 1000) / 8,
-    uploadThroughput: (profile.upKbps * 1000) / 8,
-  });
-  await cdp.send('Emulation.setCPUThrottlingRate', { rate: profile.cpuSlowdown });
+  const { context, page, cdp } = await openPhonePage(browser);
   // Wire sizes per request, from the protocol (Playwright's sizes() reports decoded bodies for some).
   const wire = new Map();
   cdp.on('Network.loadingFinished', ({ requestId, encodedDataLength }) => wire.set(requestId, encodedDataLength));

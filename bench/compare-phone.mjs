@@ -1,0 +1,56 @@
+// Compares two builds on the slow phone of `npm run bench:phone` (bench/phone-profile.mjs) in alternating cold
+// loads, so that the machine's drift falls on both alike: navigation → ready, the long animation frames after
+// ready (each one's time after ready, when over 50 ms), the blocking time after ready (those times over 50 ms,
+// summed) and when data-laid-out came. A benchmark, not a test.
+//   node bench/compare-phone.mjs DIST_A DIST_B [LOADS]      e.g. a worktree's dist/ against this one's
+import { serve } from '../scripts/serve.mjs';
+import { launchBrowser, waitReady } from '../tests/browser/harness.mjs';
+import { openPhonePage } from './phone-profile.mjs';
+import { median } from './stats.mjs';
+
+const [first, second, loadsText = '6'] = process.argv.slice(2);
+if (!first || !second) {
+  console.error('usage: node bench/compare-phone.mjs DIST_A DIST_B [LOADS]');
+  process.exit(2);
+}
+const loads = Number.parseInt(loadsText, 10);
+const builds = [first, second];
+const servers = [];
+for (const root of builds) {
+  const server = await serve({ root, port: 0 }); // compresses, as npm start's server does
+  servers.push({ server, url: `http://127.0.0.1:${server.address().port}/` });
+}
+const browser = await launchBrowser();
+const samples = builds.map(() => []);
+for (let load = 0; load < loads; load++) {
+  for (const which of load % 2 ? [0, 1] : [1, 0]) {
+    const { context, page } = await openPhonePage(browser);
+    await page.addInitScript(() => {
+      window.__phone = { frames: [] };
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) window.__phone.frames.push({ start: entry.startTime, duration: entry.duration });
+      }).observe({ type: 'long-animation-frame', buffered: true });
+      document.addEventListener('qkv-lesson-ready', () => (window.__phone.ready = performance.now()));
+      document.addEventListener('qkv-lesson-laid-out', () => (window.__phone.laidOut = performance.now()));
+    });
+    await page.goto(servers[which].url);
+    await waitReady(page, 60000);
+    await page.waitForLoadState('networkidle');
+    await page.waitForTimeout(2000);
+    const { ready, laidOut, frames } = await page.evaluate(() => window.__phone);
+    const longFrames = frames.map((frame) => frame.start + frame.duration - Math.max(frame.start, ready)).filter((after) => after > 50);
+    samples[which].push({ ready, laidOut: laidOut - ready, longFrames, blocking: longFrames.reduce((sum, after) => sum + after - 50, 0) });
+    await context.close();
+  }
+}
+await browser.close();
+for (const { server } of servers) server.close();
+
+const ms = (value) => `${Math.round(value)}`;
+for (const [which, root] of builds.entries()) {
+  const runs = samples[which];
+  const ready = runs.map((run) => run.ready);
+  const longest = Math.max(0, ...runs.flatMap((run) => run.longFrames));
+  console.log(`${root}: ready median ${ms(median(ready))} ms (${ms(Math.min(...ready))}–${ms(Math.max(...ready))}); data-laid-out median ${ms(median(runs.map((run) => run.laidOut)))} ms after ready`);
+  console.log(`  long frames after ready ${runs.map((run) => `[${run.longFrames.map(ms).join(', ')}]`).join(' ')}; longest ${ms(longest)} ms; blocking after ready median ${ms(median(runs.map((run) => run.blocking)))} ms`);
+}
