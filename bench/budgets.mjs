@@ -10,7 +10,7 @@
 //     (one: the self-score worker gets the page's compiled module).
 //     Goal ≤ 150 kB (1 kB = 1000 bytes) without the fonts.
 // (b) load: navigation start → the first frame after data-state="ready" (the lesson painted: that frame's
-//     style, layout and paint of what is near the viewport), median of 10 cold loads (a fresh context each:
+//     style, layout and paint of its header; laid-out.ts), median of 10 cold loads (a fresh context each:
 //     no cache; Chromium as tests/browser/harness.mjs launches it), with the phases: scripts, .wasm fetch,
 //     compile, the element's start(core) (its C++ calls timed apart from the JS building the DOM), ready, and
 //     data-laid-out (the rest of the lesson, laid out top down after that). Goal ≤ 200 ms.

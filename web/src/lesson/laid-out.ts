@@ -46,11 +46,10 @@ export function layOutInSteps(article: HTMLElement, laidOut: () => void): () => 
     let elements = 0;
     for (const stretch of left()) {
       // A stretch in a hidden section costs no layout: it goes along.
-      if (stretch.closest('[hidden]')) layOut(stretch);
-      else if (elements === 0 || elements + size(stretch) <= elementsPerFrame) {
-        layOut(stretch);
-        elements += size(stretch);
-      } else break;
+      const cost = stretch.closest('[hidden]') ? 0 : size(stretch);
+      if (elements > 0 && elements + cost > elementsPerFrame) break;
+      layOut(stretch);
+      elements += cost;
     }
     if (left().length > 0) nextFrame(step);
     else finish();
