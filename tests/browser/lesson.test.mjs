@@ -570,12 +570,20 @@ test('13. while the numerical and bitwise checks wait for an idle moment, their 
   const { page, problems, close } = await openPage(browser);
   try {
     // Idle moments come only when the test says (the page's whenIdle uses requestIdleCallback), so that the
-    // waiting card can be looked at for as long as needed.
+    // waiting card can be looked at for as long as needed. __idleNow: the page stays idle until all its idle
+    // work is done (whenIdle runs one callback per idle moment, the warm-up a slice in each).
     await page.addInitScript(() => {
-      const held = [];
-      window.requestIdleCallback = (callback) => held.push(callback);
-      window.cancelIdleCallback = (handle) => void (held[handle - 1] = null);
-      window.__idleNow = () => held.splice(0).forEach((callback) => callback?.({ didTimeout: false, timeRemaining: () => 50 }));
+      const held = new Map();
+      let handles = 0;
+      window.requestIdleCallback = (callback) => (held.set(++handles, callback), handles);
+      window.cancelIdleCallback = (handle) => void held.delete(handle);
+      window.__idleNow = () => {
+        for (let moment = 0; moment < 200 && held.size > 0; moment++) {
+          const callbacks = [...held.values()];
+          held.clear();
+          for (const callback of callbacks) callback({ didTimeout: false, timeRemaining: () => 50 });
+        }
+      };
     });
     await page.goto(server.url);
     await waitReady(page);
@@ -665,6 +673,52 @@ test('13. while the numerical and bitwise checks wait for an idle moment, their 
     assert.equal(back.verdicts.length, 4, `the four gradients' verdicts again: ${back.verdicts.join(' | ')}`);
     assert.ok(back.verdicts.every((text) => !text.endsWith('being checked…')), `checked: ${back.verdicts.join(' | ')}`);
     assertNoProblems(problems, 'checks waiting');
+  } finally {
+    await close();
+  }
+});
+
+test('14. idle work waits for the lesson to be laid out, then runs one callback per idle moment: the checks, the experiment, the warm-up', async () => {
+  const { page, problems, close } = await openPage(browser);
+  try {
+    // Every requestIdleCallback the page makes, with whether the lesson was laid out then, and how many of the
+    // page's idle callbacks were waiting at once (two waiting would run in the same idle moment).
+    await page.addInitScript(() => {
+      const asked = [];
+      const waiting = new Set();
+      let mostWaiting = 0;
+      const request = window.requestIdleCallback.bind(window);
+      const cancel = window.cancelIdleCallback.bind(window);
+      window.requestIdleCallback = (callback, options) => {
+        const handle = request((deadline) => {
+          waiting.delete(handle);
+          callback(deadline);
+        }, options);
+        waiting.add(handle);
+        mostWaiting = Math.max(mostWaiting, waiting.size);
+        asked.push(document.querySelector('qkv-lesson')?.dataset.laidOut !== undefined);
+        return handle;
+      };
+      window.cancelIdleCallback = (handle) => {
+        waiting.delete(handle);
+        cancel(handle);
+      };
+      window.__idle = () => ({ asked, mostWaiting });
+    });
+    await page.goto(server.url);
+    await waitReady(page);
+    await waitLaidOut(page);
+    const checked = () => inLesson(page, '.deeper dl.facts:not(.checks-pending)').filter({ hasText: 'Numbers judged' });
+    await checked().waitFor();
+    await page.waitForFunction(() => document.querySelector('qkv-lesson').dataset.warmed !== undefined, undefined, { timeout: 20000 });
+    await inLesson(page, 'input[data-field="input"][data-index="0"]').fill('4');
+    await checked().waitFor();
+    const { asked, mostWaiting } = await page.evaluate(() => window.__idle());
+    // The checks, the experiment and 40 warm-up slices (warm-up.ts), then the edit's checks.
+    assert.ok(asked.length >= 43, `the idle work asked for idle moments (${asked.length} times)`);
+    assert.deepEqual(asked.filter((laidOut) => !laidOut), [], 'no idle work is asked for before the lesson is laid out');
+    assert.equal(mostWaiting, 1, 'the page waits for one idle moment at a time');
+    assertNoProblems(problems, 'idle work');
   } finally {
     await close();
   }

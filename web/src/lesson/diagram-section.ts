@@ -13,6 +13,7 @@ export class DiagramSection {
   readonly sizesBar: SizesBar;
   readonly element: HTMLElement;
   private unchecked = false; // numbers on screen whose checks are still to come
+  private connected = false; // the lesson is laid out on a page (connect), so idle work may run
   private cancelChecks?: () => void;
   private invalid?: HTMLInputElement; // the input a refusal marked aria-invalid
   private errorShown?: HTMLElement; // the refusal's message area
@@ -47,13 +48,21 @@ export class DiagramSection {
     if (edited) this.announce('Recomputed: Q, K, V and the gradients; the numerical checks follow.');
     else if (outcome.notes.length) this.readOut(outcome.notes.join(' '));
     this.unchecked = true;
-    this.release();
-    this.connect();
+    this.cancelChecks?.();
+    this.cancelChecks = undefined;
+    this.scheduleChecks();
+  }
+
+  // From the end of the lesson's layout (element.ts) until it leaves the page: the numbers' checks may run. The
+  // numbers the start shows wait for this, so that their checks do not share a frame with the layout's.
+  connect(): void {
+    this.connected = true;
+    this.scheduleChecks();
   }
 
   // Once the page is idle, the checks of the numbers on screen, unless they are shown already.
-  connect(): void {
-    if (this.cancelChecks || !this.unchecked) return;
+  private scheduleChecks(): void {
+    if (!this.connected || this.cancelChecks || !this.unchecked) return;
     this.cancelChecks = whenIdle(() => {
       this.cancelChecks = undefined;
       this.unchecked = false;
@@ -66,6 +75,7 @@ export class DiagramSection {
 
   // The lesson left the page: checks still waiting wait for it to come back (connect).
   release(): void {
+    this.connected = false;
     this.cancelChecks?.();
     this.cancelChecks = undefined;
   }

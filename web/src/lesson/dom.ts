@@ -35,11 +35,42 @@ export function symbols(entries: [html: string, meaning: string][]): HTMLElement
 }
 
 // Runs `callback` once the page's thread is idle, `timeout` ms later at the latest (Chromium gives some frames,
-// a sandboxed iframe's, no idle period at all). Where the engine has no requestIdleCallback (WebKit), in a task
-// of its own right after the next frame is drawn, through a MessageChannel (no timer clamping), or after
-// `timeout` ms if no frame comes (a document that is not rendered). Callers keep each callback short (a slice of
-// work, well under 50 ms) and ask again for the next. Returns a cancel function.
+// a sandboxed iframe's, no idle period at all). Callers keep each callback short (a slice of work, well under
+// 50 ms) and ask again for the next. The callbacks of the whole page wait in one queue and run one per idle
+// moment, in the order asked: two slices run back to back would make one long frame. Returns a cancel function.
 export function whenIdle(callback: () => void, timeout = 2000): () => void {
+  const job = { callback, due: performance.now() + timeout };
+  idleJobs.push(job);
+  waitForIdle();
+  return () => {
+    const index = idleJobs.indexOf(job);
+    if (index >= 0) idleJobs.splice(index, 1);
+    if (idleJobs.length > 0) return;
+    cancelIdleWait?.();
+    cancelIdleWait = undefined;
+  };
+}
+
+const idleJobs: { callback: () => void; due: number }[] = [];
+let cancelIdleWait: (() => void) | undefined;
+
+function waitForIdle(): void {
+  if (cancelIdleWait || idleJobs.length === 0) return;
+  const timeout = Math.max(0, Math.min(...idleJobs.map((job) => job.due)) - performance.now());
+  cancelIdleWait = nextIdleMoment(() => {
+    cancelIdleWait = undefined;
+    try {
+      idleJobs.shift()?.callback();
+    } finally {
+      waitForIdle();
+    }
+  }, timeout);
+}
+
+// requestIdleCallback, where the engine has it (a callback asked for during an idle period waits for the next).
+// Where it has not (WebKit), a task of its own right after the next frame is drawn, through a MessageChannel (no
+// timer clamping), or after `timeout` ms if no frame comes (a document that is not rendered).
+function nextIdleMoment(callback: () => void, timeout: number): () => void {
   if (typeof requestIdleCallback === 'function') {
     const handle = requestIdleCallback(() => callback(), { timeout });
     return () => cancelIdleCallback(handle);

@@ -113,9 +113,10 @@ export class LessonView {
     this.questions.place(shown, this.sections.exercises, root, revealAll);
   }
 
+  // The idle work, in the order it runs (whenIdle): the checks of the numbers on screen, then the experiment.
   connect(): void {
-    this.selfScoreSection.connect();
     this.diagram.connect();
+    this.selfScoreSection.connect();
   }
 
   release(): void {
