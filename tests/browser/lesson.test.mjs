@@ -539,8 +539,8 @@ test('12. the whole lesson is in the page at ready; its first frame lays out the
     assert.deepEqual(first, [], 'the first frame after ready lays out the header alone');
     for (const [index, stretches] of rest.entries()) {
       const elements = stretches.reduce((sum, stretch) => sum + stretch.elements, 0);
-      // 100: elementsPerFrame in laid-out.ts.
-      assert.ok(stretches.length === 1 || (stretches.length > 1 && elements <= 100), `frame ${index + 2} lays out one stretch, or small ones of 100 elements at most together (${JSON.stringify(stretches)})`);
+      // 50: elementsPerFrame in laid-out.ts.
+      assert.ok(stretches.length === 1 || (stretches.length > 1 && elements <= 50), `frame ${index + 2} lays out one stretch, or small ones of 50 elements at most together (${JSON.stringify(stretches)})`);
     }
     const order = perFrame.flat().map((stretch) => stretch.index);
     assert.deepEqual(order, [...order].sort((a, b) => a - b), 'the stretches are laid out in reading order');

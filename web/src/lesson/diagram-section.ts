@@ -69,7 +69,12 @@ export class DiagramSection {
       const checked = this.check();
       if (!checked) return;
       renderChecks(this.diagram, checked.gradcheck);
-      renderBitwise(this.diagram, checked.bitwise);
+      // The verdicts are drawn in an idle moment of their own: with the check and its card, they made a frame
+      // of over 50 ms on a slow phone.
+      this.cancelChecks = whenIdle(() => {
+        this.cancelChecks = undefined;
+        renderBitwise(this.diagram, checked.bitwise);
+      });
     });
   }
 

@@ -10,7 +10,7 @@
 // tab): when none comes for 500 ms (far more than a rendered page waits for one), the rest is laid out at once, so
 // that the lesson's real height is there to report. Calls laidOut once no stretch waits; returns a cancel function.
 const waiting = 'later';
-const elementsPerFrame = 100;
+const elementsPerFrame = 50; // 100 left the sizes bar and the shared input in one frame of over 50 ms on a slow phone
 
 // Marks the stretches after the article's header as waiting: what holds no part (.part, dom.ts) is a stretch;
 // what holds parts is split into its children.
