@@ -39,32 +39,51 @@ export function symbols(entries: [html: string, meaning: string][]): HTMLElement
 // 50 ms) and ask again for the next. The callbacks of the whole page wait in one queue and run one per idle
 // moment, in the order asked: two slices run back to back would make one long frame. Returns a cancel function.
 export function whenIdle(callback: () => void, timeout = 2000): () => void {
-  const job = { callback, due: performance.now() + timeout };
-  idleJobs.push(job);
+  const job: IdleJob = { callback, due: performance.now() + timeout };
+  if (lastJob) lastJob.next = job;
+  else firstJob = job;
+  lastJob = job;
+  waitingJobs++;
   waitForIdle();
   return () => {
-    const index = idleJobs.indexOf(job);
-    if (index >= 0) idleJobs.splice(index, 1);
-    if (idleJobs.length > 0) return;
+    if (job.done) return;
+    job.done = true;
+    if (--waitingJobs > 0) return;
     cancelIdleWait?.();
     cancelIdleWait = undefined;
   };
 }
 
-const idleJobs: { callback: () => void; due: number }[] = [];
+// The queue is a linked list, not an array: a host page may have changed Array.prototype (links.test.mjs).
+type IdleJob = { callback: () => void; due: number; done?: boolean; next?: IdleJob };
+let firstJob: IdleJob | undefined;
+let lastJob: IdleJob | undefined;
+let waitingJobs = 0; // jobs in the queue neither run nor cancelled
 let cancelIdleWait: (() => void) | undefined;
 
+function nextJob(): IdleJob | undefined {
+  while (firstJob?.done) firstJob = firstJob.next;
+  if (!firstJob) lastJob = undefined;
+  return firstJob;
+}
+
 function waitForIdle(): void {
-  if (cancelIdleWait || idleJobs.length === 0) return;
-  const timeout = Math.max(0, Math.min(...idleJobs.map((job) => job.due)) - performance.now());
+  if (cancelIdleWait || !nextJob()) return;
+  let due = Infinity;
+  for (let job = firstJob; job; job = job.next) if (!job.done && job.due < due) due = job.due;
   cancelIdleWait = nextIdleMoment(() => {
     cancelIdleWait = undefined;
+    const job = nextJob();
     try {
-      idleJobs.shift()?.callback();
+      if (job) {
+        job.done = true;
+        waitingJobs--;
+        job.callback();
+      }
     } finally {
       waitForIdle();
     }
-  }, timeout);
+  }, Math.max(0, due - performance.now()));
 }
 
 // requestIdleCallback, where the engine has it (a callback asked for during an idle period waits for the next).
