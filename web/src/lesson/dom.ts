@@ -83,7 +83,7 @@ function waitForIdle(): void {
     } finally {
       waitForIdle();
     }
-  }, Math.max(0, due - performance.now()));
+  }, due > performance.now() ? due - performance.now() : 0);
 }
 
 // requestIdleCallback, where the engine has it (a callback asked for during an idle period waits for the next).
