@@ -68,12 +68,14 @@ export class DiagramSection {
       this.unchecked = false;
       const checked = this.check();
       if (!checked) return;
-      renderChecks(this.diagram, checked.gradcheck);
-      // The verdicts are drawn in an idle moment of their own: with the check and its card, they made a frame
-      // of over 50 ms on a slow phone.
+      // The card, then the verdicts, each drawn in an idle moment of its own: with the check (the core's work),
+      // they made one frame of over 50 ms on a slow phone.
       this.cancelChecks = whenIdle(() => {
-        this.cancelChecks = undefined;
-        renderBitwise(this.diagram, checked.bitwise);
+        renderChecks(this.diagram, checked.gradcheck);
+        this.cancelChecks = whenIdle(() => {
+          this.cancelChecks = undefined;
+          renderBitwise(this.diagram, checked.bitwise);
+        });
       });
     });
   }

@@ -83,7 +83,7 @@ function waitForIdle(): void {
     } finally {
       waitForIdle();
     }
-  }, due > performance.now() ? due - performance.now() : 0);
+  }, due > performance.now() + 1 ? due - performance.now() : 1); // 1 at least: a timeout of 0 is none at all
 }
 
 // requestIdleCallback, where the engine has it (a callback asked for during an idle period waits for the next).

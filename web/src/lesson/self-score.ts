@@ -199,9 +199,28 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   // then the lengths and the numpy code. The folds stay open or closed across recomputations.
   const kindBodies = new Map(kinds.map(({ key }) => [key, h('div', { class: 'self-score-kind' })]));
   const details = h('div', { class: 'self-score-details' });
+  // Drawn in an idle moment after the worker's answer, whose task takes the facts for the exercises: together
+  // they made a frame of over 50 ms on a slow phone. data-shown (the settings shown) is set once all is drawn;
+  // tablesDrawn settles then, or when newer results replace these.
+  let cancelDrawing: (() => void) | undefined;
+  let tablesDrawn = Promise.resolve();
   const render = (result: SelfScoreSummaryView) => {
     error.hidden = true;
     for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
+    cancelDrawing?.();
+    let settled = () => {};
+    tablesDrawn = new Promise((done) => (settled = done));
+    const cancel = whenIdle(() => {
+      cancelDrawing = undefined;
+      draw(result);
+      settled();
+    });
+    cancelDrawing = () => {
+      cancel();
+      settled();
+    };
+  };
+  const draw = (result: SelfScoreSummaryView) => {
     const lengths = result.complete ? '' : ` (the first ${result.shown} of ${result.tokens})`;
     results.replaceChildren(
       h('p', {}, `Seed ${result.seed}, ${result.tokens} tokens of width ${result.dim}. The scores of each kind are folded below the questions they answer.`),
@@ -210,6 +229,10 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
         : [h('p', { class: 'note' }, `Above 16 tokens the tables show the first ${result.shown} rows and columns of the ${result.tokens} × ${result.tokens} scores; the counts and rows listed under each are over all of them.`)]),
       scoreLegend(),
     );
+    for (const { key, title } of kinds) {
+      const summary = result[key];
+      kindBodies.get(key)!.replaceChildren(h('section', { class: 'card', 'data-kind': key }, scoreTable(key, title, summary, result), kindFacts(key, summary, result)));
+    }
     details.replaceChildren(
       h(
         'dl',
@@ -223,29 +246,6 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
       h('p', {}, 'The same experiment in numpy. Its random draws are the ones above, bit for bit; its scores agree to the last digit or two only, because numpy adds the products in another order.'),
       h('pre', { class: 'code' }, h('code', {}, numpyCode(result))),
     );
-    cancelTables?.();
-    let settled = () => {};
-    tablesDrawn = new Promise((done) => (settled = done));
-    const cancel = whenIdle(() => {
-      cancelTables = undefined;
-      renderTables(result);
-      settled();
-    });
-    cancelTables = () => {
-      cancel();
-      settled();
-    };
-  };
-  // Each kind's table and facts, in its fold, in an idle moment after the rest: drawn with it, they made a frame of
-  // over 50 ms on a slow phone. data-shown (the settings shown) is set once all of it is drawn; tablesDrawn settles
-  // then, or when newer results replace these.
-  let cancelTables: (() => void) | undefined;
-  let tablesDrawn = Promise.resolve();
-  const renderTables = (result: SelfScoreSummaryView) => {
-    for (const { key, title } of kinds) {
-      const summary = result[key];
-      kindBodies.get(key)!.replaceChildren(h('section', { class: 'card', 'data-kind': key }, scoreTable(key, title, summary, result), kindFacts(key, summary, result)));
-    }
     results.dataset.shown = `${result.seed} ${result.tokens} ${result.dim}`;
   };
   const reject = (problem: CoreError) => {
@@ -334,7 +334,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     }
     seed.input.value = `${found.seed}`;
     await compute();
-    await tablesDrawn; // the status names a row of the table
+    await tablesDrawn; // the status names a row of the table drawn then
     searchResult.textContent =
       kind === 'none'
         ? `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not at least as long as every other, so Cauchy–Schwarz promised nothing.`
