@@ -328,6 +328,9 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
         [math.symK, 'the key view: how each position can be matched'],
         [math.symV, 'the value view: the content a position can hand on'],
       ]),
+    ),
+    // The branch cards in a part of their own: with the symbols above, one frame of over 50 ms on a slow phone.
+    part(
       scroller('Query, key and value branches', h('ol', { class: 'branches feed' }, ...branchCards)),
       h('p', { class: 'note' }, 'The three branches share coordinates (batch and token positions), not weights or feature values.'),
     ),
