@@ -201,15 +201,15 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   const details = h('div', { class: 'self-score-details' });
   // Drawn in an idle moment after the worker's answer, whose task takes the facts for the exercises: together
   // they made a frame of over 50 ms on a slow phone. data-shown (the settings shown) is set once all is drawn;
-  // tablesDrawn settles then, or when newer results replace these.
+  // resultsDrawn settles then, or when newer results replace these.
   let cancelDrawing: (() => void) | undefined;
-  let tablesDrawn = Promise.resolve();
+  let resultsDrawn = Promise.resolve();
   const render = (result: SelfScoreSummaryView) => {
     error.hidden = true;
     for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
     cancelDrawing?.();
     let settled = () => {};
-    tablesDrawn = new Promise((done) => (settled = done));
+    resultsDrawn = new Promise((done) => (settled = done));
     const cancel = whenIdle(() => {
       cancelDrawing = undefined;
       draw(result);
@@ -334,7 +334,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     }
     seed.input.value = `${found.seed}`;
     await compute();
-    await tablesDrawn; // the status names a row of the table drawn then
+    await resultsDrawn; // the status names a row of a table drawn with them
     searchResult.textContent =
       kind === 'none'
         ? `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not at least as long as every other, so Cauchy–Schwarz promised nothing.`
