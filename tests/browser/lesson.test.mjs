@@ -679,7 +679,7 @@ test('13. while the numerical and bitwise checks wait for an idle moment, their 
   }
 });
 
-test('14. idle work waits for the lesson to be laid out, then runs one callback per idle moment: the checks, the experiment, the warm-up', async () => {
+test('14. idle work waits for the lesson to be laid out, then runs one callback per idle moment: the checks (drawn before what follows), the experiment, the warm-up', async () => {
   const { page, problems, close } = await openPage(browser);
   try {
     // Every requestIdleCallback the page makes, with whether the lesson was laid out then, and how many of the
@@ -704,7 +704,16 @@ test('14. idle work waits for the lesson to be laid out, then runs one callback 
         waiting.delete(handle);
         cancel(handle);
       };
-      window.__idle = () => ({ asked, mostWaiting });
+      window.__idle = () => ({ asked, mostWaiting, drawn });
+      // What is drawn first: the checks' verdicts or the experiment's results.
+      const drawn = [];
+      document.addEventListener('qkv-lesson-ready', (event) => {
+        const root = event.target.shadowRoot;
+        new MutationObserver(() => {
+          if (!drawn.includes('checks') && root.querySelectorAll('.checks-pending').length === 0) drawn.push('checks');
+          if (!drawn.includes('experiment') && root.querySelector('.self-score-results[data-shown]')) drawn.push('experiment');
+        }).observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+      });
     });
     await page.goto(server.url);
     await waitReady(page);
@@ -714,11 +723,14 @@ test('14. idle work waits for the lesson to be laid out, then runs one callback 
     await page.waitForFunction(() => document.querySelector('qkv-lesson').dataset.warmed !== undefined, undefined, { timeout: 20000 });
     await inLesson(page, 'input[data-field="input"][data-index="0"]').fill('4');
     await checked().waitFor();
-    const { asked, mostWaiting } = await page.evaluate(() => window.__idle());
+    const { asked, mostWaiting, drawn } = await page.evaluate(() => window.__idle());
     // The checks, the experiment and 40 warm-up slices (warm-up.ts), then the edit's checks.
     assert.ok(asked.length >= 43, `the idle work asked for idle moments (${asked.length} times)`);
     assert.deepEqual(asked.filter((laidOut) => !laidOut), [], 'no idle work is asked for before the lesson is laid out');
     assert.equal(mostWaiting, 1, 'the page waits for one idle moment at a time');
+    // A piece of work split over idle moments goes on in the next ones (whenIdleNext), ahead of the work queued
+    // after it: the checks (queued first) are drawn before the experiment (queued second) starts.
+    assert.deepEqual(drawn, ['checks', 'experiment'], 'the checks are drawn, card and verdicts, before the experiment');
     assertNoProblems(problems, 'idle work');
   } finally {
     await close();

@@ -4,7 +4,7 @@
 import type { Outcome } from './controller';
 import type { BitwiseChecks, GradcheckRules, GradcheckView } from './core-api';
 import { attachProvenance, buildDiagram, renderBitwise, renderChecks, renderDiagram, type DiagramRefs, type Explain } from './diagram';
-import { h, whenIdle } from './dom';
+import { h, whenIdle, whenIdleNext } from './dom';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
 import { sizeFields, type CoreError, type SizeField, type SizeLimitView } from './types';
 
@@ -68,11 +68,11 @@ export class DiagramSection {
       this.unchecked = false;
       const checked = this.check();
       if (!checked) return;
-      // The card, then the verdicts, each drawn in an idle moment of its own: with the check (the core's work),
-      // they made one frame of over 50 ms on a slow phone.
-      this.cancelChecks = whenIdle(() => {
+      // The card, then the verdicts, each drawn in the next idle moment: with the check (the core's work), they
+      // made one frame of over 50 ms on a slow phone.
+      this.cancelChecks = whenIdleNext(() => {
         renderChecks(this.diagram, checked.gradcheck);
-        this.cancelChecks = whenIdle(() => {
+        this.cancelChecks = whenIdleNext(() => {
           this.cancelChecks = undefined;
           renderBitwise(this.diagram, checked.bitwise);
         });

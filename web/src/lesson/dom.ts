@@ -39,10 +39,25 @@ export function symbols(entries: [html: string, meaning: string][]): HTMLElement
 // 50 ms) and ask again for the next. The callbacks of the whole page wait in one queue and run one per idle
 // moment, in the order asked: two slices run back to back would make one long frame. Returns a cancel function.
 export function whenIdle(callback: () => void, timeout = 2000): () => void {
-  const job: IdleJob = { callback, due: performance.now() + timeout };
-  if (lastJob) lastJob.next = job;
-  else firstJob = job;
-  lastJob = job;
+  return enqueue({ callback, due: performance.now() + timeout }, false);
+}
+
+// The same, ahead of every callback waiting: the next step of a piece of work split over idle moments (drawing
+// what a step computed), so that it does not wait behind the work asked for since (the warm-up's slices).
+export function whenIdleNext(callback: () => void, timeout = 2000): () => void {
+  return enqueue({ callback, due: performance.now() + timeout }, true);
+}
+
+function enqueue(job: IdleJob, ahead: boolean): () => void {
+  if (ahead) {
+    job.next = nextJob();
+    firstJob = job;
+    lastJob ??= job;
+  } else {
+    if (lastJob) lastJob.next = job;
+    else firstJob = job;
+    lastJob = job;
+  }
   waitingJobs++;
   waitForIdle();
   return () => {

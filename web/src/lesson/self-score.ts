@@ -5,7 +5,7 @@
 // peaking elsewhere) instead of every score.
 import type { ExperimentFacts, KindSummaryView, SelfScoreSummaryView } from './core-api';
 import { fold } from './diagram';
-import { h, whenIdle } from './dom';
+import { h, whenIdle, whenIdleNext } from './dom';
 import { renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
 import { createSelfScoreRunner } from './self-score-runner';
 import { arrowTarget, focusCell } from './tables';
@@ -199,7 +199,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   // then the lengths and the numpy code. The folds stay open or closed across recomputations.
   const kindBodies = new Map(kinds.map(({ key }) => [key, h('div', { class: 'self-score-kind' })]));
   const details = h('div', { class: 'self-score-details' });
-  // Drawn in an idle moment after the worker's answer, whose task takes the facts for the exercises: together
+  // Drawn in the idle moment after the worker's answer, whose task takes the facts for the exercises: together
   // they made a frame of over 50 ms on a slow phone. data-shown (the settings shown) is set once all is drawn;
   // resultsDrawn settles then, or when newer results replace these.
   let cancelDrawing: (() => void) | undefined;
@@ -210,7 +210,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     cancelDrawing?.();
     let settled = () => {};
     resultsDrawn = new Promise((done) => (settled = done));
-    const cancel = whenIdle(() => {
+    const cancel = whenIdleNext(() => {
       cancelDrawing = undefined;
       draw(result);
       settled();
