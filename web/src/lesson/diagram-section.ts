@@ -4,7 +4,8 @@
 import type { Outcome } from './controller';
 import type { BitwiseChecks, GradcheckRules, GradcheckView } from './core-api';
 import { attachProvenance, buildDiagram, renderBitwise, renderChecks, renderDiagram, type DiagramRefs, type Explain } from './diagram';
-import { h, whenIdle, whenIdleNext } from './dom';
+import { h } from './dom';
+import { whenIdle, whenIdleNext } from './idle';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
 import { sizeFields, type CoreError, type SizeField, type SizeLimitView } from './types';
 

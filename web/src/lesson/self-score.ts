@@ -5,7 +5,8 @@
 // peaking elsewhere) instead of every score.
 import type { ExperimentFacts, KindSummaryView, SelfScoreSummaryView } from './core-api';
 import { fold } from './diagram';
-import { h, whenIdle, whenIdleNext } from './dom';
+import { h } from './dom';
+import { whenIdle, whenIdleNext } from './idle';
 import { renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
 import { createSelfScoreRunner } from './self-score-runner';
 import { arrowTarget, focusCell } from './tables';
@@ -200,25 +201,18 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   const kindBodies = new Map(kinds.map(({ key }) => [key, h('div', { class: 'self-score-kind' })]));
   const details = h('div', { class: 'self-score-details' });
   // Drawn in the idle moment after the worker's answer, whose task takes the facts for the exercises: together
-  // they made a frame of over 50 ms on a slow phone. data-shown (the settings shown) is set once all is drawn;
-  // resultsDrawn settles then, or when newer results replace these.
+  // they made a frame of over 50 ms on a slow phone. data-shown (the settings shown) is set once all is drawn, and
+  // then `drawn` runs (a search's status), unless newer results replaced these first.
   let cancelDrawing: (() => void) | undefined;
-  let resultsDrawn = Promise.resolve();
-  const render = (result: SelfScoreSummaryView) => {
+  const render = (result: SelfScoreSummaryView, drawn?: () => void) => {
     error.hidden = true;
     for (const input of Object.values(inputs)) input.removeAttribute('aria-invalid');
     cancelDrawing?.();
-    let settled = () => {};
-    resultsDrawn = new Promise((done) => (settled = done));
-    const cancel = whenIdleNext(() => {
+    cancelDrawing = whenIdleNext(() => {
       cancelDrawing = undefined;
       draw(result);
-      settled();
+      drawn?.();
     });
-    cancelDrawing = () => {
-      cancel();
-      settled();
-    };
   };
   const draw = (result: SelfScoreSummaryView) => {
     const lengths = result.complete ? '' : ` (the first ${result.shown} of ${result.tokens})`;
@@ -283,7 +277,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   const otherForms = [...forms].filter(([exerciseId]) => !foldedIds.has(exerciseId)).map(([, form]) => form);
 
   // Every edit asks the worker again; a newer edit (or Cancel) stops the computation before it.
-  const compute = async () => {
+  const compute = async (drawn?: () => void) => {
     const asked = request();
     startBusy('summary', `Computing the experiment for seed ${asked.seed}, ${asked.tokens} tokens of width ${asked.dim}…`);
     const outcome = await runner.summary(asked);
@@ -298,7 +292,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     endBusy();
     const computed = outcome.response;
     if (!computed.ok) return reject(computed.error);
-    render(computed.result);
+    render(computed.result, drawn);
     for (const view of options.accept(asked, computed.result.facts)) handles.get(view.id)?.update(view);
   };
   for (const input of Object.values(inputs)) input.addEventListener('input', () => void compute());
@@ -333,12 +327,13 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
       return;
     }
     seed.input.value = `${found.seed}`;
-    await compute();
-    await resultsDrawn; // the status names a row of a table drawn with them
-    searchResult.textContent =
-      kind === 'none'
-        ? `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not at least as long as every other, so Cauchy–Schwarz promised nothing.`
-        : `Seed ${found.seed}: row ${found.row} of the tied scores peaks at token ${found.argmax}, not on itself. Its projected vector is not at least as long as every other, so tying promised nothing for it.`;
+    // The status names a row of the table: it is written once that table is drawn.
+    await compute(() => {
+      searchResult.textContent =
+        kind === 'none'
+          ? `Seed ${found.seed}: row ${found.row} of X Xᵀ peaks at token ${found.argmax}, not on itself. Its vector is not at least as long as every other, so Cauchy–Schwarz promised nothing.`
+          : `Seed ${found.seed}: row ${found.row} of the tied scores peaks at token ${found.argmax}, not on itself. Its projected vector is not at least as long as every other, so tying promised nothing for it.`;
+    });
   };
   search.addEventListener('click', () => void searchFor('none'));
   searchTied.addEventListener('click', () => void searchFor('tied'));

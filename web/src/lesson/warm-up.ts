@@ -1,7 +1,7 @@
 // WebAssembly starts in a baseline tier: evaluations while the page is idle let the engine compile the hot code
 // optimised before the learner's first edit. One evaluation per slice, each its own task (whenIdle), so that no
 // warm-up task holds the page's thread for long; nothing is rendered. The rounds done survive a disconnect.
-import { whenIdle } from './dom';
+import { whenIdle } from './idle';
 
 export class WarmUp {
   private done = 0;
