@@ -2,6 +2,7 @@
 // time by KaTeX, and the WASM module emitted beside the scripts.
 import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
+import { compileHints } from './compile-hints.ts';
 import { offline } from './pwa.ts';
 import { preloadWasm } from './preload-wasm.ts';
 import { katexCssUsed } from './katex-css-used.ts';
@@ -60,10 +61,11 @@ function katexWithoutFontFaces(): Plugin {
 export default defineConfig({
   root: import.meta.dirname,
   base: './',
-  plugins: [katexWithoutFontFaces(), katexCssUsed(), katexFontSubsets(), prerenderedMath(), offline(), preloadWasm()],
+  plugins: [katexWithoutFontFaces(), katexCssUsed(), katexFontSubsets(), prerenderedMath(), offline(), preloadWasm(), compileHints()],
   // The self-score worker is a module worker: it imports the Emscripten ES module, which finds its .wasm
   // through import.meta.url (the default 'iife' format has no import.meta).
-  worker: { format: 'es' },
+  // compileHints in the workers' build too: the worker imports the same glue file as the page (one download).
+  worker: { format: 'es', plugins: () => [compileHints()] },
   build: {
     outDir: resolve(import.meta.dirname, '../dist'),
     emptyOutDir: true,

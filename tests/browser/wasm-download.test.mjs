@@ -6,7 +6,9 @@
 // runs, says that it needs the network and offers to try again.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { assertNoProblems, openEvidence, openPage, readFixture, tableTexts, useServerAndBrowser, waitReady } from './harness.mjs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { assertNoProblems, dist, openEvidence, openPage, readFixture, tableTexts, useServerAndBrowser, waitReady } from './harness.mjs';
 
 const run = useServerAndBrowser();
 let fixture;
@@ -19,6 +21,8 @@ const anyWasm = /\.wasm$/;
 // The built pages' scripts: index.html's entry and the chunks it preloads (the element's among them).
 const pageScript = /\/assets\/[\w-]+\.js$/;
 const fileOf = (url) => new URL(url).pathname.split('/').pop();
+// The Emscripten glue of the lesson's core, either build (not the scale section's).
+const coreGlue = /\/assets\/qkv(-simd)?-[\w-]+\.js$/;
 const outputKeys = ['query', 'key', 'value', 'input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'];
 const selfScore = 'qkv-lesson section.self-score';
 const scale = 'qkv-lesson section.scale';
@@ -51,10 +55,12 @@ test('one download of the lesson’s .wasm, asked for before the lesson’s scri
   const { page, context, problems, close } = await openPage(run.browser);
   const events = [];
   const wasmRequests = [];
+  const glueRequests = [];
   let sawWasm;
   const wasmSeen = new Promise((resolve) => (sawWasm = resolve));
   // Every request of the page and its workers (a context sees both).
   context.on('request', (request) => {
+    if (coreGlue.test(request.url())) glueRequests.push(request.url());
     if (!anyWasm.test(request.url())) return;
     wasmRequests.push(request.url());
     events.push(`request ${fileOf(request.url())}`);
@@ -92,6 +98,16 @@ test('one download of the lesson’s .wasm, asked for before the lesson’s scri
     assert.equal(wasmRequests.filter((url) => coreWasm.test(url)).length, 1, `one request for the lesson's .wasm: ${wasmRequests.join(', ')}`);
     assert.deepEqual(wasmRequests.filter((url) => !coreWasm.test(url)), [], 'no other .wasm (the scale module waits for a preset)');
     assert.match(fileOf(wasmRequests[0]), /^qkv-simd-/, 'Chromium has SIMD');
+    // The worker imports the glue file the page imported (web/vite.config.ts builds the worker with the same
+    // compile hint), so the browser has it already.
+    assert.deepEqual([...new Set(glueRequests.map(fileOf))].map((name) => name.replace(/-[\w-]{8}\.js$/, '')), ['qkv-simd'], `one glue file for the page and its worker: ${glueRequests.join(', ')}`);
+    // What the start runs is compiled eagerly in Chromium (web/compile-hints.ts): the element's chunk and the glue
+    // begin with V8's magic comment, spelled as V8 reads it (a first line of its own).
+    const compileHint = '//# allFunctionsCalledOnLoad\n';
+    for (const file of [heldScripts.find((name) => name.startsWith('define-')), fileOf(glueRequests[0])]) {
+      const code = await readFile(join(dist, 'assets', file), 'utf8');
+      assert.ok(code.startsWith(compileHint), `${file} begins with ${JSON.stringify(compileHint)}`);
+    }
     await assertFixtureNumbers(page, 'after one download');
     assertNoProblems(problems, 'one download');
   } finally {
