@@ -4,12 +4,12 @@
 // `//# allFunctionsCalledOnLoad` is compiled whole, eagerly, while it streams in, on a background thread:
 // issue 19's phone profile starts about 20 ms sooner (README, bench:phone). Other engines read a comment.
 //
-// Put on the chunks the start runs: the one with the element
-// (src/lesson/define.ts) and the page's core glue, either build (src/wasm/qkv-simd.mjs, qkv.mjs). Not the
-// workers' or the scale section's: they run later, off the start's path.
+// Put on the chunks the start runs: the one with the element (src/lesson/define.ts) and the core's glue, either
+// build (src/wasm/qkv-simd.mjs, qkv.mjs); not on the scale section's, which runs later. The workers' build uses this
+// plugin too (vite.config.ts), so that the glue it emits is the page's file, not a copy with another hash.
 import type { Plugin } from 'vite';
 
-export const compileHint = '//# allFunctionsCalledOnLoad\n';
+const compileHint = '//# allFunctionsCalledOnLoad'; // a line of its own: postBanner adds the line break
 const startModules = [/\/src\/lesson\/define\.ts$/, /\/src\/wasm\/qkv(-simd)?\.mjs$/];
 
 export function compileHints(): Plugin {
@@ -19,7 +19,8 @@ export function compileHints(): Plugin {
     // postBanner: after minification (which drops comments) and before the file's hash is taken.
     outputOptions(options) {
       const hinted = (chunk: { moduleIds: string[] }) => chunk.moduleIds.some((id) => startModules.some((module) => module.test(id)));
-      return { ...options, postBanner: (chunk) => (hinted(chunk) ? compileHint.trimEnd() : (undefined as unknown as string)) };
+      // No banner is undefined: '' would still add an empty first line.
+      return { ...options, postBanner: (chunk) => (hinted(chunk) ? compileHint : (undefined as unknown as string)) };
     },
   };
 }
