@@ -736,3 +736,45 @@ test('14. idle work waits for the lesson to be laid out, then runs one callback 
     await close();
   }
 });
+
+test('15. the lesson taken off the page after its numbers were checked but before the checks were drawn: back on the page, they are drawn', async () => {
+  const { page, problems, close } = await openPage(browser);
+  try {
+    // Idle moments only when the test says: __idleOnce gives the page one, __idleNow as many as its work takes.
+    await page.addInitScript(() => {
+      const held = new Map();
+      let handles = 0;
+      window.requestIdleCallback = (callback) => (held.set(++handles, callback), handles);
+      window.cancelIdleCallback = (handle) => void held.delete(handle);
+      window.__idleOnce = () => {
+        const callbacks = [...held.values()];
+        held.clear();
+        for (const callback of callbacks) callback({ didTimeout: false, timeRemaining: () => 50 });
+      };
+      window.__idleNow = () => {
+        for (let moment = 0; moment < 200 && held.size > 0; moment++) window.__idleOnce();
+      };
+    });
+    await page.goto(server.url);
+    await waitReady(page);
+    await waitLaidOut(page);
+    const pending = () => page.evaluate(() => document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('.checks-pending').length);
+    assert.ok((await pending()) > 0, 'the checks wait for an idle moment');
+    // The first idle moment runs the checks (the first idle work, diagram-section.ts); their card and verdicts
+    // are drawn in the next ones. Before those come, the lesson leaves the page and comes back.
+    await page.evaluate(() => window.__idleOnce());
+    assert.ok((await pending()) > 0, 'checked, not drawn yet');
+    await page.evaluate(() => {
+      const lesson = document.querySelector('qkv-lesson');
+      const [parent, next] = [lesson.parentNode, lesson.nextSibling];
+      lesson.remove();
+      parent.insertBefore(lesson, next);
+    });
+    await page.evaluate(() => window.__idleNow());
+    assert.equal(await pending(), 0, 'the card and the verdicts are drawn');
+    assert.match(await inLesson(page, '.deeper dl.facts').filter({ hasText: 'Numbers judged' }).innerText(), new RegExp(`\\(${4 * fixture.expected.gradcheck.checks_per_tensor} in all\\)`));
+    assertNoProblems(problems, 'taken off the page and back');
+  } finally {
+    await close();
+  }
+});

@@ -66,15 +66,19 @@ export class DiagramSection {
     if (!this.connected || this.cancelChecks || !this.unchecked) return;
     this.cancelChecks = whenIdle(() => {
       this.cancelChecks = undefined;
-      this.unchecked = false;
       const checked = this.check();
-      if (!checked) return;
+      if (!checked) {
+        this.unchecked = false; // the core refused them: asked again with the next numbers
+        return;
+      }
       // The card, then the verdicts, each drawn in the next idle moment: with the check (the core's work), they
-      // made one frame of over 50 ms on a slow phone.
+      // made one frame of over 50 ms on a slow phone. The numbers count as checked once the verdicts are drawn:
+      // a release before that leaves them to be checked again when the lesson comes back.
       this.cancelChecks = whenIdleNext(() => {
         renderChecks(this.diagram, checked.gradcheck);
         this.cancelChecks = whenIdleNext(() => {
           this.cancelChecks = undefined;
+          this.unchecked = false;
           renderBitwise(this.diagram, checked.bitwise);
         });
       });
