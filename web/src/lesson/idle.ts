@@ -1,20 +1,23 @@
 // The page's idle work (the numerical checks, the self-score experiment, the warm-up) and when it runs.
 
-// Runs `callback` once the page's thread is idle, `timeout` ms later at the latest (Chromium gives some frames,
+// Runs `callback` once the page's thread is idle, `latest` ms later at the latest (Chromium gives some frames,
 // a sandboxed iframe's, no idle period at all). Callers keep each callback short (a slice of work, well under
 // 50 ms) and ask again for the next. The callbacks of the whole page wait in one queue and run one per idle
 // moment, in the order asked: two slices run back to back would make one long frame. Returns a cancel function.
-export function whenIdle(callback: () => void, timeout = 2000): () => void {
-  return enqueue({ callback, due: performance.now() + timeout }, false);
+export function whenIdle(callback: () => void): () => void {
+  return enqueue(callback, false);
 }
 
 // The same, ahead of every callback waiting: the next step of a piece of work split over idle moments (drawing
 // what a step computed), so that it does not wait behind the work asked for since (the warm-up's slices).
-export function whenIdleNext(callback: () => void, timeout = 2000): () => void {
-  return enqueue({ callback, due: performance.now() + timeout }, true);
+export function whenIdleNext(callback: () => void): () => void {
+  return enqueue(callback, true);
 }
 
-function enqueue(job: IdleJob, ahead: boolean): () => void {
+const latest = 2000;
+
+function enqueue(callback: () => void, ahead: boolean): () => void {
+  const job: IdleJob = { callback, due: performance.now() + latest };
   if (ahead) {
     job.next = nextJob();
     firstJob = job;
@@ -24,22 +27,20 @@ function enqueue(job: IdleJob, ahead: boolean): () => void {
     else firstJob = job;
     lastJob = job;
   }
-  waitingJobs++;
   waitForIdle();
   return () => {
     if (job.done) return;
     job.done = true;
-    if (--waitingJobs > 0) return;
-    cancelIdleWait?.();
+    if (nextJob()) return;
+    cancelIdleWait?.(); // nothing left to wait for
     cancelIdleWait = undefined;
   };
 }
 
 // The queue is a linked list, not an array: a host page may have changed Array.prototype (links.test.mjs).
-type IdleJob = { callback: () => void; due: number; done?: boolean; next?: IdleJob };
+type IdleJob = { callback: () => void; due: number; done?: boolean; next?: IdleJob }; // done: run or cancelled
 let firstJob: IdleJob | undefined;
 let lastJob: IdleJob | undefined;
-let waitingJobs = 0; // jobs in the queue neither run nor cancelled
 let cancelIdleWait: (() => void) | undefined;
 
 function nextJob(): IdleJob | undefined {
@@ -58,7 +59,6 @@ function waitForIdle(): void {
     try {
       if (job) {
         job.done = true;
-        waitingJobs--;
         job.callback();
       }
     } finally {
