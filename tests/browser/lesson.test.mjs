@@ -567,25 +567,31 @@ test('12. the whole lesson is in the page at ready; its first frame lays out the
   }
 });
 
+// Idle moments come only when the test says (the page's whenIdle uses requestIdleCallback): __idleOnce gives the
+// page one; __idleNow keeps it idle until all its idle work is done (whenIdle runs one callback per idle moment,
+// the warm-up a slice in each).
+function holdIdleMoments(page) {
+  return page.addInitScript(() => {
+    const held = new Map();
+    let handles = 0;
+    window.requestIdleCallback = (callback) => (held.set(++handles, callback), handles);
+    window.cancelIdleCallback = (handle) => void held.delete(handle);
+    window.__idleOnce = () => {
+      const callbacks = [...held.values()];
+      held.clear();
+      for (const callback of callbacks) callback({ didTimeout: false, timeRemaining: () => 50 });
+    };
+    window.__idleNow = () => {
+      for (let moment = 0; moment < 200 && held.size > 0; moment++) window.__idleOnce();
+    };
+  });
+}
+
 test('13. while the numerical and bitwise checks wait for an idle moment, their card shows the same rows (the rules, the figures "being checked…") and keeps its height, and the verdicts wait in their places', async () => {
   const { page, problems, close } = await openPage(browser);
   try {
-    // Idle moments come only when the test says (the page's whenIdle uses requestIdleCallback), so that the
-    // waiting card can be looked at for as long as needed. __idleNow: the page stays idle until all its idle
-    // work is done (whenIdle runs one callback per idle moment, the warm-up a slice in each).
-    await page.addInitScript(() => {
-      const held = new Map();
-      let handles = 0;
-      window.requestIdleCallback = (callback) => (held.set(++handles, callback), handles);
-      window.cancelIdleCallback = (handle) => void held.delete(handle);
-      window.__idleNow = () => {
-        for (let moment = 0; moment < 200 && held.size > 0; moment++) {
-          const callbacks = [...held.values()];
-          held.clear();
-          for (const callback of callbacks) callback({ didTimeout: false, timeRemaining: () => 50 });
-        }
-      };
-    });
+    // The waiting card can be looked at for as long as needed: idle moments come only when the test says.
+    await holdIdleMoments(page);
     await page.goto(server.url);
     await waitReady(page);
     await waitLaidOut(page);
@@ -740,21 +746,7 @@ test('14. idle work waits for the lesson to be laid out, then runs one callback 
 test('15. the lesson taken off the page after its numbers were checked but before the checks were drawn: back on the page, they are drawn', async () => {
   const { page, problems, close } = await openPage(browser);
   try {
-    // Idle moments only when the test says: __idleOnce gives the page one, __idleNow as many as its work takes.
-    await page.addInitScript(() => {
-      const held = new Map();
-      let handles = 0;
-      window.requestIdleCallback = (callback) => (held.set(++handles, callback), handles);
-      window.cancelIdleCallback = (handle) => void held.delete(handle);
-      window.__idleOnce = () => {
-        const callbacks = [...held.values()];
-        held.clear();
-        for (const callback of callbacks) callback({ didTimeout: false, timeRemaining: () => 50 });
-      };
-      window.__idleNow = () => {
-        for (let moment = 0; moment < 200 && held.size > 0; moment++) window.__idleOnce();
-      };
-    });
+    await holdIdleMoments(page);
     await page.goto(server.url);
     await waitReady(page);
     await waitLaidOut(page);
