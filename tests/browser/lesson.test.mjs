@@ -505,22 +505,23 @@ test('11. screenshots at 1280 and 390 px, and no page-level sideways scroll at 3
   }
 });
 
-test('12. the whole lesson is in the page at ready; its first frame lays out the header, then each frame the next stretches, top down', async () => {
+test('12. the whole lesson is in the page at ready; its first frame lays out the header, then each frame the next stretch and small ones after it while under 5 ms, top down', async () => {
   const { page, problems, close } = await openPage(browser);
   try {
     await page.addInitScript(() => {
       document.addEventListener('qkv-lesson-ready', (event) => {
         const root = event.target.shadowRoot;
-        // Stretches still out of the layout (laid-out.ts), apart from those in a hidden section.
-        const waiting = () => [...root.querySelectorAll('.later')].filter((stretch) => !stretch.closest('[hidden]'));
+        // Stretches still out of the layout (laid-out.ts); those in a hidden section count no elements.
+        const waiting = () => [...root.querySelectorAll('.later')];
         const stretches = waiting();
-        window.__atReady = { loss: root.querySelector('.loss').textContent, checks: root.querySelector('.deeper')?.textContent.includes('Numerical checks') ?? false, waiting: stretches.length, header: root.querySelector('article > header').classList.contains('later') };
+        const shown = stretches.filter((stretch) => !stretch.closest('[hidden]'));
+        window.__atReady = { loss: root.querySelector('.loss').textContent, checks: root.querySelector('.deeper')?.textContent.includes('Numerical checks') ?? false, waiting: stretches.length, shown: shown.length, header: root.querySelector('article > header').classList.contains('later'), boxed: stretches.filter((stretch) => stretch.getClientRects().length > 0).map((stretch) => stretch.className) };
         // This callback comes before the element's in each frame: it sees what the frame before laid out.
         const perFrame = [];
         let before = stretches;
         const tick = () => {
           const now = waiting();
-          perFrame.push(before.filter((stretch) => !now.includes(stretch)).map((stretch) => ({ index: stretches.indexOf(stretch), elements: stretch.getElementsByTagName('*').length + 1 })));
+          perFrame.push(before.filter((stretch) => !now.includes(stretch)).map((stretch) => ({ index: stretches.indexOf(stretch), elements: stretch.closest('[hidden]') ? 0 : stretch.getElementsByTagName('*').length + 1 })));
           before = now;
           if (event.target.dataset.laidOut === undefined) requestAnimationFrame(tick);
           else window.__perFrame = perFrame;
@@ -531,16 +532,25 @@ test('12. the whole lesson is in the page at ready; its first frame lays out the
     await page.goto(server.url);
     await waitReady(page);
     await page.waitForFunction(() => window.__perFrame, undefined, { timeout: 10000 });
-    const { atReady, perFrame } = await page.evaluate(() => ({ atReady: window.__atReady, perFrame: window.__perFrame }));
+    const { atReady, perFrame, steps } = await page.evaluate(() => ({ atReady: window.__atReady, perFrame: window.__perFrame, steps: performance.getEntriesByName('qkv-lesson-layout-step').map((entry) => entry.detail.laidOutAfter) }));
     assert.ok(atReady.loss.includes(`L = ${String(fixture.expected.loss)}`), `at ready the loss line is already in the page: "${atReady.loss}"`);
     assert.ok(atReady.checks, 'at ready the numerical checks are already in the page');
-    assert.ok(atReady.waiting >= 20 && !atReady.header, `at ready everything after the header waits for its frame (${atReady.waiting} stretches)`);
+    assert.ok(atReady.shown >= 20 && !atReady.header, `at ready everything after the header waits for its frame (${atReady.shown} stretches shown)`);
+    assert.deepEqual(atReady.boxed, [], 'a waiting stretch has no box, whatever display its own rules give it');
     const [first, ...rest] = perFrame;
     assert.deepEqual(first, [], 'the first frame after ready lays out the header alone');
+    // Each frame after it is one layout step of the page's (its qkv-lesson-layout-step measure: the ms from the
+    // frame's start to each stretch's end, as the page measured them).
+    assert.deepEqual(
+      rest.map((stretches) => stretches.length),
+      steps.map((laidOutAfter) => laidOutAfter.length),
+      'each frame lays out the stretches of one layout step, one at least',
+    );
     for (const [index, stretches] of rest.entries()) {
-      const elements = stretches.reduce((sum, stretch) => sum + stretch.elements, 0);
-      // 50: elementsPerFrame in laid-out.ts.
-      assert.ok(stretches.length === 1 || (stretches.length > 1 && elements <= 50), `frame ${index + 2} lays out one stretch, or small ones of 50 elements at most together (${JSON.stringify(stretches)})`);
+      for (let next = 1; next < stretches.length; next++) {
+        // 5 and 20: layoutMsPerFrame and smallStretch in laid-out.ts.
+        assert.ok(steps[index][next - 1] < 5 && stretches[next].elements <= 20, `frame ${index + 2} takes stretch ${next + 1} only if it is small and the ones before took under 5 ms (${JSON.stringify(stretches)}, ${JSON.stringify(steps[index])})`);
+      }
     }
     const order = perFrame.flat().map((stretch) => stretch.index);
     assert.deepEqual(order, [...order].sort((a, b) => a - b), 'the stretches are laid out in reading order');

@@ -79,7 +79,8 @@ export function renderForwardRule(): HTMLElement {
     h('h3', { id: 'qkv-rule-title' }, 'Project the last axis three ways'),
     // Parts, each laid out in a frame of its own (laid-out.ts): typeset math is slow to lay out.
     part(h('p', {}, 'The whole forward rule:'), mathSpan(math.forwardRule, 'math display')),
-    part(h('p', {}, 'and its shape contract:'), mathSpan(math.inputShape, 'math display'), mathSpan(math.weightShape, 'math display')),
+    part(h('p', {}, 'and its shape contract:'), mathSpan(math.inputShape, 'math display')),
+    part(mathSpan(math.weightShape, 'math display')),
     part(
       mathSpan(math.outputShape, 'math display'),
       h('p', {}, 'Each branch applies the same last-axis matrix product independently at every batch item and token position.'),

@@ -237,7 +237,8 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
   const branchCards = branches.map((branch) =>
     h(
       'li',
-      { class: `card branch ${branch.role}`, 'data-branch': branch.role },
+      // A part each (laid-out.ts): the three cards together took one frame of over 50 ms on a slow phone.
+      { class: `card branch ${branch.role} part`, 'data-branch': branch.role },
       h('p', { class: 'cue-chip' }, letter(branch.letter), ' ', branch.cue),
       h('h4', {}, branch.title),
       h('p', { class: 'role-question' }, branch.question),
@@ -267,20 +268,25 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
   const checks = h(
     'section',
     { class: 'card' },
-    h('h5', {}, 'Numerical checks: are the gradients right?'),
-    h(
-      'p',
-      {},
-      'The core moves single numbers of X and of each weight down and up by a small step, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
+    // Parts (laid-out.ts): the card whole took one frame of over 50 ms on a slow phone.
+    part(
+      h('h5', {}, 'Numerical checks: are the gradients right?'),
+      h(
+        'p',
+        {},
+        'The core moves single numbers of X and of each weight down and up by a small step, watches how the objective L moves (the numeric slope n), and compares that with the gradient the backward pass computed (the analytic slope a). They must agree within τ on the scale s, plus r, the most that rounding in computing L can move the numeric slope (so exact gradients pass at any scale):',
+      ),
     ),
-    mathSpan(math.tolerance, 'math display'),
-    symbols([
-      [math.symA, 'the gradient of L from the backward pass (analytic)'],
-      [math.symN, 'the slope of L measured by moving one number down and up (numeric)'],
-      [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
-      [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
-      [math.symR, 'the rounding allowance (see the pass rule below)'],
-    ]),
+    part(mathSpan(math.tolerance, 'math display')),
+    part(
+      symbols([
+        [math.symA, 'the gradient of L from the backward pass (analytic)'],
+        [math.symN, 'the slope of L measured by moving one number down and up (numeric)'],
+        [math.symS, 'the scale: the larger of 1, |a| and |n|, so big and small gradients are judged alike'],
+        [math.symTau, 'the tolerance: how far apart a and n may be on that scale'],
+        [math.symR, 'the rounding allowance (see the pass rule below)'],
+      ]),
+    ),
     checkFigures,
   );
   const counts = h('div');
@@ -437,6 +443,10 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       mathSpan(math.objective, 'math display'),
       symbols([[math.symU, 'upstream gradients: what the later layers would send back to Q, K and V (edit them below)']]),
       h('p', {}, 'Its gradients with respect to X and to the three weights are then exactly what this layer would pass back inside the model. The core runs one backward pass.'),
+    ),
+    // Parts (laid-out.ts): the prose and formula, the three tables of inputs and the question together took
+    // one frame of over 50 ms on a slow phone.
+    part(
       h(
         'div',
         { class: 'upstreams merge' },
@@ -444,6 +454,8 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
           h('div', { class: `card upstream ${key.split('_')[0]}` }, scroller(labels[key], slots[key].element), errorFor(key)),
         ),
       ),
+    ),
+    part(
       loss,
       predict('ch26-upstream-key'),
       fold(

@@ -2,15 +2,22 @@
 // phone, laying the whole lesson out at once blocks the page for about 300 ms. At ready the lesson's DOM and text
 // are complete, but only its header is in the layout: every stretch after it (a part, or a piece of the lesson
 // without parts: a heading, a section, the sizes bar) waits out of the layout (.later, styles.css). Each frame
-// after the first lays out the next stretches in reading order, as many as make up about `elementsPerFrame`
-// elements (one at least). Each is added below everything already laid out, so nothing on screen moves.
+// after the first lays out the next stretch in reading order, then small ones after it while the frame has spent
+// under `layoutMsPerFrame` on them. Each stretch is laid out at once (its layout forced and timed), so the time is
+// the device's own. Each is added below everything already laid out, so nothing on screen moves.
 // Out of the layout, not content-visibility: hidden: a browser's form autofill reads the position of every input
 // a while after the page changes, which lays out every skipped stretch that holds one, all in one task.
 // A document the browser does not render gets no animation frame (an off-screen cross-origin iframe, a background
 // tab): when none comes for 500 ms (far more than a rendered page waits for one), the rest is laid out at once, so
 // that the lesson's real height is there to report. Calls laidOut once no stretch waits; returns a cancel function.
+// Each frame's times are in the performance timeline: a qkv-lesson-layout-step measure whose detail.laidOutAfter
+// holds, for each stretch, the ms from the frame's start to its end.
 const waiting = 'later';
-const elementsPerFrame = 50; // 100 left the sizes bar and the shared input in one frame of over 50 ms on a slow phone
+// The largest stretches take 20–40 ms at a phone's speed (CPU ÷4), and painting a frame about 10 ms more, so a
+// large stretch starts a frame of its own: a frame takes a further stretch only if it is small (a heading, a note)
+// and the ones before took under 5 ms.
+const layoutMsPerFrame = 5;
+const smallStretch = 20; // elements
 
 // Marks the stretches after the article's header as waiting: what holds no part (.part, dom.ts) is a stretch;
 // what holds parts is split into its children.
@@ -43,14 +50,15 @@ export function layOutInSteps(article: HTMLElement, laidOut: () => void): () => 
     timer = setTimeout(finish, 500);
   };
   const step = () => {
-    let elements = 0;
+    const start = performance.now();
+    const laidOutAfter: number[] = []; // ms since start, after each stretch
     for (const stretch of left()) {
-      // A stretch in a hidden section costs no layout: it goes along.
-      const cost = stretch.closest('[hidden]') ? 0 : size(stretch);
-      if (elements > 0 && elements + cost > elementsPerFrame) break;
+      if (laidOutAfter.length > 0 && (laidOutAfter[laidOutAfter.length - 1] >= layoutMsPerFrame || size(stretch) > smallStretch)) break;
       layOut(stretch);
-      elements += cost;
+      void article.offsetHeight; // lays the stretch out now, within the time measured
+      laidOutAfter.push(performance.now() - start);
     }
+    performance.measure('qkv-lesson-layout-step', { start, detail: { laidOutAfter } });
     if (left().length > 0) nextFrame(step);
     else finish();
   };
@@ -64,6 +72,7 @@ function layOut(stretch: HTMLElement): void {
   stretch.classList.remove(waiting);
 }
 
+// Elements; none in a hidden section (it costs no layout, and goes along).
 function size(stretch: HTMLElement): number {
-  return stretch.getElementsByTagName('*').length + 1;
+  return stretch.closest('[hidden]') ? 0 : stretch.getElementsByTagName('*').length + 1;
 }

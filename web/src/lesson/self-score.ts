@@ -5,7 +5,7 @@
 // peaking elsewhere) instead of every score.
 import type { ExperimentFacts, KindSummaryView, SelfScoreSummaryView } from './core-api';
 import { fold } from './diagram';
-import { h } from './dom';
+import { h, part } from './dom';
 import { whenIdle, whenIdleNext } from './idle';
 import { renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
 import { createSelfScoreRunner } from './self-score-runner';
@@ -341,40 +341,49 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   element = h(
     'section',
     { class: 'self-score', 'aria-labelledby': id('title') },
-    h('h3', { id: id('title') }, 'Why separate query and key projections? The self-score experiment'),
-    h(
-      'p',
-      {},
-      'Score every token against every other with a dot product. Without projections the query and the key of a token are the same vector x, and its own score is x·x = |x|². The Cauchy–Schwarz inequality says x·y ≤ |x| |y| for any y, with equality only when y is a non-negative multiple of x (or one of them is zero). So x·x ≥ x·y is guaranteed when |y| ≤ |x|, not for every y: a token is sure to peak on itself when its vector is at least as long as every other token’s and no other token equals it. Other tokens may or may not peak on themselves.',
-    ),
-    h(
-      'p',
-      {},
-      'With tied weights (W_q = W_k = W) the scores are x_i W · x_j W: a symmetric (Gram) matrix whose diagonal holds the squared lengths of the projected tokens, so the same conditional bias returns and token i scores j exactly as j scores i. Separate W_q and W_k break both: the scores need not be symmetric, and no row is promised its own token.',
-    ),
-    h('fieldset', { class: 'sizes' }, h('legend', {}, 'The experiment (the numpy module used seed 1, 5 tokens, width 8)'), seed.field, tokens.field, dim.field),
-    error,
-    busy,
-    results,
-    h('div', { class: 'self-score-quiz' }, h('h4', {}, 'Predict, then look'), ...askedForms),
-    details,
-    h('p', {}, 'Look for a seed where the guarantee is not there:'),
-    h('p', { class: 'searches' }, search, ' ', searchTied),
-    searchResult,
-    h(
-      'div',
-      { class: 'self-score-quiz' },
-      h('h4', {}, 'Exercises and quiz'),
-      ...otherForms,
+    // Parts (laid-out.ts): the section whole took one frame of over 50 ms on a slow phone.
+    part(
+      h('h3', { id: id('title') }, 'Why separate query and key projections? The self-score experiment'),
       h(
-        'section',
-        { class: 'card' },
-      h('h5', {}, 'Independent challenge'),
-      h('p', {}, challengeQuestion),
-      h('label', { for: `${idPrefix}-challenge` }, 'Your answer'),
-      challengeText,
-      challengeModel,
+        'p',
+        {},
+        'Score every token against every other with a dot product. Without projections the query and the key of a token are the same vector x, and its own score is x·x = |x|². The Cauchy–Schwarz inequality says x·y ≤ |x| |y| for any y, with equality only when y is a non-negative multiple of x (or one of them is zero). So x·x ≥ x·y is guaranteed when |y| ≤ |x|, not for every y: a token is sure to peak on itself when its vector is at least as long as every other token’s and no other token equals it. Other tokens may or may not peak on themselves.',
+      ),
+      h(
+        'p',
+        {},
+        'With tied weights (W_q = W_k = W) the scores are x_i W · x_j W: a symmetric (Gram) matrix whose diagonal holds the squared lengths of the projected tokens, so the same conditional bias returns and token i scores j exactly as j scores i. Separate W_q and W_k break both: the scores need not be symmetric, and no row is promised its own token.',
+      ),
     ),
+    part(
+      h('fieldset', { class: 'sizes' }, h('legend', {}, 'The experiment (the numpy module used seed 1, 5 tokens, width 8)'), seed.field, tokens.field, dim.field),
+      error,
+      busy,
+      results,
+    ),
+    part(
+      h('div', { class: 'self-score-quiz' }, h('h4', {}, 'Predict, then look'), ...askedForms),
+      details,
+      h('p', {}, 'Look for a seed where the guarantee is not there:'),
+      h('p', { class: 'searches' }, search, ' ', searchTied),
+      searchResult,
+    ),
+    part(
+      h(
+        'div',
+        { class: 'self-score-quiz' },
+        h('h4', {}, 'Exercises and quiz'),
+        ...otherForms,
+        h(
+          'section',
+          { class: 'card' },
+          h('h5', {}, 'Independent challenge'),
+          h('p', {}, challengeQuestion),
+          h('label', { for: `${idPrefix}-challenge` }, 'Your answer'),
+          challengeText,
+          challengeModel,
+        ),
+      ),
     ),
   );
   // Below the fold: compute when the browser is idle after the lesson is ready, not before, or 2 s after at the
