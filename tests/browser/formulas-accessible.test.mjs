@@ -15,7 +15,8 @@ test('every formula, folds open, is a math node in Chromium’s accessibility tr
       const root = document.querySelector('qkv-lesson').shadowRoot;
       for (const fold of root.querySelectorAll('details')) fold.open = true;
       scrollTo(0, 0); // most formulas below the viewport: what the browser may skip drawing
-      return [...root.querySelectorAll('.katex-mathml math')].filter((math) => !math.closest('[hidden]')).length;
+      // Not the MathML probe, kept out of the accessibility tree on purpose (aria-hidden, dom.ts).
+      return [...root.querySelectorAll('.katex-mathml math')].filter((math) => !math.closest('[hidden], [aria-hidden="true"]')).length;
     });
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const cdp = await page.context().newCDPSession(page);

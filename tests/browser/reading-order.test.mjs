@@ -36,7 +36,7 @@ function readPath() {
     shown: forms.filter((form) => form.checkVisibility()).map((form) => ({ id: form.dataset.exercise, heading: heading(form), top: form.getBoundingClientRect().top + scrollY })),
     hidden: forms.filter((form) => !form.checkVisibility()).map((form) => ({ id: form.dataset.exercise, heading: heading(form) })),
     sections: [...root.querySelectorAll('article.lesson > *')]
-      .filter((element) => element.checkVisibility())
+      .filter((element) => element.checkVisibility({ visibilityProperty: true }))
       .map((element) => {
         const title = element.querySelector('h2, h3')?.innerText ?? '';
         return {

@@ -2,13 +2,13 @@
 // rule, the diagram, the scale presets, the questions left over, the self-score experiment, what comes next),
 // built once the core is ready, and shown or hidden as the sections attribute asks.
 import katexCss from 'katex/dist/katex.min.css?inline';
-import { css as mathLayoutCss } from 'virtual:math';
+import math, { css as mathLayoutCss } from 'virtual:math';
 import lessonCss from './styles.css?inline';
 import { sectionNames, type SectionName } from './attributes';
 import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import type { LessonController } from './controller';
 import { DiagramSection } from './diagram-section';
-import { h } from './dom';
+import { h, mathProbe } from './dom';
 import { waitForLayout } from './laid-out';
 import type { ExerciseHandle, ExerciseOptions } from './exercises';
 import type { SavedProgress } from './host-bridge';
@@ -83,7 +83,7 @@ export class LessonView {
     }
     // The optional part (reverse mode, the checks, rejected inputs) comes after the main path, with the diagram.
     const ordered = sectionNames.map((name) => this.sections[name]);
-    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), ...ordered, this.diagram.diagram.deeper);
+    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), mathProbe(math.symX), ...ordered, this.diagram.diagram.deeper);
     waitForLayout(this.article); // laid out a stretch at a time after ready (laid-out.ts)
   }
 
