@@ -20,7 +20,7 @@ function openFoldsAndWaitForFonts(page) {
 // Every formula on show, each as a screenshot of its own (not the MathML probe, which is never seen: dom.ts).
 async function formulaShots(page) {
   await openFoldsAndWaitForFonts(page);
-  const formulas = page.locator('qkv-lesson .katex:not(.math-probe > .katex)');
+  const formulas = page.locator('qkv-lesson .katex:not(.math-probe .katex)');
   const shots = [];
   for (let i = 0; i < (await formulas.count()); i++) shots.push(await formulas.nth(i).screenshot({ animations: 'disabled' }));
   return shots;

@@ -83,7 +83,7 @@ export class LessonView {
     }
     // The optional part (reverse mode, the checks, rejected inputs) comes after the main path, with the diagram.
     const ordered = sectionNames.map((name) => this.sections[name]);
-    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), mathProbe(math.symX), ...ordered, this.diagram.diagram.deeper);
+    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), mathProbe(math.queryBranch), ...ordered, this.diagram.diagram.deeper);
     waitForLayout(this.article); // laid out a stretch at a time after ready (laid-out.ts)
   }
 
