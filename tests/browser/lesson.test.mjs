@@ -577,11 +577,12 @@ test('12. the whole lesson is in the page at ready; its first frame lays out the
   }
 });
 
-// Idle moments come only when the test says (the page's whenIdle uses requestIdleCallback): __idleOnce gives the
-// page one; __idleNow keeps it idle until all its idle work is done (whenIdle runs one callback per idle moment,
-// the warm-up a slice in each).
-function holdIdleMoments(page) {
-  return page.addInitScript(() => {
+// Opens the lesson, ready and laid out, with idle moments held: they come only when the test says (the page's
+// whenIdle uses requestIdleCallback). __idleOnce gives the page one; __idleNow keeps it idle until all its idle
+// work is done (whenIdle runs one callback per idle moment, the warm-up a slice in each).
+async function openHoldingIdleMoments() {
+  const opened = await openPage(browser);
+  await opened.page.addInitScript(() => {
     const held = new Map();
     let handles = 0;
     window.requestIdleCallback = (callback) => (held.set(++handles, callback), handles);
@@ -595,16 +596,16 @@ function holdIdleMoments(page) {
       for (let moment = 0; moment < 200 && held.size > 0; moment++) window.__idleOnce();
     };
   });
+  await opened.page.goto(server.url);
+  await waitReady(opened.page);
+  await waitLaidOut(opened.page);
+  return opened;
 }
 
 test('13. while the numerical and bitwise checks wait for an idle moment, their card shows the same rows (the rules, the figures "being checked…") and keeps its height, and the verdicts wait in their places', async () => {
-  const { page, problems, close } = await openPage(browser);
+  // The waiting card can be looked at for as long as needed: idle moments come only when the test says.
+  const { page, problems, close } = await openHoldingIdleMoments();
   try {
-    // The waiting card can be looked at for as long as needed: idle moments come only when the test says.
-    await holdIdleMoments(page);
-    await page.goto(server.url);
-    await waitReady(page);
-    await waitLaidOut(page);
     const card = () =>
       page.evaluate(() => {
         const dl = [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('.deeper dl.facts')].find((list) => list.textContent.includes('Numbers judged'));
@@ -754,12 +755,8 @@ test('14. idle work waits for the lesson to be laid out, then runs one callback 
 });
 
 test('15. the lesson taken off the page after its numbers were checked but before the checks were drawn: back on the page, they are drawn', async () => {
-  const { page, problems, close } = await openPage(browser);
+  const { page, problems, close } = await openHoldingIdleMoments();
   try {
-    await holdIdleMoments(page);
-    await page.goto(server.url);
-    await waitReady(page);
-    await waitLaidOut(page);
     const pending = () => page.evaluate(() => document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('.checks-pending').length);
     assert.ok((await pending()) > 0, 'the checks wait for an idle moment');
     // The first idle moment runs the checks (the first idle work, diagram-section.ts); their card and verdicts
