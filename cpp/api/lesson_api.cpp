@@ -213,7 +213,7 @@ const SelfScoreResult& module_experiment() {
   return result;
 }
 
-// The fixture's evidence as the page starts from it (the gradcheck comes with numerical_checks()) ...
+// The fixture's evidence as the page starts from it (the gradcheck comes with numerical_checks_step()) ...
 const ChapterEvidence& fixture_evidence() {
   static const ChapterEvidence evidence = compute_chapter_evidence(chapter_fixture(), false).value();
   return evidence;
@@ -335,7 +335,7 @@ const KeptEvaluation* kept_for(const LessonState& state) {
 
 FixtureResponse fixture() {
   FixtureResponse out{true, kept_fixture().state, {}, evidence_view(fixture_evidence()), gradcheck_rules()};
-  out.evidence.bitwise.reset();  // as evaluate() leaves them out: the page asks numerical_checks()
+  out.evidence.bitwise.reset();  // as evaluate() leaves them out: the page asks numerical_checks_step()
   for (const SizeLimit& limit : kSizeLimits)
     out.size_limits.push_back(
         {limit.field, static_cast<std::size_t>(limit.min), static_cast<std::size_t>(limit.max)});
@@ -357,36 +357,71 @@ LessonResponse evaluate(const LessonState& state) {
   return out;
 }
 
-ChecksResponse numerical_checks(const LessonState& state) {
-  // The numbers on screen: their kept computation is checked. Any other state is computed, gradcheck
-  // included.
-  std::optional<KeptEvaluation> computed;
+namespace {
+
+ChecksResponse checks_response(const GradcheckSummary& summary, const BitwiseChecks& bitwise) {
+  ChecksResponse out;
+  out.ok = out.done = true;
+  out.gradcheck = gradcheck_view(summary);
+  out.bitwise = bitwise;
+  return out;
+}
+
+// Numbers not on screen: computed, gradcheck included, and checked in one go.
+ChecksResponse checks_of_unkept(const LessonState& state) {
+  LessonRequest read = read_lesson_request(state);
+  if (!read.request) return refusal<ChecksResponse>(*read.error, page_label);
+  EvidenceParts parts;
+  parts.scores = true;  // as the bitwise checks' replay computes them
+  auto evidence = compute_projection_evidence(*read.request, parts);
+  if (!evidence) return refusal<ChecksResponse>(evidence.error(), page_label);
+  auto bitwise = check_bitwise(*read.request, *evidence);
+  if (!bitwise) return refusal<ChecksResponse>(bitwise.error(), page_label);
+  return checks_response(*evidence->gradcheck, *bitwise);
+}
+
+// The steps done so far for one state's kept numbers.
+struct ChecksInProgress {
+  LessonState state;
+  ProjectionGradcheck gradcheck;
+};
+std::optional<ChecksInProgress>& checks_in_progress() {
+  static std::optional<ChecksInProgress> checks;
+  return checks;
+}
+
+}  // namespace
+
+ChecksResponse numerical_checks_step(const LessonState& state) {
   const KeptEvaluation* kept = kept_for(state);
-  std::optional<GradcheckSummary> summary;
-  if (kept) {
+  if (!kept) return checks_of_unkept(state);
+  std::optional<ChecksInProgress>& checks = checks_in_progress();
+  if (!checks || !(checks->state == state)) {
+    checks.reset();
     // A lesson state always has its three upstreams, so every kept evaluation has gradients to check.
     assert(kept->evidence.gradients);
-    auto checked = check_projection_gradients(kept->request, *kept->evidence.gradients);
-    if (!checked) return refusal<ChecksResponse>(checked.error(), page_label);
-    summary = std::move(*checked);
-  } else {
-    LessonRequest read = read_lesson_request(state);
-    if (!read.request) return refusal<ChecksResponse>(*read.error, page_label);
-    EvidenceParts parts;
-    parts.scores = true;  // as the bitwise checks' replay computes them
-    auto evidence = compute_projection_evidence(*read.request, parts);
-    if (!evidence) return refusal<ChecksResponse>(evidence.error(), page_label);
-    summary = std::move(evidence->gradcheck);
-    computed = KeptEvaluation{std::move(read.state), std::move(*read.request), std::move(*evidence)};
-    kept = &*computed;
+    auto started = ProjectionGradcheck::start(kept->request, *kept->evidence.gradients);
+    if (!started) return refusal<ChecksResponse>(started.error(), page_label);
+    checks = ChecksInProgress{state, std::move(*started)};
   }
+  if (!checks->gradcheck.done()) {
+    checks->gradcheck.check_next();
+    ChecksResponse out;
+    out.ok = true;
+    return out;
+  }
+  const GradcheckSummary summary = checks->gradcheck.summary();
+  checks.reset();
   auto bitwise = check_bitwise(kept->request, kept->evidence);
   if (!bitwise) return refusal<ChecksResponse>(bitwise.error(), page_label);
-  ChecksResponse out;
-  out.ok = true;
-  out.gradcheck = gradcheck_view(*summary);
-  out.bitwise = *bitwise;
-  return out;
+  return checks_response(summary, *bitwise);
+}
+
+ChecksResponse numerical_checks(const LessonState& state) {
+  for (;;) {
+    ChecksResponse step = numerical_checks_step(state);
+    if (!step.ok || step.done) return step;
+  }
 }
 
 ProvenanceResponse provenance(const ProvenanceRequest& request) {

@@ -70,7 +70,7 @@ struct EvidenceView {
   NumberView loss;
   std::vector<std::string> parameter_names;
   std::size_t parameter_count = 0, model_width = 0, head_width = 0;
-  std::optional<GradcheckView> gradcheck;  // only in fixture() and report: the page asks numerical_checks()
+  std::optional<GradcheckView> gradcheck;  // only in the report: the page asks numerical_checks_step()
   ShapeProbeView batch_probe, empty_batch_probe, empty_token_probe;
   RejectionView rank_rejection, width_rejection, model_mismatch_rejection, head_mismatch_rejection,
       duplicate_name_rejection;
@@ -78,7 +78,8 @@ struct EvidenceView {
   bool initialization_reproducible = false, initialization_independent = false,
        initialization_transactional = false;
   std::string initialization_state_after;  // "0x1fe68f0af33cb994"
-  // The bitwise checks (chapter26.hpp): not in fixture() and evaluate(); the page asks numerical_checks().
+  // The bitwise checks (chapter26.hpp): not in fixture() and evaluate(), the page asks
+  // numerical_checks_step().
   std::optional<BitwiseChecks> bitwise;
 };
 
@@ -92,7 +93,7 @@ struct FixtureResponse {
   LessonState state;
   std::vector<SizeLimitView> size_limits;
   EvidenceView evidence;  // what evaluate(state) shows, computed once for the page's start and the registry
-  GradcheckRules gradcheck_rules;  // shown while numerical_checks() is still to come
+  GradcheckRules gradcheck_rules;  // shown while the numerical checks are still to come
 };
 FixtureResponse fixture();
 
@@ -104,18 +105,24 @@ struct LessonResponse {
   std::vector<std::string> notes;  // values a link gave that could not be used, and what was used
 };
 // Everything but the gradcheck, which is most of the work: the page shows these numbers first and asks
-// numerical_checks() for the same state once it is idle.
+// numerical_checks_step() for the same state, a step per idle moment.
 LessonResponse evaluate(const LessonState& state);
 
 // The checks of a state's numbers, the gradcheck and the bitwise checks (of the numbers on screen, kept from
 // fixture() or evaluate(), without computing them again).
 struct ChecksResponse {
   bool ok = false;
+  bool done = false;  // false: a step of numerical_checks_step with more to come (no checks yet)
   std::optional<GradcheckView> gradcheck;
   std::optional<BitwiseChecks> bitwise;
   std::optional<ErrorView> error;
 };
 ChecksResponse numerical_checks(const LessonState& state);
+// The same checks in steps, so that none holds a slow phone's page for long: the gradcheck of X, W_Q, W_K
+// and W_V one per call, then the bitwise checks, whose response has both (done). The core keeps the steps
+// done for one state, the last asked: a call for another state starts again. A state whose numbers are not
+// on screen is checked in one call.
+ChecksResponse numerical_checks_step(const LessonState& state);
 
 // Where one computed cell of the lesson's current numbers comes from (learner/provenance.hpp).
 struct ProvenanceRequest {
@@ -387,7 +394,7 @@ template <class V> void describe(V& v, const FixtureResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
 }
 template <class V> void describe(V& v, const ChecksResponse& t) {
-  QKV_FIELD(ok); QKV_FIELD(gradcheck); QKV_FIELD(bitwise); QKV_FIELD(error);
+  QKV_FIELD(ok); QKV_FIELD(done); QKV_FIELD(gradcheck); QKV_FIELD(bitwise); QKV_FIELD(error);
 }
 template <class V> void describe(V& v, const LessonResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);

@@ -79,7 +79,7 @@ std::vector<std::string> token_names(Extent tokens);
 
 // Without `gradcheck`, primary.gradcheck is left out: it is most of the work (two forward passes per number
 // probed); without `bitwise`, the bitwise checks (two and a half computations more). The page asks for both
-// on their own once the numbers are on screen (api::numerical_checks).
+// on their own once the numbers are on screen (api::numerical_checks_step).
 Result<ChapterEvidence, LessonError> compute_chapter_evidence(const ProjectionRequest& request,
                                                               bool gradcheck = true, bool bitwise = true);
 

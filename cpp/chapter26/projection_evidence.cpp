@@ -124,48 +124,9 @@ double loss_rounding_bound(const ProjectionRequest& request) {
 
 GradcheckSummary check_gradients(const ProjectionRequest& request, const ProjectionGradients& gradients,
                                  std::size_t samples_per_tensor) {
-  GradcheckSummary summary;
-  summary.tolerance = GradcheckOptions{}.tolerance;
-  summary.passed = true;
-  // Which tensor of the request each probe substitutes, and its analytic gradient.
-  const struct {
-    Tensor ProjectionRequest::*tensor;
-    const Tensor* analytic;
-    std::size_t* checks;
-    const char* name;
-  } probes[] = {
-      {&ProjectionRequest::input, &gradients.input, &summary.input_checks, "input"},
-      {&ProjectionRequest::query_weight, &gradients.query_weight, &summary.query_checks, "query weight"},
-      {&ProjectionRequest::key_weight, &gradients.key_weight, &summary.key_checks, "key weight"},
-      {&ProjectionRequest::value_weight, &gradients.value_weight, &summary.value_checks, "value weight"},
-  };
-  GradcheckOptions options;
-  options.objective_error = loss_rounding_bound(request);
-  summary.loss_rounding_bound = options.objective_error;
-  for (const auto& probe : probes) {
-    ProjectionRequest trial = request;
-    const Objective objective = [&trial, &probe](const Tensor& point) {
-      trial.*probe.tensor = point;
-      return objective_at(trial);
-    };
-    const Tensor& point = request.*probe.tensor;
-    auto report =
-        gradcheck(point, *probe.analytic, objective, std::min(point.size(), samples_per_tensor), options);
-    if (!report) {
-      summary.passed = false;
-      summary.problem = std::string(probe.name) + ": " + report.error().message();
-      return summary;
-    }
-    *probe.checks = report->checks;
-    summary.checks += report->checks;
-    summary.unjudged += report->unjudged;
-    summary.max_allowance = std::max(summary.max_allowance, report->max_allowance);
-    summary.max_error = std::max(summary.max_error, report->max_error);
-    summary.passed = summary.passed && report->passed;
-  }
-  // Nothing judged proves nothing: at such a scale the check cannot pass.
-  if (summary.checks == 0) summary.passed = false;
-  return summary;
+  ProjectionGradcheck check(request, gradients, samples_per_tensor);
+  while (!check.done()) check.check_next();
+  return check.summary();
 }
 
 // The request's cost, refused before any work when it passes a limit. Only an input of rank three and the
@@ -216,13 +177,76 @@ Result<TensorValue, TensorError> upstream_objective(const QkvOutputs& outputs, c
   return add(*query_plus_key, terms[2]);
 }
 
-Result<GradcheckSummary, LessonError> check_projection_gradients(const ProjectionRequest& request,
-                                                                 const ProjectionGradients& gradients) {
+// Which tensor of the request each step substitutes, its analytic gradient and its count in the summary, in
+// the order the steps take them.
+struct ProjectionGradcheck::Probe {
+  Tensor ProjectionRequest::*tensor;
+  Tensor ProjectionGradients::*analytic;
+  std::size_t GradcheckSummary::*checks;
+  const char* name;
+};
+const ProjectionGradcheck::Probe ProjectionGradcheck::kProbes[kSteps] = {
+    {&ProjectionRequest::input, &ProjectionGradients::input, &GradcheckSummary::input_checks, "input"},
+    {&ProjectionRequest::query_weight, &ProjectionGradients::query_weight, &GradcheckSummary::query_checks,
+     "query weight"},
+    {&ProjectionRequest::key_weight, &ProjectionGradients::key_weight, &GradcheckSummary::key_checks,
+     "key weight"},
+    {&ProjectionRequest::value_weight, &ProjectionGradients::value_weight, &GradcheckSummary::value_checks,
+     "value weight"},
+};
+
+ProjectionGradcheck::ProjectionGradcheck(ProjectionRequest request, ProjectionGradients gradients,
+                                         std::size_t samples_per_tensor)
+    : request_(std::move(request)), gradients_(std::move(gradients)), samples_(samples_per_tensor) {
+  summary_.tolerance = GradcheckOptions{}.tolerance;
+  summary_.passed = true;
+  options_.objective_error = loss_rounding_bound(request_);
+  summary_.loss_rounding_bound = options_.objective_error;
+}
+
+bool ProjectionGradcheck::done() const { return next_ == kSteps || !summary_.problem.empty(); }
+
+void ProjectionGradcheck::check_next() {
+  if (done()) return;
+  const Probe& probe = kProbes[next_++];
+  ProjectionRequest trial = request_;
+  const Objective objective = [&trial, &probe](const Tensor& point) {
+    trial.*probe.tensor = point;
+    return objective_at(trial);
+  };
+  const Tensor& point = request_.*probe.tensor;
+  auto report =
+      gradcheck(point, gradients_.*probe.analytic, objective, std::min(point.size(), samples_), options_);
+  if (!report) {
+    summary_.passed = false;
+    summary_.problem = std::string(probe.name) + ": " + report.error().message();
+    return;
+  }
+  summary_.*probe.checks = report->checks;
+  summary_.checks += report->checks;
+  summary_.unjudged += report->unjudged;
+  summary_.max_allowance = std::max(summary_.max_allowance, report->max_allowance);
+  summary_.max_error = std::max(summary_.max_error, report->max_error);
+  summary_.passed = summary_.passed && report->passed;
+  // Nothing judged proves nothing: at such a scale the check cannot pass.
+  if (next_ == kSteps && summary_.checks == 0) summary_.passed = false;
+}
+
+Result<ProjectionGradcheck, LessonError> ProjectionGradcheck::start(const ProjectionRequest& request,
+                                                                    const ProjectionGradients& gradients) {
   auto layer = projections_from_weights(request.query_weight, request.key_weight, request.value_weight);
   if (!layer) return fail(layer.error());
   auto cost = evidence_cost_of(request, *layer, EvidenceParts{});
   if (!cost) return fail(cost.error());
-  return check_gradients(request, gradients, cost->samples_per_tensor);
+  return ProjectionGradcheck(request, gradients, cost->samples_per_tensor);
+}
+
+Result<GradcheckSummary, LessonError> check_projection_gradients(const ProjectionRequest& request,
+                                                                 const ProjectionGradients& gradients) {
+  auto check = ProjectionGradcheck::start(request, gradients);
+  if (!check) return fail(check.error());
+  while (!check->done()) check->check_next();
+  return check->summary();
 }
 
 namespace {

@@ -95,6 +95,34 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
 Result<GradcheckSummary, LessonError> check_projection_gradients(const ProjectionRequest& request,
                                                                  const ProjectionGradients& gradients);
 
+// The same gradcheck one tensor at a time (X, then W_Q, W_K and W_V), for a caller that spreads it over
+// the page's idle moments: check_next() until done(), then summary() is check_projection_gradients's.
+// A step's work is a quarter of the whole at most (each tensor's probes are capped alike).
+class ProjectionGradcheck {
+ public:
+  // The request's checks as check_projection_gradients would run them (the same samples and limits); the
+  // request and the gradients are copied, so the caller need not keep them.
+  static Result<ProjectionGradcheck, LessonError> start(const ProjectionRequest& request,
+                                                        const ProjectionGradients& gradients);
+  bool done() const;  // every tensor checked, or one could not be (summary().problem)
+  void check_next();  // the next tensor's probes; nothing once done
+  const GradcheckSummary& summary() const { return summary_; }
+  // With the samples per tensor already costed (compute_projection_evidence's own gradcheck).
+  ProjectionGradcheck(ProjectionRequest request, ProjectionGradients gradients,
+                      std::size_t samples_per_tensor);
+
+ private:
+  struct Probe;
+  static constexpr std::size_t kSteps = 4;
+  static const Probe kProbes[kSteps];
+  ProjectionRequest request_;
+  ProjectionGradients gradients_;
+  std::size_t samples_;
+  GradcheckOptions options_;
+  GradcheckSummary summary_;
+  std::size_t next_ = 0;
+};
+
 // How many times compute_projection_evidence has run in this process: the tests' way to see that a caller
 // reused numbers it had instead of computing them again.
 std::uint64_t projection_evidence_runs();

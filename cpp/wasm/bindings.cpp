@@ -17,7 +17,7 @@ val fixture_js() {
   return guarded([] { return to_js(fixture()); });
 }
 val evaluate_js(val request) { return call(request, &evaluate); }
-val numerical_checks_js(val request) { return call(request, &numerical_checks); }
+val numerical_checks_step_js(val request) { return call(request, &numerical_checks_step); }
 #ifdef QKV_TEST_BINDINGS
 val self_score_js(val request) { return call(request, &self_score); }
 val find_seed_js(val request) {
@@ -51,7 +51,7 @@ val provenance_js(val request) { return call(request, &provenance); }
 EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("fixture", &qkv::api::fixture_js);
   emscripten::function("evaluate", &qkv::api::evaluate_js);
-  emscripten::function("numericalChecks", &qkv::api::numerical_checks_js);
+  emscripten::function("numericalChecksStep", &qkv::api::numerical_checks_step_js);
   emscripten::function("exercises", &qkv::api::exercises_js);
   emscripten::function("selfScoreSummary", &qkv::api::self_score_summary_js);
   emscripten::function("findSeedWithProgress", &qkv::api::find_seed_with_progress_js);

@@ -6,8 +6,11 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <string>
+#include <type_traits>
 
 #include "fixture.hpp"
+#include "response/fields.hpp"
 #include "text/format.hpp"
 
 namespace qkv::api {
@@ -193,6 +196,75 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   const ChecksResponse refused = numerical_checks(unreadable);
   ASSERT_FALSE(refused.ok);
   EXPECT_EQ(refused.error->sentence, evaluate(unreadable).error->sentence);
+}
+
+// A response written out whole through its field list: every field's name, and numbers by their bits, so
+// that two responses are equal as text only when every field is.
+struct FieldsText {
+  using Out = std::string;
+  template <class T>
+  static constexpr bool converts = std::is_arithmetic_v<T> || std::is_same_v<T, std::string>;
+  template <class T>
+  static std::string convert(const T& value) {
+    if constexpr (std::is_same_v<T, std::string>)
+      return "\"" + value + "\"";
+    else if constexpr (std::is_floating_point_v<T>)
+      return std::to_string(test::bits_of(value));
+    else
+      return std::to_string(value);
+  }
+  static std::string array() { return "["; }
+  static std::string object() { return "{"; }
+  // Each item's length first: nested lists and objects stay unambiguous without closing brackets.
+  static void push(std::string& list, std::size_t, const std::string& item) {
+    list += std::to_string(item.size()) + ":" + item;
+  }
+  static void set(std::string& object, const char* key, const std::string& item) {
+    object += std::string(key) + "=" + std::to_string(item.size()) + ":" + item;
+  }
+};
+std::string every_field(const ChecksResponse& response) { return write_fields<FieldsText>(response); }
+
+// In steps, as the page asks for them (one per idle moment): X, W_Q, W_K and W_V's gradcheck one per call,
+// then the bitwise checks, and the same response as numerical_checks() gives at once. Asking for other
+// numbers starts their steps afresh; numbers not on screen are checked in one call.
+TEST(LessonApi, TheNumericalChecksComeInStepsWithTheSameResult) {
+  const LessonState state = fixture().state;
+  const ChecksResponse whole = numerical_checks(state);
+  ASSERT_TRUE(whole.ok && whole.done);
+  const auto steps_until_done = [](const LessonState& checked) {
+    std::size_t steps = 0;
+    for (;;) {
+      ChecksResponse step = numerical_checks_step(checked);
+      ++steps;
+      EXPECT_TRUE(step.ok);
+      if (!step.ok || step.done) return std::make_pair(steps, step);
+      EXPECT_FALSE(step.gradcheck.has_value()) << "step " << steps;
+      EXPECT_FALSE(step.bitwise.has_value()) << "step " << steps;
+    }
+  };
+  const auto [steps, stepped] = steps_until_done(state);
+  EXPECT_EQ(steps, 5u);  // four tensors, then the bitwise checks
+  EXPECT_EQ(every_field(stepped), every_field(whole));
+
+  // Two steps into the fixture's checks, other numbers are put on screen and checked: theirs start at the
+  // first step, and the fixture's, asked again, start over.
+  ASSERT_FALSE(numerical_checks_step(state).done);
+  ASSERT_FALSE(numerical_checks_step(state).done);
+  LessonState edited = state;
+  edited.input.cells[1] = "0.5";
+  ASSERT_TRUE(evaluate(edited).ok);
+  const auto [edited_steps, edited_checks] = steps_until_done(edited);
+  EXPECT_EQ(edited_steps, 5u);
+  EXPECT_EQ(every_field(edited_checks), every_field(numerical_checks(edited)));
+  EXPECT_EQ(steps_until_done(state).first, 5u);
+
+  LessonState elsewhere = state;
+  elsewhere.input.cells[2] = "7";  // never evaluated: not on screen
+  const ChecksResponse at_once = numerical_checks_step(elsewhere);
+  ASSERT_TRUE(at_once.ok);
+  EXPECT_TRUE(at_once.done);
+  EXPECT_TRUE(at_once.gradcheck->passed);
 }
 
 // Explaining a cell of the numbers on screen reads the evaluation that computed them (the fixture's or the

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { before, describe, test } from 'node:test';
-import { bits, evidenceRequest, loadCore, loadTestCore, readJson, root, variants } from './load.mjs';
+import { bits, evidenceRequest, loadCore, loadTestCore, numericalChecks, readJson, root, variants } from './load.mjs';
 
 let core;
 let testCore;
@@ -39,12 +39,13 @@ describe('fixture', () => {
     assert.equal(bits(result.evidence.loss.value), bits(fixture.expected.loss), 'loss');
     assert.deepEqual(result.evidence.parameter_names, fixture.expected.parameter_names);
     assert.equal(result.evidence.parameter_count, fixture.expected.parameter_count);
-    assert.equal(result.evidence.gradcheck, undefined, 'evaluate leaves the gradcheck to numericalChecks');
-    const checked = core.numericalChecks(result.state);
+    assert.equal(result.evidence.gradcheck, undefined, 'evaluate leaves the gradcheck to numericalChecksStep');
+    const checked = numericalChecks(core, result.state);
     assert.equal(checked.ok, true, JSON.stringify(checked.error));
+    assert.equal(checked.steps, 5, 'a step for each of X, W_Q, W_K and W_V, then the bitwise checks');
     assert.equal(checked.gradcheck.passed, true);
     assert.equal(checked.gradcheck.checks, 4 * fixture.expected.gradcheck.checks_per_tensor);
-    assert.equal(result.evidence.bitwise, undefined, 'evaluate leaves the bitwise checks to numericalChecks');
+    assert.equal(result.evidence.bitwise, undefined, 'evaluate leaves the bitwise checks to numericalChecksStep');
     assert.equal(checked.bitwise.replay_bitwise, true);
     const { key_gradient_changed, query_gradient_unchanged, value_gradient_unchanged, input_gradient_changed } = checked.bitwise;
     assert.deepEqual(
@@ -175,7 +176,7 @@ describe('native and WebAssembly agree bit for bit', () => {
         const label = `${name} trial ${trial} [${b},${t},${d},${h}]`;
         for (const key of outputKeys) assertSameBits(result.evidence[key], expected[key], `${label} ${key}`);
         assert.equal(bits(result.evidence.loss.value), bits(expected.loss), `${label} loss`);
-        const { gradcheck } = modules[name].page.numericalChecks(result.state);
+        const { gradcheck } = numericalChecks(modules[name].page, result.state);
         assert.equal(bits(gradcheck.max_error.value), bits(expected.gradcheck.max_error), `${label} gradcheck max error`);
         assert.equal(gradcheck.passed, expected.gradcheck.passed);
       }

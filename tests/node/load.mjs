@@ -19,6 +19,15 @@ export async function loadCore(suffix = '') {
   return create({ wasmBinary: await readFile(`${root}web/src/wasm/qkv${suffix}.wasm`) });
 }
 
+// A core's numericalChecksStep asked until it is done, as the page asks it over idle moments: the last step's
+// response, after `steps` calls.
+export function numericalChecks(core, state) {
+  for (let steps = 1; ; steps++) {
+    const step = core.numericalChecksStep(state);
+    if (!step.ok || step.done) return { ...step, steps };
+  }
+}
+
 // The scale section's module (web/src/wasm/qkv-scale*.mjs): the core, the benchmark's pass and `scale` only.
 export async function loadScaleCore(suffix = '') {
   const { default: create } = await import(`${root}web/src/wasm/qkv-scale${suffix}.mjs`);

@@ -12,6 +12,9 @@ export type Outcome =
   | { ok: true; state: LessonState; evidence: Evidence; notes: string[]; changed: boolean }
   | { ok: false; error: CoreError; notes: string[] };
 
+// A step of the numbers' checks: more to come, or the last, with the checks.
+export type ChecksStep = { done: false } | { done: true; gradcheck: GradcheckView; bitwise: BitwiseChecks };
+
 export class LessonController {
   readonly sizeLimits: SizeLimitView[];
   readonly gradcheckRules: GradcheckRules; // shown until the numbers on screen are checked
@@ -118,11 +121,12 @@ export class LessonController {
     return answer;
   }
 
-  // The checks of the numbers on screen (the gradcheck and the bitwise checks): the core checks the evaluation it
-  // kept for this state.
-  numericalChecks(): { gradcheck: GradcheckView; bitwise: BitwiseChecks } | null {
-    const checked = this.core.numericalChecks(this.state);
-    return checked.ok ? { gradcheck: checked.gradcheck, bitwise: checked.bitwise } : null;
+  // The next step of the checks of the numbers on screen (the gradcheck, a tensor per step, then the bitwise
+  // checks): the core checks the evaluation it kept for this state. Null when the core refused them.
+  numericalChecksStep(): ChecksStep | null {
+    const checked = this.core.numericalChecksStep(this.state);
+    if (!checked.ok) return null;
+    return checked.done ? { done: true, gradcheck: checked.gradcheck, bitwise: checked.bitwise } : { done: false };
   }
 
   // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.

@@ -92,7 +92,7 @@ export interface EvidenceView {
   parameter_count: number;
   model_width: number;
   head_width: number;
-  gradcheck?: GradcheckView; // absent from fixture() and evaluate(): numericalChecks() gives it
+  gradcheck?: GradcheckView; // absent from fixture() and evaluate(): numericalChecksStep() gives it
   batch_probe: ShapeProbeView;
   empty_batch_probe: ShapeProbeView;
   empty_token_probe: ShapeProbeView;
@@ -106,7 +106,7 @@ export interface EvidenceView {
   initialization_independent: boolean;
   initialization_transactional: boolean;
   initialization_state_after: string;
-  bitwise?: BitwiseChecks; // not in fixture() and evaluate(): the page asks numericalChecks()
+  bitwise?: BitwiseChecks; // not in fixture() and evaluate(): the page asks numericalChecksStep()
 }
 
 export interface EditableCells {
@@ -140,7 +140,8 @@ export type Failure = { ok: false; error: ErrorView };
 // evidence: what evaluate(state) gives for the fixture, computed once in the core.
 export type FixtureResponse = { ok: true; state: LessonState; size_limits: SizeLimitView[]; evidence: EvidenceView; gradcheck_rules: GradcheckRules } | Failure;
 // The gradcheck of a state's numbers, asked once they are on screen (the core keeps the evaluation's request).
-export type ChecksResponse = { ok: true; gradcheck: GradcheckView; bitwise: BitwiseChecks } | Failure;
+// numericalChecksStep: a step with more to come (done false), or the last, with the checks.
+export type ChecksResponse = { ok: true; done: false } | { ok: true; done: true; gradcheck: GradcheckView; bitwise: BitwiseChecks } | Failure;
 export type LessonResponse =
   | { ok: true; state: LessonState; evidence: EvidenceView; notes: string[] }
   | { ok: false; state: LessonState; error: ErrorView; notes: string[] }
@@ -251,7 +252,7 @@ export type ProvenanceResponse =
 export interface QkvCore {
   fixture(): FixtureResponse;
   evaluate(state: LessonState): LessonResponse;
-  numericalChecks(state: LessonState): ChecksResponse;
+  numericalChecksStep(state: LessonState): ChecksResponse;
   exercises(request: SelfScoreRequest): ExercisesResponse;
   checkAnswer(request: AnswerRequest): AnswerResponse;
   // The worker's calls: the experiment as the page shows it, and a search that reports seeds tried.

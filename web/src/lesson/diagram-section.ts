@@ -1,8 +1,8 @@
 // The diagram section as the learner sees it: the sizes bar, then the diagram of Q, K, V and their gradients
 // (buildDiagram), its cells explaining themselves when focused. New numbers replace the old; an input the core
 // refused is marked, its message shown next to it and announced, while the last accepted numbers stay.
-import type { Outcome } from './controller';
-import type { BitwiseChecks, GradcheckRules, GradcheckView } from './core-api';
+import type { ChecksStep, Outcome } from './controller';
+import type { GradcheckRules } from './core-api';
 import { attachProvenance, buildDiagram, renderBitwise, renderChecks, renderDiagram, type DiagramRefs, type Explain } from './diagram';
 import { h } from './dom';
 import { whenIdle, whenIdleNext } from './idle';
@@ -19,14 +19,15 @@ export class DiagramSection {
   private invalid?: HTMLInputElement; // the input a refusal marked aria-invalid
   private errorShown?: HTMLElement; // the refusal's message area
 
-  // check: the gradcheck and the bitwise checks of the numbers on screen (the core leaves them out of an
-  // evaluation: they are most of its work), asked once the page is idle after new numbers are shown.
+  // check: the next step of the gradcheck and the bitwise checks of the numbers on screen (the core leaves them
+  // out of an evaluation: they are most of its work), asked once the page is idle after new numbers are shown,
+  // a step per idle moment.
   constructor(
     idPrefix: string,
     limits: SizeLimitView[],
     reset: () => void,
     explain: Explain,
-    private readonly check: () => { gradcheck: GradcheckView; bitwise: BitwiseChecks } | null,
+    private readonly check: () => ChecksStep | null,
     gradcheckRules: GradcheckRules,
   ) {
     this.diagram = buildDiagram(idPrefix, explain, gradcheckRules);
@@ -64,11 +65,17 @@ export class DiagramSection {
   // Once the page is idle, the checks of the numbers on screen, unless they are shown already.
   private scheduleChecks(): void {
     if (!this.connected || this.cancelChecks || !this.unchecked) return;
-    this.cancelChecks = whenIdle(() => {
+    // Each step is its own idle task: at once, the checks took 22–30 ms at CPU ÷4, and over 50 ms on a busy
+    // machine. A step after the first goes ahead of the idle work asked for since (the warm-up's slices).
+    const step = () => {
       this.cancelChecks = undefined;
       const checked = this.check();
       if (!checked) {
         this.unchecked = false; // the core refused them: asked again with the next numbers
+        return;
+      }
+      if (!checked.done) {
+        this.cancelChecks = whenIdleNext(step);
         return;
       }
       // The card, then the verdicts, each drawn in the next idle moment: with the check (the core's work), they
@@ -82,7 +89,8 @@ export class DiagramSection {
           renderBitwise(this.diagram, checked.bitwise);
         });
       });
-    });
+    };
+    this.cancelChecks = whenIdle(step);
   }
 
   // The lesson left the page: checks still waiting wait for it to come back (connect).

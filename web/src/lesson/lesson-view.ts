@@ -47,7 +47,7 @@ export class LessonView {
 
   constructor(core: QkvCore, controller: LessonController, idPrefix: string, hooks: LessonHooks) {
     const views = controller.exercises(); // one call lists both sections' questions
-    this.diagram = new DiagramSection(idPrefix, controller.sizeLimits, hooks.reset, (tensor, index) => controller.provenance(tensor, index), () => controller.numericalChecks(), controller.gradcheckRules);
+    this.diagram = new DiagramSection(idPrefix, controller.sizeLimits, hooks.reset, (tensor, index) => controller.provenance(tensor, index), () => controller.numericalChecksStep(), controller.gradcheckRules);
     const chapter = views.filter((view) => view.id.startsWith('ch26-'));
     this.questions = new ChapterQuestions(chapter, controller.fixtureEvidence, this.diagram.diagram, { ...hooks, idPrefix: `${idPrefix}-exercise` });
     this.selfScoreSection = buildSelfScoreSection(core, {
