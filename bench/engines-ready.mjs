@@ -6,7 +6,7 @@
 // (`qkv-lesson-warm-up`) and each edit (`qkv-lesson-edit`: the input event to the new numbers on screen). After
 // the last load's warm-up, one X cell is edited EDITS times, one edit per task right after the other (the page may
 // still be drawing the last one), then EDITS times more at a fast typist's pace, PACE ms apart (150: 400 characters a
-// minute), as a learner's edits come.
+// minute), as a learner's edits come. Then a fixed JavaScript loop EDITS times, back to back: the spread any work has here.
 import { engineNames, launchEngine, startEngineServer } from '../tests/engines/engines.mjs';
 
 const loads = Number(process.env.LOADS ?? 5);
@@ -43,6 +43,20 @@ const editOnce = (i) => {
   input.dispatchEvent(new Event('input', { bubbles: true }));
   return true;
 };
+// In the page: a fixed loop of plain JavaScript, timed as an edit is, so that the spread of the edits' times can be
+// read against the spread this machine gives any work of that size in the same engine (WebKit's clock reads whole ms).
+const fixedLoop = () => {
+  const start = performance.now();
+  const values = new Float64Array(4096);
+  let total = 0;
+  for (let round = 0; round < 60; round++) {
+    for (let i = 0; i < values.length; i++) {
+      values[i] = values[i] * 0.5 + i * round;
+      total += values[i];
+    }
+  }
+  return performance.now() - start + (total === -1 ? 1 : 0); // total is read, so the loop is not dropped
+};
 // The edits measured so far, and none after: each series reads its own.
 const editTimes = () => {
   const perf = window.__engines.doc().defaultView.performance;
@@ -60,6 +74,7 @@ try {
       const times = [];
       let editDurations = [];
       let pacedDurations = [];
+      const loopDurations = [];
       for (let load = 0; load < loads; load++) {
         const page = await engine.newPage({ width: 1280, height: 900 });
         await page.goto(server.url);
@@ -72,6 +87,7 @@ try {
             await page.evaluate(editOnce, i);
           }
           pacedDurations = await page.evaluate(editTimes);
+          for (let i = 0; i < edits; i++) loopDurations.push(await page.evaluate(fixedLoop));
         }
         await page.close();
       }
@@ -87,6 +103,8 @@ try {
         edits: editDurations.length,
         pacedMedian: median(pacedDurations),
         pacedP95: quantile(pacedDurations, 0.95),
+        loopMedian: median(loopDurations),
+        loopP95: quantile(loopDurations, 0.95),
       });
     } finally {
       await engine.close();
@@ -101,7 +119,8 @@ for (const row of rows) {
   console.log(
     `${row.engine.padEnd(34)} ready ${ms(row.ready).padStart(7)} (${row.readyAll})  core loaded → ready ${ms(row.start)}  ` +
       `longest warm-up slice ${ms(row.warmMax)}  edit median ${row.editMedian.toFixed(1)} ms, p95 ${row.editP95.toFixed(1)} ms (${row.edits}); ` +
-      `${pace} ms apart: median ${row.pacedMedian.toFixed(1)} ms, p95 ${row.pacedP95.toFixed(1)} ms`,
+      `${pace} ms apart: median ${row.pacedMedian.toFixed(1)} ms, p95 ${row.pacedP95.toFixed(1)} ms; ` +
+      `a fixed JS loop back to back: median ${row.loopMedian.toFixed(1)} ms, p95 ${row.loopP95.toFixed(1)} ms`,
   );
 }
 const chromium = rows.find((row) => row.engine.startsWith('chromium'));

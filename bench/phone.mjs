@@ -54,7 +54,12 @@ async function coldLoad(browser, url) {
     }).observe({ type: 'longtask', buffered: true });
     window.__phone.longFrames = [];
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) window.__phone.longFrames.push({ start: entry.startTime, duration: entry.duration });
+      for (const entry of list.getEntries()) {
+        // What the frame ran: each script's entry point and its ms, then the frame's rendering (style, layout, paint).
+        const scripts = entry.scripts.map((script) => `${script.invoker} ${Math.round(script.duration)}`);
+        const rendering = entry.renderStart ? `rendering ${Math.round(entry.startTime + entry.duration - entry.renderStart)}` : 'no rendering';
+        window.__phone.longFrames.push({ start: entry.startTime, duration: entry.duration, ran: [...scripts, rendering].join(', ') });
+      }
     }).observe({ type: 'long-animation-frame', buffered: true });
     document.addEventListener('qkv-lesson-ready', () => {
       window.__phone.ready = performance.now();
@@ -79,6 +84,10 @@ async function coldLoad(browser, url) {
       longTasksBeforeReady: longTasks.filter((task) => task.start < ready),
       // Each frame's time on the page's thread after ready: its end less ready, for the frame that spans ready.
       longFramesAfterReady: longFrames.map((frame) => frame.start + frame.duration - Math.max(frame.start, ready)).filter((after) => after > 50),
+      // Each such frame's start after ready and what it ran (a long task lies within one).
+      longFramesRan: longFrames
+        .filter((frame) => frame.start + frame.duration - Math.max(frame.start, ready) > 50)
+        .map((frame) => `+${Math.round(frame.start - ready)} ms, ${Math.round(frame.duration)} ms: ${frame.ran}`),
       wasmStart: wasm?.startTime,
       scriptEnd: script?.responseEnd,
     };
@@ -152,6 +161,7 @@ const result = {
   longTasksAfterReady: samples.map((sample) => sample.longTasksAfterReady.map((task) => round(task.duration, 0))),
   longTasksBeforeReady: samples.map((sample) => sample.longTasksBeforeReady.map((task) => round(task.duration, 0))),
   longFramesAfterReady: samples.map((sample) => sample.longFramesAfterReady.map((after) => round(after, 0))),
+  longFramesRan: samples.map((sample) => sample.longFramesRan),
   wasmDownloads: pick('wasmDownloads'),
   wasmStartedBeforeScriptEnded: samples.map((sample) => sample.wasmStart !== undefined && sample.scriptEnd !== undefined && sample.wasmStart < sample.scriptEnd),
   downloads: first.downloads.map(({ url, bytes }) => ({ path: new URL(url).pathname, bytes })),
@@ -176,6 +186,7 @@ const lines = [
   `  first frame after ready                median ${result.firstFrameMs} ms`,
   `  tasks > 50 ms after ready              ${result.longTasksAfterReady.map((list) => `[${list.join(', ')}]`).join(' ')}`,
   `  frames > 50 ms after ready             ${result.longFramesAfterReady.map((list) => `[${list.join(', ')}]`).join(' ')}   goal none (tasks and frames): ${met([...result.longTasksAfterReady, ...result.longFramesAfterReady].every((list) => list.length === 0))}`,
+  ...result.longFramesRan.flatMap((frames, load) => frames.map((frame) => `      load ${load + 1}, ${frame}`)),
   `  tasks > 50 ms before ready             ${result.longTasksBeforeReady.map((list) => `[${list.join(', ')}]`).join(' ')}`,
   `  .wasm downloads per load               ${result.wasmDownloads.join(' ')}   goal 1: ${met(result.wasmDownloads.every((count) => count === goals.wasmDownloads))}`,
   `  .wasm requested before script arrived  ${result.wasmStartedBeforeScriptEnded.join(' ')}`,
