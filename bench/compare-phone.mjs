@@ -1,7 +1,7 @@
 // Compares two builds on the slow phone of `npm run bench:phone` (bench/phone-profile.mjs) in alternating cold
 // loads, so that the machine's drift falls on both alike: navigation → ready, the long animation frames after
 // ready (each one's time after ready, when over 50 ms), the blocking time after ready (those times over 50 ms,
-// summed) and when data-laid-out came. A benchmark, not a test.
+// summed), the long tasks after ready (the longtask entries over 50 ms) and when data-laid-out came. A benchmark, not a test.
 //   node bench/compare-phone.mjs DIST_A DIST_B [LOADS]      e.g. a worktree's dist/ against this one's
 import { serve } from '../scripts/serve.mjs';
 import { launchBrowser, waitReady } from '../tests/browser/harness.mjs';
@@ -26,7 +26,10 @@ for (let load = 0; load < loads; load++) {
   for (const which of load % 2 ? [0, 1] : [1, 0]) {
     const { context, page } = await openPhonePage(browser);
     await page.addInitScript(() => {
-      window.__phone = { frames: [] };
+      window.__phone = { frames: [], tasks: [] };
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) window.__phone.tasks.push({ start: entry.startTime, duration: entry.duration });
+      }).observe({ type: 'longtask', buffered: true });
       new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) window.__phone.frames.push({ start: entry.startTime, duration: entry.duration });
       }).observe({ type: 'long-animation-frame', buffered: true });
@@ -37,9 +40,10 @@ for (let load = 0; load < loads; load++) {
     await waitReady(page, 60000);
     await page.waitForLoadState('networkidle');
     await page.waitForTimeout(2000);
-    const { ready, laidOut, frames } = await page.evaluate(() => window.__phone);
+    const { ready, laidOut, frames, tasks } = await page.evaluate(() => window.__phone);
+    const longTasks = tasks.filter((task) => task.start >= ready).map((task) => task.duration);
     const longFrames = frames.map((frame) => frame.start + frame.duration - Math.max(frame.start, ready)).filter((after) => after > 50);
-    samples[which].push({ ready, laidOut: laidOut - ready, longFrames, blocking: longFrames.reduce((sum, after) => sum + after - 50, 0) });
+    samples[which].push({ ready, laidOut: laidOut - ready, longFrames, longTasks, blocking: longFrames.reduce((sum, after) => sum + after - 50, 0) });
     await context.close();
   }
 }
@@ -52,5 +56,6 @@ for (const [which, root] of builds.entries()) {
   const ready = runs.map((run) => run.ready);
   const longest = Math.max(0, ...runs.flatMap((run) => run.longFrames));
   console.log(`${root}: ready median ${ms(median(ready))} ms (${ms(Math.min(...ready))}–${ms(Math.max(...ready))}); data-laid-out median ${ms(median(runs.map((run) => run.laidOut)))} ms after ready`);
-  console.log(`  long frames after ready ${runs.map((run) => `[${run.longFrames.map(ms).join(', ')}]`).join(' ')}; longest ${ms(longest)} ms; blocking after ready median ${ms(median(runs.map((run) => run.blocking)))} ms`);
+  console.log(`  long tasks after ready: in ${runs.filter((run) => run.longTasks.length > 0).length} of ${runs.length} loads ${runs.map((run) => `[${run.longTasks.map(ms).join(', ')}]`).join(' ')}`);
+  console.log(`  long frames after ready: in ${runs.filter((run) => run.longFrames.length > 0).length} of ${runs.length} loads ${runs.map((run) => `[${run.longFrames.map(ms).join(', ')}]`).join(' ')}; longest ${ms(longest)} ms; blocking after ready median ${ms(median(runs.map((run) => run.blocking)))} ms`);
 }
