@@ -5,7 +5,7 @@
 //   node bench/compare-phone.mjs DIST_A DIST_B [LOADS]      e.g. a worktree's dist/ against this one's
 import { serve } from '../scripts/serve.mjs';
 import { launchBrowser, waitReady } from '../tests/browser/harness.mjs';
-import { openPhonePage } from './phone-profile.mjs';
+import { openPhonePage, readLongWork, watchLongWork } from './phone-profile.mjs';
 import { median } from './stats.mjs';
 
 const [first, second, loadsText = '6'] = process.argv.slice(2);
@@ -25,25 +25,15 @@ const samples = builds.map(() => []);
 for (let load = 0; load < loads; load++) {
   for (const which of load % 2 ? [0, 1] : [1, 0]) {
     const { context, page } = await openPhonePage(browser);
-    await page.addInitScript(() => {
-      window.__phone = { frames: [], tasks: [] };
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) window.__phone.tasks.push({ start: entry.startTime, duration: entry.duration });
-      }).observe({ type: 'longtask', buffered: true });
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) window.__phone.frames.push({ start: entry.startTime, duration: entry.duration });
-      }).observe({ type: 'long-animation-frame', buffered: true });
-      document.addEventListener('qkv-lesson-ready', () => (window.__phone.ready = performance.now()));
-      document.addEventListener('qkv-lesson-laid-out', () => (window.__phone.laidOut = performance.now()));
-    });
+    await watchLongWork(page);
     await page.goto(servers[which].url);
     await waitReady(page, 60000);
     await page.waitForLoadState('networkidle');
     await page.waitForTimeout(2000);
-    const { ready, laidOut, frames, tasks } = await page.evaluate(() => window.__phone);
-    const longTasks = tasks.filter((task) => task.start >= ready).map((task) => task.duration);
-    const longFrames = frames.map((frame) => frame.start + frame.duration - Math.max(frame.start, ready)).filter((after) => after > 50);
-    samples[which].push({ ready, laidOut: laidOut - ready, longFrames, longTasks, blocking: longFrames.reduce((sum, after) => sum + after - 50, 0) });
+    const { ready, laidOut, longTasksAfterReady, longFramesAfterReady } = await readLongWork(page);
+    const longTasks = longTasksAfterReady.map((task) => task.duration);
+    const longFrames = longFramesAfterReady.map((frame) => frame.after);
+    samples[which].push({ ready, laidOut, longFrames, longTasks, blocking: longFrames.reduce((sum, after) => sum + after - 50, 0) });
     await context.close();
   }
 }

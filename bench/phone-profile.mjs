@@ -18,3 +18,45 @@ export async function openPhonePage(browser) {
   await cdp.send('Emulation.setCPUThrottlingRate', { rate: profile.cpuSlowdown });
   return { context, page, cdp };
 }
+
+// Records, from the page's first script on, the long tasks and long animation frames (over 50 ms), ready, the first
+// frame after it and data-laid-out; readLongWork gives them as times after ready. Call before page.goto.
+export function watchLongWork(page) {
+  return page.addInitScript(() => {
+    const watched = (window.__longWork = { tasks: [], frames: [] });
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) watched.tasks.push({ start: entry.startTime, duration: entry.duration });
+    }).observe({ type: 'longtask', buffered: true });
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) {
+        // What the frame ran: each script's entry point and its ms, then the frame's rendering (style, layout, paint).
+        const scripts = entry.scripts.map((script) => `${script.invoker} ${Math.round(script.duration)}`);
+        const rendering = entry.renderStart ? `rendering ${Math.round(entry.startTime + entry.duration - entry.renderStart)}` : 'no rendering';
+        watched.frames.push({ start: entry.startTime, duration: entry.duration, ran: [...scripts, rendering].join(', ') });
+      }
+    }).observe({ type: 'long-animation-frame', buffered: true });
+    document.addEventListener('qkv-lesson-ready', () => {
+      watched.ready = performance.now();
+      requestAnimationFrame(() => (watched.firstFrame = performance.now()));
+    });
+    document.addEventListener('qkv-lesson-laid-out', () => (watched.laidOut = performance.now()));
+  });
+}
+
+// What watchLongWork recorded: ready and the first frame (ms after navigation), data-laid-out (ms after ready), the
+// long tasks before and after ready, and each long frame's time after ready when over 50 ms (for the frame that
+// spans ready, its end less ready), with its start after ready and what it ran.
+export async function readLongWork(page) {
+  const { ready, firstFrame, laidOut, tasks, frames } = await page.evaluate(() => window.__longWork);
+  const framesAfterReady = frames
+    .map((frame) => ({ after: frame.start + frame.duration - Math.max(frame.start, ready), start: frame.start - ready, duration: frame.duration, ran: frame.ran }))
+    .filter((frame) => frame.after > 50);
+  return {
+    ready,
+    firstFrame,
+    laidOut: laidOut === undefined ? undefined : laidOut - ready,
+    longTasksAfterReady: tasks.filter((task) => task.start >= ready),
+    longTasksBeforeReady: tasks.filter((task) => task.start < ready),
+    longFramesAfterReady: framesAfterReady,
+  };
+}

@@ -26,7 +26,7 @@ import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
 import { launchBrowser, startServer, waitReady } from '../tests/browser/harness.mjs';
 import { watchDownloads } from './cold-load.mjs';
-import { openPhonePage, profile } from './phone-profile.mjs';
+import { openPhonePage, profile, readLongWork, watchLongWork } from './phone-profile.mjs';
 import { median, round } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -47,27 +47,7 @@ async function coldLoad(browser, url) {
     if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()}: ${message.text()}`);
   });
   const downloaded = watchDownloads(context);
-  await page.addInitScript(() => {
-    window.__phone = { longTasks: [] };
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) window.__phone.longTasks.push({ start: entry.startTime, duration: entry.duration });
-    }).observe({ type: 'longtask', buffered: true });
-    window.__phone.longFrames = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) {
-        // What the frame ran: each script's entry point and its ms, then the frame's rendering (style, layout, paint).
-        const scripts = entry.scripts.map((script) => `${script.invoker} ${Math.round(script.duration)}`);
-        const rendering = entry.renderStart ? `rendering ${Math.round(entry.startTime + entry.duration - entry.renderStart)}` : 'no rendering';
-        window.__phone.longFrames.push({ start: entry.startTime, duration: entry.duration, ran: [...scripts, rendering].join(', ') });
-      }
-    }).observe({ type: 'long-animation-frame', buffered: true });
-    document.addEventListener('qkv-lesson-ready', () => {
-      window.__phone.ready = performance.now();
-      requestAnimationFrame(() => {
-        window.__phone.firstFrame = performance.now();
-      });
-    });
-  });
+  await watchLongWork(page);
   await page.goto(url);
   await waitReady(page, 60000);
   await page.waitForLoadState('networkidle');
@@ -76,25 +56,15 @@ async function coldLoad(browser, url) {
     const resources = performance.getEntriesByType('resource');
     const script = resources.find((entry) => entry.initiatorType === 'script' || /\/assets\/[^/]*\.js$/.test(entry.name));
     const wasm = resources.find((entry) => entry.name.endsWith('.wasm'));
-    const { ready, firstFrame, longTasks, longFrames } = window.__phone;
     return {
-      ready,
-      firstFrame,
-      longTasksAfterReady: longTasks.filter((task) => task.start >= ready),
-      longTasksBeforeReady: longTasks.filter((task) => task.start < ready),
-      // Each frame's time on the page's thread after ready: its end less ready, for the frame that spans ready.
-      longFramesAfterReady: longFrames.map((frame) => frame.start + frame.duration - Math.max(frame.start, ready)).filter((after) => after > 50),
-      // Each such frame's start after ready and what it ran (a long task lies within one).
-      longFramesRan: longFrames
-        .filter((frame) => frame.start + frame.duration - Math.max(frame.start, ready) > 50)
-        .map((frame) => `+${Math.round(frame.start - ready)} ms, ${Math.round(frame.duration)} ms: ${frame.ran}`),
       wasmStart: wasm?.startTime,
       scriptEnd: script?.responseEnd,
     };
   });
+  const longWork = await readLongWork(page);
   const downloads = [...wire].map(([id, bytes]) => ({ url: urls.get(id) ?? id, bytes }));
   await context.close();
-  return { ...figures, wasmDownloads: downloaded.wasmDownloads().length, downloads, problems };
+  return { ...figures, ...longWork, wasmDownloads: downloaded.wasmDownloads().length, downloads, problems };
 }
 
 async function lighthouseRuns(url) {
@@ -160,8 +130,9 @@ const result = {
   firstFrameMs: round(median(pick('firstFrame')), 0),
   longTasksAfterReady: samples.map((sample) => sample.longTasksAfterReady.map((task) => round(task.duration, 0))),
   longTasksBeforeReady: samples.map((sample) => sample.longTasksBeforeReady.map((task) => round(task.duration, 0))),
-  longFramesAfterReady: samples.map((sample) => sample.longFramesAfterReady.map((after) => round(after, 0))),
-  longFramesRan: samples.map((sample) => sample.longFramesRan),
+  longFramesAfterReady: samples.map((sample) => sample.longFramesAfterReady.map((frame) => round(frame.after, 0))),
+  // Each such frame's start after ready and what it ran (a long task lies within one).
+  longFramesRan: samples.map((sample) => sample.longFramesAfterReady.map((frame) => `+${Math.round(frame.start)} ms, ${Math.round(frame.duration)} ms: ${frame.ran}`)),
   wasmDownloads: pick('wasmDownloads'),
   wasmStartedBeforeScriptEnded: samples.map((sample) => sample.wasmStart !== undefined && sample.scriptEnd !== undefined && sample.wasmStart < sample.scriptEnd),
   downloads: first.downloads.map(({ url, bytes }) => ({ path: new URL(url).pathname, bytes })),

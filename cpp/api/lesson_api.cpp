@@ -38,8 +38,8 @@ ShapeProbeView probe_view(const ShapeProbe& probe) {
 
 RejectionView rejection_view(const RejectionProbe& probe) { return {probe.message, probe.expected_variant}; }
 
-// The rules autograd/gradcheck.cpp applies, with the options check_gradients() passes it (GradcheckOptions{}
-// and the loss's rounding bound ε, which the view states as a number of its own).
+// The rules autograd/gradcheck.cpp applies, with the options ProjectionGradcheck passes it
+// (GradcheckOptions{} and the loss's rounding bound ε, which the view states as a number of its own).
 GradcheckRules gradcheck_rules() {
   const GradcheckOptions options;
   const std::string step = format_significant(options.step, 3);

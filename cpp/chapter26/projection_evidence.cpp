@@ -122,13 +122,6 @@ double loss_rounding_bound(const ProjectionRequest& request) {
   return roundings * std::numeric_limits<double>::epsilon() * magnitude;
 }
 
-GradcheckSummary check_gradients(const ProjectionRequest& request, const ProjectionGradients& gradients,
-                                 std::size_t samples_per_tensor) {
-  ProjectionGradcheck check(request, gradients, samples_per_tensor);
-  while (!check.done()) check.check_next();
-  return check.summary();
-}
-
 // The request's cost, refused before any work when it passes a limit. Only an input of rank three and the
 // layer's width whose output fits the element cap is costed; any other input is refused by the layer's own
 // checks at no cost, so their messages come first. B·d·h (the products the weight gradient sums, and once
@@ -204,6 +197,11 @@ ProjectionGradcheck::ProjectionGradcheck(ProjectionRequest request, ProjectionGr
   summary_.loss_rounding_bound = options_.objective_error;
 }
 
+const GradcheckSummary& ProjectionGradcheck::finish() {
+  while (!done()) check_next();
+  return summary_;
+}
+
 bool ProjectionGradcheck::done() const { return next_ == kSteps || !summary_.problem.empty(); }
 
 void ProjectionGradcheck::check_next() {
@@ -239,14 +237,6 @@ Result<ProjectionGradcheck, LessonError> ProjectionGradcheck::start(const Projec
   auto cost = evidence_cost_of(request, *layer, EvidenceParts{});
   if (!cost) return fail(cost.error());
   return ProjectionGradcheck(request, gradients, cost->samples_per_tensor);
-}
-
-Result<GradcheckSummary, LessonError> check_projection_gradients(const ProjectionRequest& request,
-                                                                 const ProjectionGradients& gradients) {
-  auto check = ProjectionGradcheck::start(request, gradients);
-  if (!check) return fail(check.error());
-  while (!check->done()) check->check_next();
-  return check->summary();
 }
 
 namespace {
@@ -299,7 +289,8 @@ Result<ProjectionEvidence, LessonError> compute_projection_evidence(const Projec
   gradients.query_weight = *layer->query().weight().value().gradient();
   gradients.key_weight = *layer->key().weight().value().gradient();
   gradients.value_weight = *layer->value().weight().value().gradient();
-  if (parts.gradcheck) evidence.gradcheck = check_gradients(request, gradients, cost->samples_per_tensor);
+  if (parts.gradcheck)
+    evidence.gradcheck = ProjectionGradcheck(request, gradients, cost->samples_per_tensor).finish();
   evidence.gradients = std::move(gradients);
   return evidence;
 }

@@ -89,24 +89,20 @@ struct EvidenceParts {
 Result<ProjectionEvidence, LessonError> compute_projection_evidence(const ProjectionRequest& request,
                                                                     EvidenceParts parts = {});
 
-// The gradcheck of gradients compute_projection_evidence computed for `request` without one: a caller that
-// kept them checks them once it has time, with no second forward and backward. The same probes, samples and
-// limits as compute_projection_evidence's own gradcheck, hence the same summary.
-Result<GradcheckSummary, LessonError> check_projection_gradients(const ProjectionRequest& request,
-                                                                 const ProjectionGradients& gradients);
-
-// The same gradcheck one tensor at a time (X, then W_Q, W_K and W_V), for a caller that spreads it over
-// the page's idle moments: check_next() until done(), then summary() is check_projection_gradients's.
-// A step's work is a quarter of the whole at most (each tensor's probes are capped alike).
+// The gradcheck of X, W_Q, W_K and W_V, one tensor at a time: compute_projection_evidence's own, and the
+// check of gradients it computed without one, which a caller that kept them runs once it has time (no second
+// forward and backward), spread over the page's idle moments if it likes: check_next() until done(), or
+// finish(). A step's work is a quarter of the whole at most (each tensor's probes are capped alike).
 class ProjectionGradcheck {
  public:
-  // The request's checks as check_projection_gradients would run them (the same samples and limits); the
-  // request and the gradients are copied, so the caller need not keep them.
+  // The checks of gradients compute_projection_evidence computed for `request`, with its samples and limits,
+  // hence its summary; the request and the gradients are copied, so the caller need not keep them.
   static Result<ProjectionGradcheck, LessonError> start(const ProjectionRequest& request,
                                                         const ProjectionGradients& gradients);
   bool done() const;  // every tensor checked, or one could not be (summary().problem)
   void check_next();  // the next tensor's probes; nothing once done
   const GradcheckSummary& summary() const { return summary_; }
+  const GradcheckSummary& finish();  // the tensors left, then the summary
   // With the samples per tensor already costed (compute_projection_evidence's own gradcheck).
   ProjectionGradcheck(ProjectionRequest request, ProjectionGradients gradients,
                       std::size_t samples_per_tensor);

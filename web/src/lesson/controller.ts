@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { readDiagramLink, stateToSearch } from './url-state';
-import type { BitwiseChecks, ExperimentFacts, GradcheckRules, GradcheckView, SelfScoreRequestWithFacts } from './core-api';
+import type { ChecksResponse, ExperimentFacts, GradcheckRules, SelfScoreRequestWithFacts } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 type Evaluation = Extract<LessonResponse, { ok: true }>;
@@ -12,8 +12,8 @@ export type Outcome =
   | { ok: true; state: LessonState; evidence: Evidence; notes: string[]; changed: boolean }
   | { ok: false; error: CoreError; notes: string[] };
 
-// A step of the numbers' checks: more to come, or the last, with the checks.
-export type ChecksStep = { done: false } | { done: true; gradcheck: GradcheckView; bitwise: BitwiseChecks };
+// A step of the numbers' checks the core took: more to come, or the last, with the checks.
+export type ChecksStep = Extract<ChecksResponse, { ok: true }>;
 
 export class LessonController {
   readonly sizeLimits: SizeLimitView[];
@@ -125,8 +125,7 @@ export class LessonController {
   // checks): the core checks the evaluation it kept for this state. Null when the core refused them.
   numericalChecksStep(): ChecksStep | null {
     const checked = this.core.numericalChecksStep(this.state);
-    if (!checked.ok) return null;
-    return checked.done ? { done: true, gradcheck: checked.gradcheck, bitwise: checked.bitwise } : { done: false };
+    return checked.ok ? checked : null;
   }
 
   // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.

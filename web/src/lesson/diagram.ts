@@ -3,7 +3,7 @@
 // the main path, reverse mode, the numerical checks, rejected inputs and the implementers' checks. Every
 // value shown comes from the evidence object; `renderDiagram` is a function of (evidence, state).
 import math from 'virtual:math';
-import { h, math as mathSpan, part, symbols } from './dom';
+import { h, math as mathSpan, part, partClass, symbols } from './dom';
 import { arrowTarget, cellIndexOf, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import { computedKeys } from './types';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
@@ -238,7 +238,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     h(
       'li',
       // A part each (laid-out.ts): the three cards together took one frame of over 50 ms on a slow phone.
-      { class: `card branch ${branch.role} part`, 'data-branch': branch.role },
+      { class: `card branch ${branch.role} ${partClass}`, 'data-branch': branch.role },
       h('p', { class: 'cue-chip' }, letter(branch.letter), ' ', branch.cue),
       h('h4', {}, branch.title),
       h('p', { class: 'role-question' }, branch.question),

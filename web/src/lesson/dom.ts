@@ -45,7 +45,9 @@ export function symbols(entries: [html: string, meaning: string][]): HTMLElement
   return h('dl', { class: 'symbols' }, ...entries.flatMap(([html, meaning]) => [h('dt', {}, math(html)), h('dd', {}, meaning)]));
 }
 
-// A stretch of the lesson, laid out in a frame of its own after ready (laid-out.ts).
+// A stretch of the lesson, laid out in a frame of its own after ready (laid-out.ts): part() makes one, and an
+// element that must be of another kind (a list's item) takes the class itself.
+export const partClass = 'part';
 export function part(...children: (Node | string)[]): HTMLElement {
-  return h('div', { class: 'part' }, ...children);
+  return h('div', { class: partClass }, ...children);
 }

@@ -13,6 +13,8 @@
 // that the lesson's real height is there to report. Calls laidOut once no stretch waits; returns a cancel function.
 // Each frame's times are in the performance timeline: a qkv-lesson-layout-step measure whose detail.laidOutAfter
 // holds, for each stretch, the ms from the frame's start to its end.
+import { partClass } from './dom';
+
 const waiting = 'later';
 const holding = 'holds-later';
 // The largest stretches take 20–40 ms at a phone's speed (CPU ÷4), and painting a frame about 10 ms more, so a
@@ -21,12 +23,12 @@ const holding = 'holds-later';
 const layoutMsPerFrame = 5;
 const smallStretch = 20; // elements
 
-// Marks the stretches after the article's header as waiting: what holds no part (.part, dom.ts) is a stretch;
+// Marks the stretches after the article's header as waiting: what holds no part (partClass, dom.ts) is a stretch;
 // what holds parts is split into its children, and waits too until its first stretch is laid out (an empty
 // card's border or the branches' rail would otherwise show below the lesson, and move down as stretches come in).
 export function waitForLayout(article: HTMLElement): void {
   const mark = (element: Element): void => {
-    if (!element.querySelector('.part')) element.classList.add(waiting);
+    if (!element.querySelector(`.${partClass}`)) element.classList.add(waiting);
     else {
       element.classList.add(holding);
       for (const child of element.children) mark(child);
