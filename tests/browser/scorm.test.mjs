@@ -194,6 +194,16 @@ async function lessonFrame(page) {
   return frame;
 }
 
+// The LMS's player closes the lesson's frame (the learner exits): the lesson ends its session on the way out. The
+// frame's old document is gone once it shows about:blank; what it still had in flight is left behind (navigateFrame).
+async function closeLessonFrame(page, frame, navigateFrame) {
+  await navigateFrame(async () => {
+    await page.frameLocator('iframe[title="Player"]').locator('iframe[title="Lesson"]').evaluate((iframe) => (iframe.src = 'about:blank'));
+    await frame.waitForURL('about:blank');
+  });
+  await page.waitForFunction(() => window.lms.finished > 0, undefined, { timeout: 5000 });
+}
+
 // Picks the option or types the blanks of one exercise and checks it; waits for the LMS commit that follows.
 async function answer(page, frame, id, responses) {
   const commits = await page.evaluate(() => window.lms.commits);
@@ -237,7 +247,7 @@ const challengeText = 'Tying W_Q to W_K makes each token score itself highest.';
 for (const [version, names] of Object.entries(versions)) {
   test(`SCORM ${version}: a round trip under scorm-again: answers → CMI → exit → relaunch → restored`, async () => {
     savedCmi[version] = null;
-    const { page, problems, close } = await openPage(browser);
+    const { page, problems, close, navigateFrame } = await openPage(browser);
     try {
       await page.goto(`${origin}/host/${version}.html`);
       const frame = await lessonFrame(page);
@@ -331,8 +341,7 @@ for (const [version, names] of Object.entries(versions)) {
       assert.notEqual(suspend.state, '');
 
       // Exit: the LMS's player closes the lesson's frame.
-      await page.frameLocator('iframe[title="Player"]').locator('iframe[title="Lesson"]').evaluate((iframe) => (iframe.src = 'about:blank'));
-      await page.waitForFunction(() => window.lms.finished > 0, undefined, { timeout: 5000 });
+      await closeLessonFrame(page, frame, navigateFrame);
       const closed = await cmiOf(page);
       if (version === '1.2') {
         assert.equal(closed.core.exit, 'suspend');
@@ -386,7 +395,7 @@ const passingScores = { '1.2': { student_data: { mastery_score: '30' } }, '2004'
 for (const version of Object.keys(versions)) {
   test(`SCORM ${version}: completed once every exercise is settled; passed or failed by the LMS's passing score`, async () => {
     savedCmi[version] = passingScores[version];
-    const { page, problems, close } = await openPage(browser);
+    const { page, problems, close, navigateFrame } = await openPage(browser);
     try {
       await page.goto(`${origin}/host/${version}.html`);
       const frame = await lessonFrame(page);
@@ -414,8 +423,7 @@ for (const version of Object.keys(versions)) {
       if (version === '2004') assert.equal(Number(await value('cmi.progress_measure')), 1);
 
       // Exit when completed: no suspend (the attempt is over).
-      await page.frameLocator('iframe[title="Player"]').locator('iframe[title="Lesson"]').evaluate((iframe) => (iframe.src = 'about:blank'));
-      await page.waitForFunction(() => window.lms.finished > 0, undefined, { timeout: 5000 });
+      await closeLessonFrame(page, frame, navigateFrame);
       const closed = await cmiOf(page);
       assert.equal(version === '1.2' ? closed.core.exit : closed.exit, version === '1.2' ? '' : 'normal');
       assertNoProblems(problems, `SCORM ${version} completion`);
@@ -461,7 +469,7 @@ test('review mode (the LMS shows an attempt again): the saved answers come back 
       version === '1.2'
         ? { core: { lesson_mode: 'review', entry: 'resume', lesson_status: 'incomplete' }, suspend_data: suspend }
         : { mode: 'review', entry: 'resume', completion_status: 'incomplete', suspend_data: suspend };
-    const { page, problems, close } = await openPage(browser);
+    const { page, problems, close, navigateFrame } = await openPage(browser);
     try {
       await page.goto(`${origin}/host/${version}.html`);
       const frame = await lessonFrame(page);
@@ -473,8 +481,7 @@ test('review mode (the LMS shows an attempt again): the saved answers come back 
       await form.locator('input[value="yes"]').check();
       await form.getByRole('button', { name: 'Check' }).click();
       await frame.waitForFunction((id) => document.querySelector(`qkv-lesson`).shadowRoot.querySelector(`form[data-exercise="${id}"]`).dataset.answered === 'incorrect', right.id);
-      await page.frameLocator('iframe[title="Player"]').locator('iframe[title="Lesson"]').evaluate((iframe) => (iframe.src = 'about:blank'));
-      await page.waitForFunction(() => window.lms.finished > 0, undefined, { timeout: 5000 });
+      await closeLessonFrame(page, frame, navigateFrame);
       const cmi = await cmiOf(page);
       assert.equal(cmi.suspend_data, suspend);
       assert.equal(await page.evaluate(() => window.lms.commits), 0);
