@@ -1,13 +1,19 @@
 // The SCORM launch page's adapter: finds the LMS's API (SCORM 1.2 window.API or SCORM 2004 window.API_1484_11, in
 // the parent chain or the opener's, as ADL's sample code searches), gives the lesson back its saved progress
-// (cmi.suspend_data), and reports what the lesson tells its page: one interaction per check, the score, completion
-// and success by the mastery rule below, and the progress to restore next time. Commits on each check and on exit.
+// (cmi.suspend_data), and reports what the lesson tells its page: one interaction per check and per shown answer,
+// the score, completion and success by the mastery rule below, and the progress to restore next time. Every value
+// is written in the type the version's data model gives it, read at its strictest (docs/scorm.md says how; the
+// tests check it against tests/browser/strict-lms.mjs). Every LMS call is guarded: an LMS that throws, refuses or
+// fails is told to the learner once, in words on the page, and Finish/Terminate is still called on leaving.
 //
-// Mastery rule: the exercises are those the lesson shows (lesson.exerciseIds). An exercise counts as right when its
-// last check was right and its answer had not been shown first. Score = right / shown, reported as raw = that in
-// percent (min 0, max 100: LMSs such as Moodle grade cmi(.core).score.raw out of 100) and, in SCORM 2004, as
-// scaled (0 to 1). Completed when every shown exercise was checked or had its answer shown; until then incomplete.
-// Once completed: passed when the score reaches the passing fraction (SCORM 2004: cmi.scaled_passing_score; 1.2:
+// Mastery rule: the exercises are those the lesson shows (lesson.exerciseIds). An exercise counts as right when the
+// core says its last check counts (answers[id].counts: it matched and its answer was not on screen before it).
+// Score = right / shown, reported as raw = that in percent (min 0, max 100: LMSs such as Moodle grade
+// cmi(.core).score.raw out of 100) and, in SCORM 2004, as scaled (0 to 1). Completed when every shown exercise was
+// checked or had its answer shown; until then incomplete. The score is written only once completed: an LMS with a
+// passing score evaluates success from any score it holds (2004 RTE 4.2.21.1; 1.2 RTE 3.4.4 lets an LMS set
+// passed/failed from cmi.core.score.raw against the mastery score), so a score mid-attempt reads "failed". Once
+// completed: passed when the score reaches the passing fraction (SCORM 2004: cmi.scaled_passing_score; 1.2:
 // cmi.student_data.mastery_score / 100; when the LMS gives none: 0.8), else failed.
 
 const version = document.documentElement.dataset.scormVersion === '2004' ? '2004' : '1.2';
@@ -16,8 +22,58 @@ const defaultPassing = 0.8;
 // ADL's sample code gives up after 500 parents; a frame chain is never that deep.
 const maxHops = 500;
 const exercisePrefix = 'urn:qkv-lesson:exercise:';
+const exerciseExtension = 'urn:qkv-lesson:exercise';
+const revealedExtension = 'urn:qkv-lesson:revealed';
+const shownByExtension = 'urn:qkv-lesson:shown-by';
+const viewedVerb = 'http://id.tincanapi.com/verb/viewed';
+const challengeId = 'qkv04-challenge';
 
-// The two versions' names for the same things.
+// Numbers in the versions' decimal types without exponents (1.2 CMIDecimal, 2004 real(10,7)).
+const decimal = (value, digits) => value.toFixed(digits).replace(/\.?0+$/, '') || '0';
+
+// SCORM 1.2's CMIString255/4096 are ASCII, and a line break is refused by some runtimes' 2004 localized-string
+// check: free text is written as the body of a JSON string (JSON.parse('"' + value + '"') gives it back), with
+// every character outside ASCII as \uXXXX in 1.2.
+const asciiEscaped = (text) => text.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const escapedText = (text, { ascii }) => {
+  const body = JSON.stringify(text).slice(1, -1);
+  return ascii ? asciiEscaped(body) : body;
+};
+// The first `max` characters of escaped text, never cutting an escape in two.
+const cutEscaped = (text, max) => {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max);
+  const broken = /\\(u[0-9a-f]{0,3})?$/.exec(cut.replace(/\\\\/g, '__'));
+  return broken ? cut.slice(0, broken.index) : cut;
+};
+// A 2004 characterstring cut to its smallest permitted maximum, marked with an ellipsis when cut.
+const withinSpm = (text, spm) => (text.length <= spm ? text : `${text.slice(0, spm - 1)}…`);
+
+// SCORM 1.2 choice responses are single characters 0-9 and a-z (RTE 1.2 §3.4.5 CMIFeedback): the n-th option, in
+// the order the lesson lists them (the statement's choices), is the n-th of these.
+const choiceCharacters = 'abcdefghijklmnopqrstuvwxyz0123456789';
+// SCORM 1.2 CMIIdentifier is alphanumeric: ch26-first-token → ch26FirstToken.
+const identifier12 = (id) => id.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase()).replace(/[^A-Za-z0-9]/g, '');
+
+// Formats. SCORM 1.2 timespan HHHH:MM:SS.SS and time HH:MM:SS; SCORM 2004 duration PT…S and time with at most
+// two decimals of seconds.
+function timespan12(ms) {
+  const centis = Math.max(0, Math.round(ms / 10));
+  const hours = Math.min(9999, Math.floor(centis / 360000));
+  const minutes = Math.floor(centis / 6000) % 60;
+  const seconds = (centis % 6000) / 100;
+  return `${String(hours).padStart(4, '0')}:${String(minutes).padStart(2, '0')}:${seconds.toFixed(2).padStart(5, '0')}`;
+}
+const duration2004 = (ms) => `PT${Math.max(0, Math.round(ms / 10) / 100)}S`;
+const secondsOf = (iso) => {
+  const match = /^PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(iso ?? '');
+  return match ? Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0) : undefined;
+};
+const two = (n) => String(n).padStart(2, '0');
+const time12 = (date) => `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`; // the learner's clock
+const time2004 = (date) => date.toISOString().replace(/\.(\d\d)\d*Z$/, '.$1Z');
+
+// The two versions' names for the same things, and how each writes an interaction (interaction12/2004 below).
 const dialects = {
   '1.2': {
     apiName: 'API',
@@ -26,16 +82,20 @@ const dialects = {
     status(completed, passed) {
       return { 'cmi.core.lesson_status': !completed ? 'incomplete' : passed ? 'passed' : 'failed' };
     },
-    score({ raw }) {
-      return { 'cmi.core.score.min': '0', 'cmi.core.score.max': '100', 'cmi.core.score.raw': raw };
-    },
+    score: ({ raw }) => ({ 'cmi.core.score.min': '0', 'cmi.core.score.max': '100', 'cmi.core.score.raw': raw }),
     passing(get) {
       const mastery = Number.parseFloat(get('cmi.student_data.mastery_score'));
       return Number.isFinite(mastery) && mastery >= 0 && mastery <= 100 ? mastery / 100 : undefined;
     },
+    // An attempt the LMS already holds as finished: its status and score.
+    earlier: (get) => ({ status: get('cmi.core.lesson_status'), raw: get('cmi.core.score.raw'), completed: ['passed', 'failed', 'completed'].includes(get('cmi.core.lesson_status')) }),
     exit: (completed) => ({ 'cmi.core.exit': completed ? '' : 'suspend' }),
     sessionTime: (ms) => ({ 'cmi.core.session_time': timespan12(ms) }),
     mode: 'cmi.core.lesson_mode',
+    entry: 'cmi.core.entry',
+    // CMIString4096 is ASCII: the JSON with every other character as \uXXXX (JSON.parse reads it back as it was).
+    suspendText: (progress) => asciiEscaped(JSON.stringify(progress)),
+    interaction: (entry) => interaction12(entry),
   },
   '2004': {
     apiName: 'API_1484_11',
@@ -48,17 +108,19 @@ const dialects = {
         'cmi.progress_measure': settled,
       };
     },
-    score({ raw, scaled }) {
-      return { 'cmi.score.min': '0', 'cmi.score.max': '100', 'cmi.score.raw': raw, 'cmi.score.scaled': scaled };
-    },
+    score: ({ raw, scaled }) => ({ 'cmi.score.min': '0', 'cmi.score.max': '100', 'cmi.score.raw': raw, 'cmi.score.scaled': scaled }),
     passing(get) {
       const value = get('cmi.scaled_passing_score');
       const scaled = value === '' ? Number.NaN : Number(value);
       return Number.isFinite(scaled) && scaled >= -1 && scaled <= 1 ? scaled : undefined;
     },
+    earlier: (get) => ({ status: get('cmi.success_status'), raw: get('cmi.score.raw'), completed: get('cmi.completion_status') === 'completed' }),
     exit: (completed) => ({ 'cmi.exit': completed ? 'normal' : 'suspend' }),
     sessionTime: (ms) => ({ 'cmi.session_time': duration2004(ms) }),
     mode: 'cmi.mode',
+    entry: 'cmi.entry',
+    suspendText: (progress) => JSON.stringify(progress),
+    interaction: (entry) => interaction2004(entry),
   },
 };
 const dialect = dialects[version];
@@ -90,25 +152,9 @@ function findApi(name) {
   return null;
 }
 
-// Formats. SCORM 1.2 timespan HHHH:MM:SS.SS and time HH:MM:SS; SCORM 2004 duration PT…S and time with at most
-// two decimals of seconds.
-function timespan12(ms) {
-  const centis = Math.max(0, Math.round(ms / 10));
-  const hours = Math.min(9999, Math.floor(centis / 360000));
-  const minutes = Math.floor(centis / 6000) % 60;
-  const seconds = (centis % 6000) / 100;
-  return `${String(hours).padStart(4, '0')}:${String(minutes).padStart(2, '0')}:${seconds.toFixed(2).padStart(5, '0')}`;
-}
-const duration2004 = (ms) => `PT${Math.max(0, Math.round(ms / 10) / 100)}S`;
-const secondsOf = (iso) => {
-  const match = /^PT(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?$/.exec(iso ?? '');
-  return match ? Number(match[1] ?? 0) * 3600 + Number(match[2] ?? 0) * 60 + Number(match[3] ?? 0) : undefined;
-};
-const two = (n) => String(n).padStart(2, '0');
-const time12 = (date) => `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`; // the learner's clock
-const time2004 = (date) => date.toISOString().replace(/\.(\d\d)\d*Z$/, '.$1Z');
-
-// The note shown when no LMS records this launch (once), and the console's word for it.
+// What the page says. The note (role=note): no LMS, review, an attempt already finished. The status line
+// (role=status): what of the progress the LMS cannot keep. The alert (role=alert): the LMS is not keeping the
+// learner's answers, said once. Each also goes to the console once.
 function notice(text, level = 'info') {
   const note = document.querySelector('.scorm-note');
   if (note) {
@@ -117,69 +163,203 @@ function notice(text, level = 'info') {
   }
   console[level](`qkv-lesson SCORM ${version}: ${text}`);
 }
+function say(selector, text) {
+  const line = document.querySelector(selector);
+  if (line && line.textContent !== text) line.textContent = text;
+}
 
+// ---- Interactions: one per check, one per shown answer; the exercise, its kind and the values in each version.
+
+// What a statement says about one exercise, in the version-neutral form the writers below take.
+function entryOf(statement) {
+  const id = statement?.context?.extensions?.[exerciseExtension] ?? (statement?.object?.id?.startsWith(exercisePrefix) ? statement.object.id.slice(exercisePrefix.length) : undefined);
+  if (!id) return undefined;
+  const definition = statement.object?.definition ?? {};
+  const result = statement.result ?? {};
+  const shownBy = statement.verb?.id === viewedVerb ? statement.context?.extensions?.[shownByExtension] ?? 'learner' : undefined;
+  const graded = shownBy === undefined && typeof result.success === 'boolean';
+  const revealed = statement.context?.extensions?.[revealedExtension] === true;
+  return {
+    id,
+    shownBy,
+    graded,
+    success: graded && result.success === true && !revealed,
+    kind: ['choice', 'fill-in'].includes(definition.interactionType) ? definition.interactionType : 'long-fill-in',
+    choices: (definition.choices ?? []).map((choice) => choice.id),
+    question: definition.description?.['en-US'] ?? definition.name?.['en-US'] ?? '',
+    pattern: definition.correctResponsesPattern?.[0],
+    response: shownBy === undefined ? result.response ?? '' : undefined,
+    at: statement.timestamp ? new Date(statement.timestamp) : new Date(),
+    latency: secondsOf(result.duration),
+  };
+}
+
+const resultOf = (entry, wrong) => (!entry.graded ? 'neutral' : entry.success ? 'correct' : wrong);
+
+// SCORM 1.2 (RTE §3.4.4 cmi.interactions): an alphanumeric id, choices as single characters, free text as escaped
+// ASCII of at most 255 characters.
+function interaction12(entry) {
+  const choiceOf = (choiceId) => choiceCharacters[entry.choices.indexOf(choiceId)];
+  const text = (value) => cutEscaped(escapedText(value, { ascii: true }), 255);
+  const choiceList = (value) => {
+    const characters = value.split('[,]').map(choiceOf);
+    return characters.every(Boolean) ? characters.join(',') : undefined;
+  };
+  const asFeedback = (value) => (value === undefined ? undefined : entry.kind === 'choice' ? choiceList(value) : text(value));
+  return {
+    id: identifier12(entry.id),
+    type: entry.kind === 'choice' ? 'choice' : 'fill-in',
+    time: time12(entry.at),
+    weighting: entry.graded ? '1' : '0',
+    student_response: entry.response === undefined || entry.response === '' ? undefined : asFeedback(entry.response),
+    result: resultOf(entry, 'wrong'),
+    latency: entry.latency === undefined ? undefined : timespan12(entry.latency * 1000),
+    'correct_responses.0.pattern': asFeedback(entry.pattern),
+  };
+}
+
+// SCORM 2004 (RTE §4.2.9): ids and choices as URNs, fill-in items within their 250-character SPM, the challenge's
+// line breaks escaped (scorm-again's localized-string check refuses them), the description says when the answer
+// was shown.
+function interaction2004(entry) {
+  const choices = (value) => value.split('[,]').map((choice) => `urn:qkv-lesson:choice:${encodeURIComponent(choice)}`).join('[,]');
+  // No spaces beside commas in a fill-in pattern: SCORM's separator is "[,]", but runtimes such as scorm-again
+  // also split at bare commas and then refuse the items that start with a space; the lesson reads "[4,7,2]" as it
+  // reads "[4, 7, 2]".
+  const fillIn = (value, pattern) => value.split('[,]').map((item) => withinSpm(pattern ? item.replace(/\s*,\s*/g, ',').trim() : item, 250)).join('[,]');
+  const formatted = (value, pattern) => {
+    if (value === undefined) return undefined;
+    if (entry.kind === 'choice') return choices(value);
+    if (entry.kind === 'fill-in') return fillIn(value, pattern);
+    return withinSpm(escapedText(value, { ascii: false }), 4000);
+  };
+  const shown = entry.shownBy === undefined ? '' : entry.shownBy === 'lesson' ? 'Answer shown by the lesson after two wrong checks: ' : 'Answer shown at the learner\'s request: ';
+  return {
+    id: `${exercisePrefix}${entry.id}`,
+    type: entry.kind,
+    description: withinSpm(`${shown}${entry.question}`, 250),
+    timestamp: time2004(entry.at),
+    weighting: entry.graded ? '1' : '0',
+    // The pattern before the response (a runtime may check the response against it).
+    'correct_responses.0.pattern': formatted(entry.pattern, true),
+    learner_response: entry.response === undefined ? undefined : formatted(entry.response, false),
+    result: resultOf(entry, 'incorrect'),
+    latency: entry.latency === undefined ? undefined : duration2004(entry.latency * 1000),
+  };
+}
+
+// ---- suspend_data within the version's limit ------------------------------------------------------------------
+
+// The progress as text within `limit`: what must be left out goes in this order, each whole (never cut): the edited
+// numbers, the challenge's text, then answers from the last. Returns the text and what was left out, in words.
+function fitProgress(progress, limit, toText) {
+  let kept = progress;
+  let text = toText(kept);
+  const left = [];
+  if (text.length > limit && kept.state) {
+    kept = { ...kept, state: '' };
+    text = toText(kept);
+    left.push('your edited numbers');
+  }
+  if (text.length > limit && kept.challenge) {
+    kept = { ...kept, challenge: '' };
+    text = toText(kept);
+    left.push('your answer to the challenge');
+  }
+  const answers = Object.entries(kept.answers ?? {});
+  const dropped = [];
+  while (text.length > limit && answers.length) {
+    dropped.unshift(answers.pop()[0]);
+    kept = { ...kept, answers: Object.fromEntries(answers) };
+    text = toText(kept);
+  }
+  if (dropped.length) left.push(`your answers to ${dropped.join(', ')}`);
+  return { text, left };
+}
 class LmsSession {
   constructor(api) {
     this.api = api;
     this.started = performance.now();
     this.written = new Map(); // element → last value written (no repeated writes)
-    this.warned = new Set();
+    this.looked = new Set(); // refusals whose error was looked up (once per element, so a refusing LMS is no flood)
     this.finished = false;
     this.commitTimer = undefined;
-    this.trimNoted = false;
     this.passing = undefined; // the passing fraction, read once
     this.completed = false;
-    // Review mode (the LMS shows a finished attempt again): the answers come back, nothing is recorded.
+    this.failureTold = false;
+    // Review mode (the LMS shows a finished attempt again), or an attempt the LMS already holds as completed: the
+    // answers come back, nothing is recorded.
     this.reviewing = this.get(dialect.mode) === 'review';
+    this.earlier = this.reviewing ? undefined : dialect.earlier((element) => this.get(element));
+    this.closed = this.reviewing || this.earlier?.completed === true;
+    // One interaction per check: the next index continues what the LMS holds (a resumed attempt).
+    this.nextInteraction = Number.parseInt(this.get('cmi.interactions._count'), 10) || 0;
   }
 
+  // Every LMS call goes through here: a call that throws is caught and told, never left to escape.
   call(name, ...args) {
-    return String(this.api[dialect.calls[name]](...args));
+    try {
+      return String(this.api[dialect.calls[name]](...args));
+    } catch (error) {
+      this.failed(`its ${dialect.calls[name]} call failed (${error?.message ?? error})`);
+      return undefined;
+    }
+  }
+
+  // The learner is told once, in words, that the LMS is not keeping their answers; the console gets the detail.
+  failed(detail) {
+    console.warn(`qkv-lesson SCORM ${version}: the LMS is not keeping this lesson's data: ${detail}`);
+    if (this.failureTold) return;
+    this.failureTold = true;
+    say('.scorm-alert', 'Your answers are not being saved: the learning platform (LMS) did not accept what this lesson sent it. What you do here is still checked on this page, but it may not be there when you come back, and your teacher may not see it. You can tell your teacher; reloading the course page may help.');
+  }
+
+  // The LMS's error for the last call, as "code: text", looked up once per `key`.
+  errorFor(key) {
+    if (this.looked.has(key)) return 'as before';
+    this.looked.add(key);
+    const code = this.call('error');
+    return `error ${code}: ${code === undefined ? '' : this.call('errorText', code)}`;
   }
 
   get(element) {
     const value = this.call('get', element);
-    return value === 'undefined' || value === 'null' ? '' : value;
+    return value === undefined || value === 'undefined' || value === 'null' ? '' : value;
   }
 
-  // Writes one value; an LMS refusal is warned about once per element (the rest of the report still goes).
   set(element, value, { force = false } = {}) {
     const text = String(value);
     if (!force && this.written.get(element) === text) return true;
-    const ok = this.call('set', element, text) === 'true';
-    if (ok) this.written.set(element, text);
-    else {
-      const code = this.call('error');
-      const key = element.replace(/\.\d+\./g, '.n.');
-      if (!this.warned.has(key)) {
-        this.warned.add(key);
-        console.warn(`qkv-lesson SCORM ${version}: the LMS refused ${element} = ${JSON.stringify(text.slice(0, 80))} (error ${code}: ${this.call('errorText', code)})`);
-      }
+    const answer = this.call('set', element, text);
+    if (answer === 'true') {
+      this.written.set(element, text);
+      return true;
     }
-    return ok;
+    if (answer !== undefined) this.failed(`it refused ${element} = ${JSON.stringify(text.slice(0, 80))} (${this.errorFor(element.replace(/\.\d+\./g, '.n.'))})`);
+    return false;
   }
 
-  setAll(values) {
-    for (const [element, value] of Object.entries(values)) if (value !== undefined) this.set(element, value);
+  setAll(values, options) {
+    for (const [element, value] of Object.entries(values)) if (value !== undefined) this.set(element, value, options);
   }
 
   commit() {
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
-    if (this.finished || this.reviewing) return;
-    if (this.call('commit', '') !== 'true') {
-      const code = this.call('error');
-      console.warn(`qkv-lesson SCORM ${version}: commit failed (error ${code}: ${this.call('errorText', code)})`);
-    }
+    if (this.finished || this.closed) return;
+    const answer = this.call('commit', '');
+    if (answer !== undefined && answer !== 'true') this.failed(`its commit failed (${this.errorFor('commit')})`);
   }
 
   // Typing in the challenge box or editing numbers changes the progress often: commit once it settles.
   commitSoon() {
-    if (this.finished || this.commitTimer !== undefined) return;
+    if (this.finished || this.closed || this.commitTimer !== undefined) return;
     this.commitTimer = setTimeout(() => this.commit(), 2000);
   }
 
+  // The saved progress; a first attempt (entry ab-initio) has none to read (2004: reading it would be error 403).
   savedProgress() {
+    if (this.get(dialect.entry) === 'ab-initio') return undefined;
     const text = this.get('cmi.suspend_data');
     if (!text) return undefined;
     try {
@@ -190,120 +370,53 @@ class LmsSession {
     }
   }
 
-  // The progress as JSON within the version's suspend_data limit: the edited numbers go first, then the challenge
-  // text is shortened, then answers are left out from the last; the console says so once per session.
+  // The progress within the version's limit; what does not fit is said on the page (and on the console once).
   suspendData(progress) {
-    const limit = dialect.suspendLimit;
-    let kept = progress;
-    let text = JSON.stringify(kept);
-    const dropped = [];
-    if (text.length > limit && kept.state) {
-      kept = { ...kept, state: '' };
-      text = JSON.stringify(kept);
-      dropped.push('the edited numbers');
-    }
-    if (text.length > limit && kept.challenge) {
-      const over = text.length - limit;
-      kept = { ...kept, challenge: kept.challenge.slice(0, Math.max(0, kept.challenge.length - over - 16)) };
-      text = JSON.stringify(kept);
-      dropped.push('the end of the challenge text');
-    }
-    if (text.length > limit) {
-      const answers = Object.entries(kept.answers ?? {});
-      while (text.length > limit && answers.length) {
-        answers.pop();
-        kept = { ...kept, answers: Object.fromEntries(answers) };
-        text = JSON.stringify(kept);
-      }
-      dropped.push('some answers');
-    }
-    if (dropped.length && !this.trimNoted) {
-      this.trimNoted = true;
-      console.warn(`qkv-lesson SCORM ${version}: the progress is longer than the ${limit} characters cmi.suspend_data keeps, so ${dropped.join(', ')} will not be restored next time`);
-    }
+    const { text, left } = fitProgress(progress, dialect.suspendLimit, dialect.suspendText);
+    const words = left.length ? `This learning platform keeps at most ${dialect.suspendLimit.toLocaleString('en')} characters of your progress (SCORM ${version}), so ${left.join(' and ')} will not be restored when you come back.${left.includes('your answer to the challenge') ? ' Keep a copy of your challenge text if you want it later.' : ''}` : '';
+    if (words && words !== this.leftOut) console.warn(`qkv-lesson SCORM ${version}: ${words}`);
+    this.leftOut = words;
+    say('.scorm-status', words);
     return text;
   }
 
   // The mastery rule (see the top of this file) applied to the lesson's progress.
   report() {
-    if (this.finished || this.reviewing || lesson.dataset.state !== 'ready') return undefined;
+    if (this.finished || this.closed || lesson.dataset.state !== 'ready') return undefined;
     const progress = lesson.progress;
     const shown = lesson.exerciseIds ?? [];
     const answers = progress?.answers ?? {};
-    const right = shown.filter((id) => answers[id]?.correct && !answers[id]?.revealed).length;
+    const counts = (answer) => (typeof answer?.counts === 'boolean' ? answer.counts : Boolean(answer?.correct && !answer?.revealed));
+    const right = shown.filter((id) => counts(answers[id])).length;
     const settled = shown.filter((id) => answers[id] && (answers[id].attempts > 0 || answers[id].revealed)).length;
     const fraction = shown.length ? right / shown.length : 0;
     const completed = shown.length > 0 && settled === shown.length;
     this.passing ??= dialect.passing((element) => this.get(element)) ?? defaultPassing;
     const passed = fraction >= this.passing;
-    this.setAll(dialect.score({ raw: (Math.round(fraction * 10000) / 100).toString(), scaled: (Math.round(fraction * 1e7) / 1e7).toString() }));
-    this.setAll(dialect.status(completed, passed, shown.length ? (Math.round((settled / shown.length) * 1e7) / 1e7).toString() : '0'));
+    if (completed) this.setAll(dialect.score({ raw: decimal(fraction * 100, 2), scaled: decimal(fraction, 7) }));
+    this.setAll(dialect.status(completed, passed, decimal(shown.length ? settled / shown.length : 0, 7)));
     if (progress) this.set('cmi.suspend_data', this.suspendData(progress));
     this.completed = completed;
     return { right, shown: shown.length, completed, passed };
   }
 
-  // One interaction per exercise: SCORM 2004 updates the one with the exercise's id (or adds it); SCORM 1.2's
-  // interactions cannot be read back, so each check adds one (a journal: the last one per id is the latest).
+  // Appends one interaction (SCORM 1.2 interactions cannot be read back, and 2004 keeps every check too, so first
+  // tries stay for item analysis): the last one for an id is the current one.
   interaction(statement) {
-    if (this.finished || this.reviewing) return;
-    const objectId = statement?.object?.id ?? '';
-    if (!objectId.startsWith(exercisePrefix)) return;
-    const id = objectId.slice(exercisePrefix.length);
-    const definition = statement.object.definition ?? {};
-    const result = statement.result ?? {};
-    const revealed = statement.context?.extensions?.['urn:qkv-lesson:revealed'] === true;
-    const graded = typeof result.success === 'boolean';
-    const success = graded && result.success && !revealed;
-    const pattern = definition.correctResponsesPattern?.[0];
-    const at = statement.timestamp ? new Date(statement.timestamp) : new Date();
-    const latency = secondsOf(result.duration);
-    const count = Number.parseInt(this.get('cmi.interactions._count'), 10) || 0;
-    let n;
-    if (version === '2004') {
-      for (let i = 0; i < count && n === undefined; i++) if (this.get(`cmi.interactions.${i}.id`) === id) n = i;
-    }
-    n ??= count;
-    const base = `cmi.interactions.${n}`;
-    const write = (values) => {
-      for (const [element, value] of Object.entries(values)) if (value !== undefined) this.set(`${base}.${element}`, value, { force: true });
-    };
-    if (version === '1.2') {
-      write({
-        id,
-        type: definition.interactionType === 'choice' ? 'choice' : 'fill-in',
-        time: time12(at),
-        weighting: graded ? '1' : '0',
-        student_response: (result.response ?? '').slice(0, 255),
-        result: !graded ? 'neutral' : success ? 'correct' : 'wrong',
-        latency: latency === undefined ? undefined : timespan12(latency * 1000),
-      });
-      if (pattern !== undefined) write({ 'correct_responses.0.pattern': pattern.slice(0, 255) });
-    } else {
-      const type = ['choice', 'fill-in', 'long-fill-in'].includes(definition.interactionType) ? definition.interactionType : 'long-fill-in';
-      const description = definition.description?.['en-US'] ?? definition.name?.['en-US'];
-      write({
-        id,
-        type,
-        description: description?.slice(0, 250),
-        timestamp: time2004(at),
-        weighting: graded ? '1' : '0',
-      });
-      // The pattern before the response (a runtime may check the response against it). No spaces beside commas in
-      // a fill-in pattern: SCORM's separator is "[,]", but runtimes such as scorm-again also split at bare commas
-      // and then refuse the items that start with a space; the lesson reads "[4,7,2]" as it reads "[4, 7, 2]".
-      if (pattern !== undefined) write({ 'correct_responses.0.pattern': type === 'fill-in' ? pattern.replace(/\s*,\s*/g, ',').trim() : pattern });
-      write({
-        learner_response: type === 'long-fill-in' ? (result.response ?? '').slice(0, 4000) : result.response ?? '',
-        result: !graded ? 'neutral' : success ? 'correct' : 'incorrect',
-        latency: latency === undefined ? undefined : duration2004(latency * 1000),
-      });
-    }
+    if (this.finished || this.closed) return;
+    const entry = entryOf(statement);
+    if (!entry) return;
+    const base = `cmi.interactions.${this.nextInteraction}`;
+    const values = dialect.interaction(entry);
+    // The id first, then the type: 2004 refuses anything else of an interaction before them (RTE 4.2.9, error 408).
+    if (!this.set(`${base}.id`, values.id, { force: true })) return;
+    this.nextInteraction++;
+    for (const [element, value] of Object.entries(values)) if (element !== 'id' && value !== undefined) this.set(`${base}.${element}`, value, { force: true });
   }
 
   exit() {
     if (this.finished) return;
-    if (!this.reviewing) {
+    if (!this.closed) {
       this.report();
       this.setAll(dialect.exit(this.completed));
       this.setAll(dialect.sessionTime(performance.now() - this.started));
@@ -315,19 +428,49 @@ class LmsSession {
   }
 }
 
+// The words for an attempt the LMS already holds as completed.
+function earlierResult({ status, raw }) {
+  const score = raw === '' ? '' : ` with a score of ${raw} out of 100`;
+  const verdict = status === 'passed' || status === 'failed' ? ` (${status})` : '';
+  return `You have already completed this lesson${score}${verdict}. Your answers are shown as you left them; what you do now is not recorded and does not change your result.`;
+}
+
+// Initialize, guarded: false or a throw means no session (the learner is told); a throw may still have opened
+// one, so Finish/Terminate is attempted on leaving.
+function initialize(api) {
+  try {
+    if (String(api[dialect.calls.init]('')) === 'true') return true;
+    let code = '';
+    try {
+      code = ` (error ${api[dialect.calls.error]()})`;
+    } catch {
+      // the error call fails too: the code stays unknown
+    }
+    notice(`The learning platform (LMS) did not start this session${code}: the lesson runs, but your answers are not recorded.`, 'warn');
+  } catch (error) {
+    notice(`The learning platform (LMS) failed to start this session (${error?.message ?? error}): the lesson runs, but your answers are not recorded.`, 'warn');
+    const finish = () => {
+      try {
+        api[dialect.calls.finish]('');
+      } catch {
+        // nothing more to try
+      }
+    };
+    addEventListener('pagehide', finish, { once: true });
+  }
+  return false;
+}
+
 async function start() {
   const api = findApi(dialect.apiName);
   if (!api) {
     notice(`No learning platform (LMS) was found to report to: the lesson runs on its own and your answers are not recorded.`);
     return;
   }
-  if (String(api[dialect.calls.init]('')) !== 'true') {
-    const code = String(api[dialect.calls.error]());
-    notice(`The learning platform (LMS) did not start this session (error ${code}): the lesson runs, but your answers are not recorded.`, 'warn');
-    return;
-  }
+  if (!initialize(api)) return;
   const session = new LmsSession(api);
   if (session.reviewing) notice('Review mode: your earlier answers are shown; nothing you do now is recorded.');
+  else if (session.closed) notice(earlierResult(session.earlier));
   const saved = session.savedProgress();
   // Listen before the lesson can be ready: every event after this point reaches the LMS.
   lesson.addEventListener('qkv-lesson-answer', (event) => {

@@ -7,17 +7,14 @@
 // Also: a launch without any LMS runs as the plain lesson and says so once.
 //   node --test --test-concurrency=1 tests/browser/scorm.test.mjs
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve } from 'node:path';
+import { readdir, readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
-import { unzipSync } from 'fflate';
-import { launchFile, makePackages } from '../../scripts/package-scorm.mjs';
-import { answerExercise, assertNoProblems, cell, csp, dist, launchBrowser, openPage, readFixture, rendered, repo, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
+import { launchFile } from '../../scripts/package-scorm.mjs';
+import { answerExercise, assertNoProblems, cell, dist, launchBrowser, openPage, readFixture, rendered, repo, waitReady, waitRenderedAfter } from './harness.mjs';
+import { closeLessonFrame, lessonFrame, readPackages, startLmsServer } from './scorm-host.mjs';
 
 const scormAgain = resolve(repo, 'node_modules/scorm-again/dist');
-const types = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.wasm': 'application/wasm', '.svg': 'image/svg+xml', '.woff2': 'font/woff2', '.woff': 'font/woff', '.ttf': 'font/ttf', '.xml': 'application/xml' };
 
 const versions = {
   '1.2': { apiName: 'API', runtime: 'scorm12.js', constructor: 'Scorm12API', commit: 'LMSCommit', finish: 'LMSFinish' },
@@ -27,8 +24,7 @@ const versions = {
 let browser;
 let server;
 let origin;
-let workDir;
-const packages = {}; // version → { files: Map(name → bytes), manifest: text }
+let packages; // version → { files: Map(name → bytes), manifest: text }
 const savedCmi = {}; // version → the CMI the host loads before the launch (the LMS's stored data), or null
 
 // The LMS's page: scorm-again's API on window, the player frame below it, the package's launch page below that.
@@ -64,42 +60,25 @@ player.src = '/player/' + version + '.html';
 document.body.append(player);
 `;
 
-const playerHtml = (version) => `<!doctype html>
-<html lang="en"><head><meta charset="utf-8" /><title>Player</title></head>
-<body><iframe title="Lesson" src="/pkg/${version}/${launchFile}" width="1200" height="800"></iframe></body></html>`;
-
-function startServer() {
-  const send = (response, type, body) => response.writeHead(200, { 'Content-Type': type, 'Content-Security-Policy': csp }).end(body);
-  const srv = createServer(async (request, response) => {
-    const path = decodeURIComponent(new URL(request.url ?? '/', 'http://localhost').pathname);
-    let match;
-    if ((match = /^\/host\/(1\.2|2004)\.html$/.exec(path))) send(response, types['.html'], hostHtml(match[1]));
-    else if ((match = /^\/player\/(1\.2|2004)\.html$/.exec(path))) send(response, types['.html'], playerHtml(match[1]));
-    else if (path === '/host.js') send(response, types['.js'], hostJs);
-    else if ((match = /^\/saved\/(1\.2|2004)\.json$/.exec(path))) send(response, 'application/json', JSON.stringify(savedCmi[match[1]] ?? null));
-    else if ((match = /^\/scorm-again\/([\w.-]+\.js)$/.exec(path))) send(response, types['.js'], await readFile(join(scormAgain, match[1]))); // as published, never copied
-    else if ((match = /^\/pkg\/(1\.2|2004)\/(.+)$/.exec(path)) && packages[match[1]]?.files.has(normalize(match[2]))) {
-      send(response, types[extname(match[2])] ?? 'application/octet-stream', packages[match[1]].files.get(normalize(match[2])));
-    } else if (path === '/favicon.ico') response.writeHead(204).end();
-    else response.writeHead(404).end('not found');
-  });
-  return new Promise((done) => srv.listen(0, '127.0.0.1', () => done(srv)));
+// The LMS's own pages: the host and its script, the stored CMI, scorm-again as published (never copied).
+async function lmsRoutes(path) {
+  let match;
+  if ((match = /^\/host\/(1\.2|2004)\.html$/.exec(path))) return { body: hostHtml(match[1]) };
+  if (path === '/host.js') return { body: hostJs };
+  if ((match = /^\/saved\/(1\.2|2004)\.json$/.exec(path))) return { body: JSON.stringify(savedCmi[match[1]] ?? null) };
+  if ((match = /^\/scorm-again\/([\w.-]+\.js)$/.exec(path))) return { body: await readFile(join(scormAgain, match[1])) };
+  return undefined;
 }
 
 before(async () => {
-  workDir = await mkdtemp(join(tmpdir(), 'qkv-scorm-'));
-  const written = await makePackages({ dist, out: workDir });
-  for (const [version, path] of Object.entries(written)) {
-    const files = new Map(Object.entries(unzipSync(await readFile(path))));
-    packages[version] = { files, manifest: new TextDecoder().decode(files.get('imsmanifest.xml')) };
-  }
-  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-  origin = `http://127.0.0.1:${server.address().port}`;
+  packages = await readPackages();
+  let lms;
+  [lms, browser] = await Promise.all([startLmsServer(packages, lmsRoutes), launchBrowser()]);
+  ({ server, origin } = lms);
 });
 after(async () => {
   await browser?.close();
   await new Promise((done) => (server ? server.close(() => done()) : done()));
-  if (workDir) await rm(workDir, { recursive: true, force: true });
 });
 
 // The manifest as a browser's XML parser reads it (no XML library in the project).
@@ -183,27 +162,6 @@ async function listDist() {
   return entries.filter((e) => e.isFile()).map((e) => join(e.parentPath ?? e.path, e.name).slice(dist.length + 1).split('\\').join('/'));
 }
 
-// The lesson's document: two frames below the host page.
-async function lessonFrame(page) {
-  await page.waitForFunction(() => document.querySelector('iframe[title="Player"]')?.contentDocument?.querySelector('iframe[title="Lesson"]'));
-  const handle = await page.frameLocator('iframe[title="Player"]').locator('iframe[title="Lesson"]').elementHandle();
-  const frame = await handle.contentFrame();
-  await frame.waitForURL(/\/pkg\//);
-  await waitReady(frame);
-  await waitLaidOut(frame);
-  return frame;
-}
-
-// The LMS's player closes the lesson's frame (the learner exits): the lesson ends its session on the way out. The
-// frame's old document is gone once it shows about:blank; what it still had in flight is left behind (navigateFrame).
-async function closeLessonFrame(page, frame, navigateFrame) {
-  await navigateFrame(async () => {
-    await page.frameLocator('iframe[title="Player"]').locator('iframe[title="Lesson"]').evaluate((iframe) => (iframe.src = 'about:blank'));
-    await frame.waitForURL('about:blank');
-  });
-  await page.waitForFunction(() => window.lms.finished > 0, undefined, { timeout: 5000 });
-}
-
 // Picks the option or types the blanks of one exercise and checks it; waits for the LMS commit that follows.
 async function answer(page, frame, id, responses) {
   const commits = await page.evaluate(() => window.lms.commits);
@@ -279,54 +237,59 @@ for (const [version, names] of Object.entries(versions)) {
       await box.blur();
       await page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
       Object.assign(statements, await frame.evaluate(() => window.__statements));
-      assert.equal(statements.length, 5, 'four checks and the challenge, five statements');
+      // Four checks, the shown answer (a "viewed" statement) and the challenge.
+      assert.equal(statements.length, 6, statements.map((s) => s.verb.id).join(', '));
       const progress = await frame.evaluate(() => document.querySelector('qkv-lesson').progress);
 
-      // The mastery rule: 1 of the shown exercises right (the revealed one is never right), 3 settled: incomplete.
-      const percent = Math.round((1 / shown.length) * 10000) / 100;
+      // The mastery rule: 1 of the shown exercises right (the revealed one is never right), 3 settled: incomplete,
+      // and no score yet (an LMS with a passing score would read any score as passed or failed).
       if (version === '1.2') {
-        assert.equal(await lmsValue(page, 'cmi.core.score.raw'), String(percent));
-        assert.equal(await lmsValue(page, 'cmi.core.score.min'), '0');
-        assert.equal(await lmsValue(page, 'cmi.core.score.max'), '100');
+        assert.equal(await lmsValue(page, 'cmi.core.score.raw'), '', 'no score yet');
         assert.equal(await lmsValue(page, 'cmi.core.lesson_status'), 'incomplete');
       } else {
-        assert.equal(await lmsValue(page, 'cmi.score.raw'), String(percent));
-        assert.equal(await lmsValue(page, 'cmi.score.min'), '0');
-        assert.equal(await lmsValue(page, 'cmi.score.max'), '100');
-        assert.equal(Number(await lmsValue(page, 'cmi.score.scaled')), Math.round((1 / shown.length) * 1e7) / 1e7);
+        for (const name of ['raw', 'scaled']) assert.equal(await lmsValue(page, `cmi.score.${name}`), '', `no score.${name} yet`);
         assert.equal(await lmsValue(page, 'cmi.completion_status'), 'incomplete');
         assert.equal(await lmsValue(page, 'cmi.success_status'), 'unknown');
         assert.equal(Number(await lmsValue(page, 'cmi.progress_measure')), Math.round((3 / shown.length) * 1e7) / 1e7);
       }
 
-      // Interactions: SCORM 1.2 keeps a journal (one per check), SCORM 2004 one per exercise (updated in place).
+      // Interactions: one per check and one for the shown answer, in both versions.
       const cmi = await cmiOf(page);
-            const interactions = Object.values(cmi.interactions ?? {}).filter((entry) => entry && typeof entry === 'object' && 'id' in entry);
-      const pattern = (id) => statements.find((s) => s.object.id.endsWith(`:${id}`)).object.definition.correctResponsesPattern[0];
+      const interactions = Object.values(cmi.interactions ?? {}).filter((entry) => entry && typeof entry === 'object' && 'id' in entry);
+      const definition = (id) => statements.find((s) => s.object.id.endsWith(`:${id}`)).object.definition;
+      const pattern = (id) => definition(id).correctResponsesPattern[0];
+      // 1.2 choices as single characters: the n-th option the lesson lists is the n-th letter.
+      const letter = (id, choice) => 'abcdefghijklmnopqrstuvwxyz0123456789'[definition(id).choices.findIndex((c) => c.id === choice)];
       if (version === '1.2') {
         assert.deepEqual(
           interactions.map((i) => [i.id, i.type, i.student_response, i.result, i.correct_responses?.['0']?.pattern]),
           [
-            [right.id, 'choice', 'yes', 'wrong', pattern(right.id)],
-            [right.id, 'choice', 'no', 'correct', pattern(right.id)],
-            [wrong.id, 'fill-in', '17', 'wrong', pattern(wrong.id)],
-            [revealed.id, 'fill-in', '[4, 7, 2]', 'wrong', pattern(revealed.id)],
-            ['qkv04-challenge', 'fill-in', challengeText, 'neutral', undefined],
+            ['ch26ChangeQueryOnly', 'choice', letter(right.id, 'yes'), 'wrong', letter(right.id, pattern(right.id))],
+            ['ch26ChangeQueryOnly', 'choice', letter(right.id, 'no'), 'correct', letter(right.id, pattern(right.id))],
+            ['ch26ParameterCount', 'fill-in', '17', 'wrong', pattern(wrong.id)],
+            ['ch26OutputShapes', 'fill-in', '', 'neutral', pattern(revealed.id)],
+            ['ch26OutputShapes', 'fill-in', '[4, 7, 2]', 'wrong', pattern(revealed.id)],
+            ['qkv04Challenge', 'fill-in', challengeText, 'neutral', undefined],
           ],
         );
         for (const i of interactions) assert.match(i.time, /^\d\d:\d\d:\d\d$/);
       } else {
+        const urn = (id) => `urn:qkv-lesson:exercise:${id}`;
+        const choice = (id) => `urn:qkv-lesson:choice:${id}`;
         assert.deepEqual(
           interactions.map((i) => [i.id, i.type, i.learner_response, i.result, i.correct_responses?.['0']?.pattern]),
           [
-            [right.id, 'choice', 'no', 'correct', pattern(right.id)],
-            [wrong.id, 'fill-in', '17', 'incorrect', pattern(wrong.id)],
+            [urn(right.id), 'choice', choice('yes'), 'incorrect', choice(pattern(right.id))],
+            [urn(right.id), 'choice', choice('no'), 'correct', choice(pattern(right.id))],
+            [urn(wrong.id), 'fill-in', '17', 'incorrect', pattern(wrong.id)],
             // A SCORM 2004 fill-in pattern is written without spaces beside commas (scorm-launch.js says why).
-            [revealed.id, 'fill-in', '[4, 7, 2]', 'incorrect', pattern(revealed.id).replaceAll(', ', ',')],
-            ['qkv04-challenge', 'long-fill-in', challengeText, 'neutral', undefined],
+            [urn(revealed.id), 'fill-in', '', 'neutral', pattern(revealed.id).replaceAll(', ', ',')],
+            [urn(revealed.id), 'fill-in', '[4, 7, 2]', 'incorrect', pattern(revealed.id).replaceAll(', ', ',')],
+            [urn('qkv04-challenge'), 'long-fill-in', challengeText, 'neutral', undefined],
           ],
         );
         for (const i of interactions) assert.ok(i.description, `${i.id} has the question as its description`);
+        assert.match(interactions[3].description, /^Answer shown at the learner's request: /);
       }
       for (const id of [right.id, wrong.id, revealed.id]) assert.ok(pattern(id), `${id}'s statement has a correct-response pattern`);
       assert.equal(pattern(wrong.id), String(expected.parameter_count));
@@ -376,9 +339,8 @@ for (const [version, names] of Object.entries(versions)) {
       assert.equal(restored.challenge, challengeText);
       // Restoring is not answering: no interaction is added, the score stays.
       const cmi = await cmiOf(second.page);
-      assert.equal(Object.keys(cmi.interactions ?? {}).filter((k) => /^\d+$/.test(k)).length, version === '1.2' ? 5 : 4);
-      const percent = String(Math.round((1 / (await frame.evaluate(() => document.querySelector('qkv-lesson').exerciseIds.length))) * 10000) / 100);
-      assert.equal(await lmsValue(second.page, version === '1.2' ? 'cmi.core.score.raw' : 'cmi.score.raw'), percent);
+      assert.equal(Object.keys(cmi.interactions ?? {}).filter((k) => /^\d+$/.test(k)).length, 6);
+      assert.equal(await lmsValue(second.page, version === '1.2' ? 'cmi.core.score.raw' : 'cmi.score.raw'), '', 'still no score: the attempt is not completed');
       assertNoProblems(second.problems, `SCORM ${version} relaunch`);
     } finally {
       await second.close();
@@ -433,7 +395,7 @@ for (const version of Object.keys(versions)) {
   });
 }
 
-test('SCORM 1.2: progress longer than suspend_data\'s 4096 characters leaves out the edited numbers first, and says so once', async () => {
+test('SCORM 1.2: progress longer than suspend_data\'s 4096 characters leaves out the edited numbers first, and says so on the page', async () => {
   savedCmi['1.2'] = null;
   const { page, problems, close } = await openPage(browser);
   try {
@@ -452,9 +414,11 @@ test('SCORM 1.2: progress longer than suspend_data\'s 4096 characters leaves out
     const suspend = await lmsValue(page, 'cmi.suspend_data');
     assert.ok(suspend.length <= 4096, `suspend_data is ${suspend.length} characters`);
     assert.deepEqual(JSON.parse(suspend), { ...progress, state: '' });
-    const said = problems.filter((problem) => problem.includes('4096 characters'));
+    const said = problems.filter((problem) => problem.includes('4,096 characters'));
     assert.equal(said.length, 1, said.join('\n'));
-    assert.match(said[0], /^console\.warning: qkv-lesson SCORM 1\.2: .*the edited numbers will not be restored/);
+    assert.match(said[0], /^console\.warning: qkv-lesson SCORM 1\.2: .*your edited numbers will not be restored/);
+    // The learner reads it on the page, in the status line.
+    assert.match(await frame.locator('.scorm-status[role="status"]').innerText(), /keeps at most 4,096 characters of your progress \(SCORM 1\.2\), so your edited numbers will not be restored/);
     assertNoProblems(problems.filter((problem) => !said.includes(problem)), 'SCORM 1.2 over the suspend_data limit');
   } finally {
     await close();
