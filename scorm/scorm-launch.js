@@ -287,6 +287,7 @@ class LmsSession {
     this.passing = undefined; // the passing fraction, read once
     this.completed = false;
     this.failureTold = false;
+    this.failuresWarned = new Set(); // the kinds of failure the console has heard of
     // Review mode (the LMS shows a finished attempt again), or an attempt the LMS already holds as completed: the
     // answers come back, nothing is recorded.
     this.reviewing = this.get(dialect.mode) === 'review';
@@ -308,7 +309,11 @@ class LmsSession {
 
   // The learner is told once, in words, that the LMS is not keeping their answers; the console gets the detail.
   failed(detail) {
-    console.warn(`qkv-lesson SCORM ${version}: the LMS is not keeping this lesson's data: ${detail}`);
+    const kind = detail.replace(/\.\d+\./g, '.n.').replace(/ = .*$/, '');
+    if (!this.failuresWarned.has(kind)) {
+      this.failuresWarned.add(kind);
+      console.warn(`qkv-lesson SCORM ${version}: the LMS is not keeping this lesson's data: ${detail}`);
+    }
     if (this.failureTold) return;
     this.failureTold = true;
     say('.scorm-alert', 'Your answers are not being saved: the learning platform (LMS) did not accept what this lesson sent it. What you do here is still checked on this page, but it may not be there when you come back, and your teacher may not see it. You can tell your teacher; reloading the course page may help.');

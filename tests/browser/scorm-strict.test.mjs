@@ -1,0 +1,320 @@
+// The SCORM packages under a strict LMS (tests/browser/strict-lms.mjs: the specifications' data models read at
+// their strictest), and under LMSs that break. For each version, one learner's walk over three launches:
+//   1. a first attempt at the largest sizes: a right answer after a wrong first try, a wrong one, an answer shown by
+//      its button then checked, one shown by the lesson after two wrong checks then checked right (it must not
+//      count), one typed and never checked, a challenge of two lines with a character outside ASCII; exit;
+//   2. the resumed attempt: everything back (or, in 1.2, what did not fit said on the page), one more check (its
+//      interaction follows the earlier ones), the rest shown: completed with the honest score; exit;
+//   3. a launch after completion: the result in words, the answers shown, nothing written.
+// Every launch makes zero refused calls and the CMI data is checked. Then an LMS whose calls throw, one that
+// refuses every SetValue and one whose Commit fails: the learner is told once, in words; Finish/Terminate is still
+// called; the calls stay few.
+//   node --test --test-concurrency=1 tests/browser/scorm-strict.test.mjs
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, test } from 'node:test';
+import { answerExercise, assertNoProblems, launchBrowser, openPage, readFixture, rendered, waitRenderedAfter } from './harness.mjs';
+import { closeLessonFrame, lessonFrame, readPackages, startLmsServer } from './scorm-host.mjs';
+import { firstLaunch } from './strict-lms.mjs';
+
+const strictLms = new URL('./strict-lms.mjs', import.meta.url);
+const apiNames = { '1.2': 'API', '2004': 'API_1484_11' };
+const callNames = { '1.2': { commit: 'LMSCommit', finish: 'LMSFinish', set: 'LMSSetValue', error: 'LMSGetLastError' }, '2004': { commit: 'Commit', finish: 'Terminate', set: 'SetValue', error: 'GetLastError' } };
+
+let browser;
+let server;
+let origin;
+const setups = {}; // version → { cmi, failures }: what the LMS starts the next launch with
+
+const hostHtml = (version) => `<!doctype html>
+<html lang="en"><head><meta charset="utf-8" /><title>Strict LMS ${version}</title><script type="module" src="/strict-host.js"></script></head>
+<body data-version="${version}"><h1>LMS</h1></body></html>`;
+
+// The strict API on the LMS's page, with counters the tests read (window.lms), and the player frame below it.
+const hostJs = `
+import { createStrictApi } from '/strict-lms.mjs';
+const version = document.body.dataset.version;
+const names = ${JSON.stringify(callNames)}[version];
+const lms = createStrictApi(version, await (await fetch('/strict-setup/' + version + '.json')).json());
+const count = (name) => lms.calls.filter((call) => call === name).length;
+window.lms = {
+  api: lms.api,
+  get commits() { return count(names.commit); },
+  get finished() { return count(names.finish); },
+  snapshot: () => ({ store: Object.fromEntries(lms.store), refused: lms.refused, calls: lms.calls, next: lms.nextLaunch() }),
+};
+window[${JSON.stringify(apiNames)}[version]] = lms.api;
+const player = document.createElement('iframe');
+player.title = 'Player';
+player.src = '/player/' + version + '.html';
+document.body.append(player);
+`;
+
+async function routes(path) {
+  let match;
+  if ((match = /^\/strict\/(1\.2|2004)\.html$/.exec(path))) return { body: hostHtml(match[1]) };
+  if (path === '/strict-host.js') return { body: hostJs };
+  if (path === '/strict-lms.mjs') return { body: await readFile(strictLms) };
+  if ((match = /^\/strict-setup\/(1\.2|2004)\.json$/.exec(path))) return { body: JSON.stringify(setups[match[1]]) };
+  return undefined;
+}
+
+before(async () => {
+  const packages = await readPackages();
+  let lms;
+  [lms, browser] = await Promise.all([startLmsServer(packages, routes), launchBrowser()]);
+  ({ server, origin } = lms);
+});
+after(async () => {
+  await browser?.close();
+  await new Promise((done) => (server ? server.close(() => done()) : done()));
+});
+
+const snapshot = (page) => page.evaluate(() => window.lms.snapshot());
+const lessonOf = (frame, read) => frame.evaluate(read);
+
+// The interactions the LMS holds, in order, as objects of their elements.
+function interactionsOf(store) {
+  const list = [];
+  for (let n = 0; store[`cmi.interactions.${n}.id`] !== undefined; n++) {
+    const prefix = `cmi.interactions.${n}.`;
+    list.push(Object.fromEntries(Object.entries(store).filter(([key]) => key.startsWith(prefix)).map(([key, value]) => [key.slice(prefix.length), value])));
+  }
+  return list;
+}
+
+const assertNoRefusals = (refused, context) => assert.deepEqual(refused, [], `${context}: the strict LMS refused ${refused.length} calls:\n${refused.map((r) => `  ${r.call}(${r.args.map((a) => JSON.stringify(String(a).slice(0, 120))).join(', ')}) → ${r.code} ${r.why}`).join('\n')}`);
+
+// Checks one exercise and waits for the commit that follows.
+async function check(page, frame, id, responses) {
+  const commits = await page.evaluate(() => window.lms.commits);
+  await answerExercise(frame, id, responses);
+  await page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
+}
+const showAnswer = (frame, id) => frame.locator(`qkv-lesson form[data-exercise="${id}"] button.show-answer`).evaluate((button) => button.click());
+
+// The walk's exercises (right answers as in tests/browser/answers.test.mjs).
+const { expected } = await readFixture();
+const rightAfterWrong = { id: 'ch26-change-query-only', wrongFirst: ['yes'], responses: ['no'] };
+const wrong = { id: 'ch26-parameter-count', responses: [String(expected.parameter_count - 1)] };
+const shownByButton = { id: 'ch26-output-shapes', responses: ['[4, 7, 2]'] };
+const shownByLesson = { id: 'qkv04-quiz-3', wrongTwice: [['3'], ['1']], responses: ['2 of 5'] };
+const neverChecked = { id: 'ch26-first-token', responses: ['[0, 3]', '[3, 0]', '[3, −3]'] };
+const challenge = 'Tying W_Q to W_K makes each token score itself highest.\nSo the diagonal wins: W_Q ≠ W_K is needed.';
+const letters = 'abcdefghijklmnopqrstuvwxyz0123456789';
+const camel = (id) => id.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase());
+const unescape = (text) => JSON.parse(`"${text}"`);
+
+// Launch 1 of the walk: the answers at the largest sizes; returns what the later launches compare with.
+async function firstAttempt(version, page, frame) {
+  for (const field of ['batch', 'tokens', 'model_width', 'head_width']) {
+    const label = await frame.locator(`qkv-lesson label[for="${await frame.locator(`qkv-lesson input[data-size="${field}"]`).getAttribute('id')}"]`).innerText();
+    const largest = /to (\d+)\)/.exec(label)[1];
+    const before = await rendered(frame);
+    await frame.locator(`qkv-lesson input[data-size="${field}"]`).fill(largest);
+    await waitRenderedAfter(frame, before);
+  }
+  await frame.evaluate(() => {
+    window.statements = [];
+    document.querySelector('qkv-lesson').addEventListener('qkv-lesson-answer', (event) => window.statements.push(event.detail));
+  });
+  await check(page, frame, rightAfterWrong.id, rightAfterWrong.wrongFirst);
+  await check(page, frame, rightAfterWrong.id, rightAfterWrong.responses);
+  await check(page, frame, wrong.id, wrong.responses);
+  await showAnswer(frame, shownByButton.id);
+  await check(page, frame, shownByButton.id, shownByButton.responses);
+  for (const responses of shownByLesson.wrongTwice) await check(page, frame, shownByLesson.id, responses);
+  await check(page, frame, shownByLesson.id, shownByLesson.responses);
+  const blanks = frame.locator(`qkv-lesson form[data-exercise="${neverChecked.id}"] input[type="text"]`);
+  for (const [i, text] of neverChecked.responses.entries()) await blanks.nth(i).fill(text);
+  const commits = await page.evaluate(() => window.lms.commits);
+  const box = frame.locator('qkv-lesson textarea[data-challenge]');
+  await box.fill(challenge);
+  await box.blur();
+  await page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
+  const progress = await lessonOf(frame, () => document.querySelector('qkv-lesson').progress);
+  // The honest-mastery contract: an answer the lesson showed never counts.
+  assert.equal(progress.answers[shownByLesson.id].revealed, true, 'two wrong checks showed the answer');
+  assert.equal(progress.answers[shownByLesson.id].counts, false, 'a check after the answer was shown does not count');
+  return { statements: await frame.evaluate(() => window.statements), progress };
+}
+
+// The interactions of launch 1, as [id, type, response, result, weighting], from the version's formats.
+function expectedInteractions(version, statements) {
+  const choicesOf = (id) => statements.find((s) => s.object.definition?.choices && s.object.id.endsWith(`:${id}`)).object.definition.choices.map((c) => c.id);
+  const choice = (id, option) => (version === '1.2' ? letters[choicesOf(id).indexOf(option)] : `urn:qkv-lesson:choice:${option}`);
+  const id = (exercise) => (version === '1.2' ? camel(exercise) : `urn:qkv-lesson:exercise:${exercise}`);
+  const wrongWord = version === '1.2' ? 'wrong' : 'incorrect';
+  return [
+    [id(rightAfterWrong.id), 'choice', choice(rightAfterWrong.id, 'yes'), wrongWord, '1'],
+    [id(rightAfterWrong.id), 'choice', choice(rightAfterWrong.id, 'no'), 'correct', '1'],
+    [id(wrong.id), 'fill-in', wrong.responses[0], wrongWord, '1'],
+    [id(shownByButton.id), 'fill-in', undefined, 'neutral', '0'],
+    [id(shownByButton.id), 'fill-in', shownByButton.responses[0], wrongWord, '1'],
+    [id(shownByLesson.id), 'fill-in', '3', wrongWord, '1'],
+    [id(shownByLesson.id), 'fill-in', '1', wrongWord, '1'],
+    [id(shownByLesson.id), 'fill-in', undefined, 'neutral', '0'],
+    [id(shownByLesson.id), 'fill-in', shownByLesson.responses[0], wrongWord, '1'],
+    [id('qkv04-challenge'), version === '1.2' ? 'fill-in' : 'long-fill-in', 'challenge', 'neutral', '0'],
+  ];
+}
+
+function checkFirstAttemptCmi(version, store, statements, progress) {
+  const interactions = interactionsOf(store);
+  const response = version === '1.2' ? 'student_response' : 'learner_response';
+  const rows = interactions.map((i) => [i.id, i.type, i.type.includes('fill-in') && i.id.toLowerCase().includes('challenge') ? 'challenge' : i[response], i.result, i.weighting]);
+  assert.deepEqual(rows, expectedInteractions(version, statements));
+  const challengeRecord = interactions.at(-1)[response];
+  assert.equal(unescape(challengeRecord), challenge, 'the challenge text, escaped, reads back whole');
+  assert.ok(!/[\n\r]/.test(challengeRecord), 'no raw line break in the record');
+  for (const i of interactions) assert.ok(i['correct_responses.0.pattern'] !== undefined || i.id.toLowerCase().includes('challenge'), `${i.id} has its correct pattern`);
+  if (version === '1.2') {
+    for (const i of interactions) assert.match(i.id, /^[A-Za-z0-9]+$/);
+    assert.equal(store['cmi.core.lesson_status'], 'incomplete');
+    assert.equal(store['cmi.core.score.raw'], undefined, 'no score before completion (1.2 lets an LMS judge it against the mastery score)');
+  } else {
+    assert.match(interactions[3].description, /^Answer shown at the learner's request: /);
+    assert.match(interactions[7].description, /^Answer shown by the lesson after two wrong checks: /);
+    assert.equal(store['cmi.completion_status'], 'incomplete');
+    assert.equal(store['cmi.score.scaled'], undefined, 'no score.scaled before completion (RTE 4.2.21.1 would read it as failed)');
+  }
+  // suspend_data: the whole progress (1.2: within 4096 ASCII characters, the numbers left out, the challenge whole).
+  const suspend = store['cmi.suspend_data'];
+  const saved = JSON.parse(suspend);
+  assert.equal(saved.challenge, challenge);
+  assert.deepEqual(saved.answers, progress.answers);
+  if (version === '1.2') {
+    assert.ok(suspend.length <= 4096 && /^[\x00-\x7f]*$/.test(suspend), `suspend_data is ${suspend.length} ASCII characters`);
+    assert.equal(saved.state, '');
+  } else assert.equal(saved.state, progress.state);
+}
+
+for (const version of ['1.2', '2004']) {
+  test(`SCORM ${version} under a strict LMS: a first attempt, a resumed one to completion, a launch after completion; zero refused calls`, async () => {
+    const names = callNames[version];
+    setups[version] = { cmi: firstLaunch(version) };
+    let first;
+    const one = await openPage(browser);
+    try {
+      await one.page.goto(`${origin}/strict/${version}.html`);
+      const frame = await lessonFrame(one.page);
+      first = await firstAttempt(version, one.page, frame);
+      const { store, refused } = await snapshot(one.page);
+      assertNoRefusals(refused, 'launch 1');
+      checkFirstAttemptCmi(version, store, first.statements, first.progress);
+      if (version === '2004') assert.equal(await one.page.evaluate(() => window.lms.api.GetValue('cmi.success_status')), 'unknown', 'the LMS reads no verdict mid-attempt');
+      const status = frame.locator('.scorm-status[role="status"]');
+      if (version === '1.2') assert.match(await status.innerText(), /^This learning platform keeps at most 4,096 characters of your progress \(SCORM 1\.2\), so your edited numbers will not be restored when you come back\.$/);
+      else assert.equal(await status.isVisible(), false);
+      await closeLessonFrame(one.page, frame, one.navigateFrame);
+      const closed = await snapshot(one.page);
+      assertNoRefusals(closed.refused, 'launch 1, exit');
+      assert.equal(closed.store[version === '1.2' ? 'cmi.core.exit' : 'cmi.exit'], 'suspend');
+      setups[version] = { cmi: closed.next };
+      assertNoProblems(one.problems.filter((p) => !(version === '1.2' && p.includes('4,096 characters'))), `SCORM ${version} launch 1`);
+    } finally {
+      await one.close();
+    }
+
+    const shown = [];
+    const two = await openPage(browser);
+    try {
+      await two.page.goto(`${origin}/strict/${version}.html`);
+      const frame = await lessonFrame(two.page);
+      await frame.waitForFunction((id) => document.querySelector('qkv-lesson').progress.answers[id], wrong.id, { timeout: 5000 });
+      assert.equal(await frame.locator('qkv-lesson textarea[data-challenge]').inputValue(), challenge, 'the challenge comes back with its line break');
+      assert.equal(await frame.locator(`qkv-lesson form[data-exercise="${rightAfterWrong.id}"] input[value="no"]`).isChecked(), true);
+      const restored = await lessonOf(frame, () => document.querySelector('qkv-lesson').progress);
+      assert.deepEqual(restored.answers[shownByLesson.id], first.progress.answers[shownByLesson.id]);
+      assert.equal(restored.state, version === '1.2' ? '' : first.progress.state, version === '1.2' ? 'the numbers the learner was told would not be kept' : 'the numbers');
+      const before = interactionsOf((await snapshot(two.page)).store);
+      assert.equal(before.length, 10, 'restoring adds no interaction');
+      await check(two.page, frame, neverChecked.id, neverChecked.responses);
+      const ids = await lessonOf(frame, () => document.querySelector('qkv-lesson').exerciseIds);
+      const progress = await lessonOf(frame, () => document.querySelector('qkv-lesson').progress);
+      const unsettled = ids.filter((id) => !(progress.answers[id]?.attempts > 0 || progress.answers[id]?.revealed));
+      for (const id of unsettled) await showAnswer(frame, id);
+      await frame.waitForFunction((list) => list.every((id) => document.querySelector('qkv-lesson').progress.answers[id]?.revealed), unsettled);
+      // One interaction per shown answer follows the check's.
+      await two.page.waitForFunction((n) => Object.keys(window.lms.snapshot().store).filter((key) => /^cmi\.interactions\.\d+\.id$/.test(key)).length >= n, 11 + unsettled.length);
+      const { store, refused } = await snapshot(two.page);
+      assertNoRefusals(refused, 'launch 2');
+      const interactions = interactionsOf(store);
+      assert.deepEqual(interactions.slice(0, 10), before, 'the resumed attempt keeps the first launch\'s interactions');
+      assert.equal(interactions[10].result, 'correct', 'the new check follows them');
+      // The honest score: the right answer after a wrong try and the one checked now; neither shown answer.
+      const fraction = 2 / ids.length;
+      shown.push(fraction);
+      if (version === '1.2') {
+        assert.equal(store['cmi.core.score.raw'], (Math.round(fraction * 10000) / 100).toString());
+        assert.equal(store['cmi.core.lesson_status'], 'failed');
+      } else {
+        assert.equal(Number(store['cmi.score.scaled']), Math.round(fraction * 1e7) / 1e7);
+        assert.deepEqual([store['cmi.completion_status'], store['cmi.success_status']], ['completed', 'failed']);
+        assert.equal(await two.page.evaluate(() => window.lms.api.GetValue('cmi.success_status')), 'failed', 'the LMS\'s own evaluation agrees');
+      }
+      await closeLessonFrame(two.page, frame, two.navigateFrame);
+      const closed = await snapshot(two.page);
+      assertNoRefusals(closed.refused, 'launch 2, exit');
+      assert.equal(closed.store[version === '1.2' ? 'cmi.core.exit' : 'cmi.exit'], version === '1.2' ? '' : 'normal');
+      setups[version] = { cmi: closed.next };
+      assertNoProblems(two.problems.filter((p) => !(version === '1.2' && p.includes('4,096 characters'))), `SCORM ${version} launch 2`);
+    } finally {
+      await two.close();
+    }
+
+    const three = await openPage(browser);
+    try {
+      await three.page.goto(`${origin}/strict/${version}.html`);
+      const frame = await lessonFrame(three.page);
+      const raw = (Math.round(shown[0] * 10000) / 100).toString();
+      assert.equal(await frame.locator('.scorm-note').innerText(), `You have already completed this lesson with a score of ${raw} out of 100 (failed). Your answers are shown as you left them; what you do now is not recorded and does not change your result.`);
+      await frame.waitForFunction((id) => document.querySelector('qkv-lesson').progress.answers[id]?.attempts > 0, neverChecked.id, { timeout: 5000 });
+      await closeLessonFrame(three.page, frame, three.navigateFrame);
+      const { calls, refused } = await snapshot(three.page);
+      assertNoRefusals(refused, 'launch 3');
+      assert.deepEqual(calls.filter((call) => call === names.set || call === names.commit), [], 'nothing is written over the finished attempt');
+      assert.equal(calls.at(-1), names.finish);
+      assertNoProblems(three.problems, `SCORM ${version} launch 3`);
+    } finally {
+      await three.close();
+    }
+  });
+}
+
+// The learner's words when the LMS is not keeping their answers (scorm-launch.js).
+const notKept = /^Your answers are not being saved: the learning platform \(LMS\) did not accept what this lesson sent it\./;
+const failures = { 'whose calls throw': { throws: true }, 'that refuses every SetValue': { refuseSets: true }, 'whose Commit fails': { failCommits: true } };
+
+for (const [name, failure] of Object.entries(failures)) {
+  test(`an LMS ${name}: the learner is told once, Finish/Terminate is still called, the calls stay few`, async () => {
+    for (const version of ['1.2', '2004']) {
+      const names = callNames[version];
+      setups[version] = { cmi: firstLaunch(version), failures: failure };
+      const { page, problems, close, navigateFrame } = await openPage(browser);
+      try {
+        await page.goto(`${origin}/strict/${version}.html`);
+        const frame = await lessonFrame(page);
+        await check(page, frame, rightAfterWrong.id, rightAfterWrong.responses);
+        await check(page, frame, wrong.id, wrong.responses);
+        const alert = frame.locator('.scorm-alert[role="alert"]');
+        const told = await alert.innerText();
+        assert.match(told, notKept, `SCORM ${version}`);
+        assert.equal(told.match(/not being saved/g).length, 1, 'said once');
+        const { calls } = await snapshot(page);
+        // Two checks: each writes one interaction (about ten values) and the report (about eight), then commits;
+        // a refusal's error is looked up once per element. A loop or a retry would pass this bound.
+        assert.ok(calls.length <= 80, `SCORM ${version}: ${calls.length} calls for two checks`);
+        assert.ok(calls.filter((call) => call === names.error).length <= 25, 'error lookups once per element');
+        await closeLessonFrame(page, frame, navigateFrame);
+        assert.equal((await snapshot(page)).calls.filter((call) => call === names.finish).length, 1, `${names.finish} attempted once`);
+        assert.equal(await page.evaluate(() => window.lms.finished), 1);
+        // Only the adapter's own console warnings; no page error escapes.
+        assertNoProblems(problems.filter((p) => !p.startsWith(`console.warning: qkv-lesson SCORM ${version}: the LMS is not keeping`)), `SCORM ${version}, an LMS ${name}`);
+        assert.ok(problems.length <= 12, `a few console warnings, not one per call: ${problems.length}`);
+      } finally {
+        await close();
+      }
+    }
+  });
+}
