@@ -599,6 +599,7 @@ AnswerResponse check_answer(const AnswerRequest& request) {
     AnswerResponse out;
     out.ok = true;
     out.correct = verdict->correct;
+    out.counts = counts_as_success(verdict->correct, request.answer_shown);
     out.read = verdict->read;
     out.hint = verdict->hint;
     out.answer = verdict->answer;
@@ -607,6 +608,31 @@ AnswerResponse check_answer(const AnswerRequest& request) {
   }
   return refusal<AnswerResponse>(
       {ErrorKind::Exercise, "unknown exercise \"" + shortened(request.id) + "\"", "id"}, page_label);
+}
+
+OutcomeResponse lesson_outcome(const OutcomeRequest& request) {
+  if (request.questions.size() > kMaxOutcomeQuestions)
+    return refusal<OutcomeResponse>(
+        {ErrorKind::Arguments, "at most " + std::to_string(kMaxOutcomeQuestions) + " questions are graded",
+         "questions"},
+        page_label);
+  std::vector<QuestionStanding> standings;
+  for (const QuestionStandingView& q : request.questions)
+    standings.push_back({q.checked, q.counts, q.revealed});
+  const double passing = request.passing.value_or(kDefaultPassingFraction);
+  auto graded = mastery(standings, passing);
+  if (!graded) return refusal<OutcomeResponse>(graded.error(), page_label);
+  OutcomeResponse out;
+  out.ok = true;
+  out.shown = graded->shown;
+  out.right = graded->right;
+  out.settled = graded->settled;
+  out.scaled = graded->scaled;
+  out.percent = graded->percent;
+  out.passing = passing;
+  out.completed = graded->completed;
+  out.passed = graded->passed;
+  return out;
 }
 
 RandnResponse randn(const RandnRequest& typed) {

@@ -11,6 +11,7 @@
 
 #include "learner/editable_state.hpp"
 #include "learner/exercise.hpp"
+#include "learner/mastery.hpp"
 #include "learner/provenance.hpp"
 #include "response/response.hpp"
 #include "self_score/self_score.hpp"
@@ -257,10 +258,12 @@ struct AnswerRequest {
   std::string id;
   std::vector<std::string> responses;  // one per blank; an option id for a choice
   SelfScoreRequest self_score;
+  bool answer_shown = false;  // the answer was on screen before this check (counts_as_success)
 };
 struct AnswerResponse {
   bool ok = false;
-  bool correct = false;
+  bool correct = false;  // the responses match the answer
+  bool counts = false;   // and the check counts as a success: counts_as_success in learner/exercise.hpp
   std::vector<std::string> read;  // what was read from each response
   std::string hint;
   std::vector<std::string> answer;  // the right answer per blank
@@ -268,6 +271,25 @@ struct AnswerResponse {
   std::optional<ErrorView> error;  // kind "number" when a response could not be read
 };
 AnswerResponse check_answer(const AnswerRequest& request);
+
+// ---- the lesson's outcome: what a course records (learner/mastery.hpp has the rules) ----
+
+inline constexpr std::size_t kMaxOutcomeQuestions = 1024;  // the registry has 19
+struct QuestionStandingView {
+  bool checked = false, counts = false, revealed = false;
+};
+struct OutcomeRequest {
+  std::vector<QuestionStandingView> questions;  // one per question shown
+  std::optional<double> passing;                // the course's passing fraction; kDefaultPassingFraction
+};
+struct OutcomeResponse {
+  bool ok = false;
+  std::size_t shown = 0, right = 0, settled = 0;
+  double scaled = 0, percent = 0, passing = 0;
+  bool completed = false, passed = false;
+  std::optional<ErrorView> error;
+};
+OutcomeResponse lesson_outcome(const OutcomeRequest& request);
 
 // ---- for tests and the command line: numpy's generator, the chapter's report and trace ----
 
@@ -389,7 +411,9 @@ template <class V> void describe(V& v, const ProvenanceResponse& t) {
 template <class V> void describe(V& v, const SeedSearchRequest& t) {
   QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(start);
 }
-template <class V> void describe(V& v, const AnswerRequest& t) { QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); }
+template <class V> void describe(V& v, const AnswerRequest& t) {
+  QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); QKV_FIELD(answer_shown);
+}
 template <class V> void describe(V& v, const FixtureResponse& t) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
 }
@@ -426,8 +450,16 @@ template <class V> void describe(V& v, const ExerciseView& t) {
 }
 template <class V> void describe(V& v, const ExercisesResponse& t) { QKV_FIELD(ok); QKV_FIELD(exercises); QKV_FIELD(error); }
 template <class V> void describe(V& v, const AnswerResponse& t) {
-  QKV_FIELD(ok); QKV_FIELD(correct); QKV_FIELD(read); QKV_FIELD(hint); QKV_FIELD(answer); QKV_FIELD(explanation);
+  QKV_FIELD(ok); QKV_FIELD(correct); QKV_FIELD(counts); QKV_FIELD(read); QKV_FIELD(hint); QKV_FIELD(answer); QKV_FIELD(explanation);
   QKV_FIELD(error);
+}
+template <class V> void describe(V& v, const QuestionStandingView& t) {
+  QKV_FIELD(checked); QKV_FIELD(counts); QKV_FIELD(revealed);
+}
+template <class V> void describe(V& v, const OutcomeRequest& t) { QKV_FIELD(questions); QKV_FIELD(passing); }
+template <class V> void describe(V& v, const OutcomeResponse& t) {
+  QKV_FIELD(ok); QKV_FIELD(shown); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(scaled); QKV_FIELD(percent);
+  QKV_FIELD(passing); QKV_FIELD(completed); QKV_FIELD(passed); QKV_FIELD(error);
 }
 template <class V> void describe(V& v, const RandnRequest& t) { QKV_FIELD(seed); QKV_FIELD(count); }
 template <class V> void describe(V& v, const RandnResponse& t) { QKV_FIELD(ok); QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(error); }

@@ -57,6 +57,9 @@ QKV_DESCRIBED(ExerciseView)
 QKV_DESCRIBED(ExercisesResponse)
 QKV_DESCRIBED(AnswerRequest)
 QKV_DESCRIBED(AnswerResponse)
+QKV_DESCRIBED(QuestionStandingView)
+QKV_DESCRIBED(OutcomeRequest)
+QKV_DESCRIBED(OutcomeResponse)
 QKV_DESCRIBED(RandnRequest)
 QKV_DESCRIBED(RandnResponse)
 QKV_DESCRIBED(TextResponse)
@@ -110,15 +113,15 @@ ordered_json field_lists_of() {
 }
 
 inline ordered_json field_lists() {
-  return field_lists_of<ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView,
-                        GradcheckRules, BitwiseChecks, GradcheckView, EvidenceView, SizeLimitView,
-                        EditableCells, EditableTensor, LessonState, FixtureResponse, LessonResponse,
-                        ProvenanceRequest, SourceCells, ProvenanceResponse, ExperimentFacts, SelfScoreRequest,
-                        ScoreSummaryView, SelfScoreView, SelfScoreResponse, OffDiagonalRowView,
-                        KindSummaryView, SelfScoreSummaryView, SelfScoreSummaryResponse, SeedSearchRequest,
-                        SeedSearchResponse, ExerciseView, ExercisesResponse, AnswerRequest, AnswerResponse,
-                        RandnRequest, RandnResponse, TextResponse, TensorData, GradcheckData,
-                        ProjectionResponse, UpstreamData, EvidenceRequest, BenchRequest, BenchResponse>();
+  return field_lists_of<
+      ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView, GradcheckRules,
+      BitwiseChecks, GradcheckView, EvidenceView, SizeLimitView, EditableCells, EditableTensor, LessonState,
+      FixtureResponse, LessonResponse, ProvenanceRequest, SourceCells, ProvenanceResponse, ExperimentFacts,
+      SelfScoreRequest, ScoreSummaryView, SelfScoreView, SelfScoreResponse, OffDiagonalRowView,
+      KindSummaryView, SelfScoreSummaryView, SelfScoreSummaryResponse, SeedSearchRequest, SeedSearchResponse,
+      ExerciseView, ExercisesResponse, AnswerRequest, AnswerResponse, QuestionStandingView, OutcomeRequest,
+      OutcomeResponse, RandnRequest, RandnResponse, TextResponse, TensorData, GradcheckData,
+      ProjectionResponse, UpstreamData, EvidenceRequest, BenchRequest, BenchResponse>();
 }
 
 }  // namespace qkv::cli

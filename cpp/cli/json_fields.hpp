@@ -33,6 +33,8 @@ struct JsonIn {
   using Value = json;
   static bool is_string(const json& js) { return js.is_string(); }
   static bool is_number(const json& js) { return js.is_number(); }
+  static bool is_boolean(const json& js) { return js.is_boolean(); }
+  static bool as_bool(const json& js) { return js.get<bool>(); }
   static bool is_array(const json& js) { return js.is_array(); }
   static bool is_object(const json& js) { return js.is_object(); }
   // JavaScript's words for a JSON value's type, as the module's reader says them.

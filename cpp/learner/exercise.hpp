@@ -61,6 +61,11 @@ struct Verdict {
 Result<Verdict, LessonError> check_answer(const Exercise& exercise,
                                           const std::vector<std::string>& responses);
 
+// The lesson's one grading rule: a check counts as a success only when it matched and the answer was not on
+// screen before it, whoever put it there (the learner's "Show the answer", the lesson itself after wrong
+// checks, or a teacher's copy that shows every answer). A matching check after that is right, not earned.
+inline bool counts_as_success(bool correct, bool answer_shown) { return correct && !answer_shown; }
+
 // The right answer as a learner would type it, per blank (an option id for a choice).
 std::vector<std::string> answer_text(const Exercise& exercise);
 

@@ -3,10 +3,10 @@
 // values (wasm/bindings.hpp). Each front end supplies a small adapter saying what its values are; the
 // rules, the paths and the messages are written once, here.
 //
-// Reading: absent fields keep their defaults; a string must be a string, a floating field a number, an
-// integer field a whole number from 0 to 2^53 - 1 (as JavaScript's numbers hold them exactly), a list an
-// array (its items named "request.x[3]"), a described type an object; anything else is refused with kind
-// "arguments" and named by its path: "request.state.batch must be a string, got number" (JavaScript's
+// Reading: absent fields keep their defaults; a string must be a string, a flag a boolean, a floating field a
+// number, an integer field a whole number from 0 to 2^53 - 1 (as JavaScript's numbers hold them exactly), a
+// list an array (its items named "request.x[3]"), a described type an object; anything else is refused with
+// kind "arguments" and named by its path: "request.state.batch must be a string, got number" (JavaScript's
 // words for the type). Writing: the same field names in the same order, absent optionals left out.
 #pragma once
 
@@ -69,6 +69,9 @@ void read_fields(const typename A::Value& js, T& out, const std::string& path,
   if constexpr (std::is_same_v<T, std::string>) {
     if (!A::is_string(js)) return refuse("a string");
     out = A::as_string(js);
+  } else if constexpr (std::is_same_v<T, bool>) {
+    if (!A::is_boolean(js)) return refuse("a boolean");
+    out = A::as_bool(js);
   } else if constexpr (std::is_floating_point_v<T>) {
     if (!A::is_number(js)) return refuse("a number");
     out = A::as_double(js);

@@ -44,6 +44,7 @@ val find_seed_with_progress_js(val request, val on_progress) {
 }
 val check_answer_js(val request) { return call(request, &check_answer); }
 val provenance_js(val request) { return call(request, &provenance); }
+val lesson_outcome_js(val request) { return call(request, &lesson_outcome); }
 
 }  // namespace
 }  // namespace qkv::api
@@ -57,6 +58,7 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("findSeedWithProgress", &qkv::api::find_seed_with_progress_js);
   emscripten::function("checkAnswer", &qkv::api::check_answer_js);
   emscripten::function("provenance", &qkv::api::provenance_js);
+  emscripten::function("lessonOutcome", &qkv::api::lesson_outcome_js);
 #ifdef QKV_TEST_BINDINGS
   // The whole experiment and the plain search, which the tests compare with numpy; the page calls the
   // worker's summary and the search with progress instead, so its module leaves these out.

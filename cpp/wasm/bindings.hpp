@@ -92,6 +92,8 @@ struct JsIn {
   using Value = val;
   static bool is_string(const val& js) { return js.isString(); }
   static bool is_number(const val& js) { return js.isNumber(); }
+  static bool is_boolean(const val& js) { return js.isTrue() || js.isFalse(); }
+  static bool as_bool(const val& js) { return js.isTrue(); }
   static bool is_array(const val& js) { return val::global("Array").call<bool>("isArray", js); }
   static bool is_object(const val& js) {
     return js.typeOf().as<std::string>() == "object" && !js.isNull() && !is_array(js);

@@ -48,6 +48,7 @@ const feedback = (page, id) => page.locator(`qkv-lesson [data-feedback="${id}"]`
 // The structure xAPI 1.0.3 asks of a statement with a cmi.interaction activity and a result (section 2.4 of
 // the specification's data model); the actor is the host's to add.
 const iri = /^[a-z][a-z0-9+.-]*:\S+$/i;
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const isoDuration = /^P(?:\d+Y)?(?:\d+M)?(?:\d+D)?(?:T(?:\d+H)?(?:\d+M)?(?:\d+(?:\.\d+)?S)?)?$/;
 const interactionTypes = ['true-false', 'choice', 'fill-in', 'long-fill-in', 'matching', 'performance', 'sequencing', 'likert', 'numeric', 'other'];
 function assertStatement(statement, where) {
@@ -80,6 +81,9 @@ function assertStatement(statement, where) {
   for (const extensions of [result.extensions, statement.context.extensions]) for (const key of Object.keys(extensions)) assert.match(key, iri, `${where}: extension keys are IRIs`);
   assert.ok(!Number.isNaN(Date.parse(statement.timestamp)) && statement.timestamp.endsWith('Z'), `${where}: timestamp ${statement.timestamp}`);
   assert.equal(statement.actor, undefined, `${where}: the host adds the actor`);
+  assert.match(statement.id, uuid, `${where}: a statement id`);
+  assert.match(statement.context.registration, uuid, `${where}: the attempt's registration`);
+  assert.ok(statement.context.contextActivities.parent.some((activity) => activity.definition?.type === 'http://adlnet.gov/expapi/activities/lesson'), `${where}: the lesson is the parent`);
 }
 
 test('sections=exercises: the first-token question shows the fixture’s X and weights, the history and upstream questions a sentence of context', async () => {
@@ -161,11 +165,19 @@ test('each check sends a complete statement: attempt numbers count up, a reveale
     await showAnswer(page, 'ch26-change-query-only');
     await check(page, 'ch26-change-query-only', ['no']);
     await check(page, 'ch26-first-token', ['[0, 3]', '[3, 0]', '[3, -3]']);
-    const statements = await page.evaluate(() => window.statements);
-    assert.equal(statements.length, 4, 'one statement per check (showing the answer is not a check)');
+    const all = await page.evaluate(() => window.statements);
+    const statements = all.filter((statement) => statement.verb.id === 'http://adlnet.gov/expapi/verbs/answered');
+    assert.equal(statements.length, 4, 'one answered statement per check (showing the answer is not a check)');
+    assert.deepEqual(
+      all.filter((statement) => statement.verb.id === 'http://id.tincanapi.com/verb/viewed').map((statement) => statement.context.extensions),
+      [{ 'urn:qkv-lesson:exercise': 'ch26-change-query-only', 'urn:qkv-lesson:shown-by': 'learner' }],
+      'showing the answer is recorded, by whom',
+    );
     statements.forEach((statement, i) => assertStatement(statement, `statement ${i + 1}`));
     const [wrong, right, revealed, vector] = statements;
-    assert.equal(wrong.object.id, 'urn:qkv-lesson:exercise:ch26-parameter-count');
+    // Rooted under the page's own address by default (unique per course page), and named by id in context.
+    assert.equal(wrong.object.id, `${run.server.origin}/embed.html#qkv-lesson/exercise/ch26-parameter-count`);
+    assert.equal(wrong.context.extensions['urn:qkv-lesson:exercise'], 'ch26-parameter-count');
     assert.deepEqual([wrong.result.success, wrong.context.extensions['urn:qkv-lesson:attempt']], [false, 1]);
     assert.deepEqual([right.result.success, right.context.extensions['urn:qkv-lesson:attempt']], [true, 2]);
     assert.equal(right.object.definition.interactionType, 'fill-in');
@@ -202,10 +214,10 @@ test('the challenge’s text is kept under progress-key, reported when the learn
     const box = page.locator('qkv-lesson textarea[data-challenge]');
     await box.fill('Tying favours tokens that match themselves.');
     await box.blur();
-    await page.waitForFunction(() => window.statements.length === 1);
-    const [statement] = await page.evaluate(() => window.statements);
+    await page.waitForFunction(() => window.statements.some((sent) => sent.verb.id.endsWith('/answered')));
+    const [statement] = (await page.evaluate(() => window.statements)).filter((sent) => sent.verb.id.endsWith('/answered'));
     assertStatement(statement, 'challenge');
-    assert.equal(statement.object.id, 'urn:qkv-lesson:exercise:qkv04-challenge');
+    assert.equal(statement.object.id, `${run.server.origin}/embed.html#qkv-lesson/exercise/qkv04-challenge`);
     assert.equal(statement.object.definition.interactionType, 'long-fill-in');
     assert.equal(statement.result.response, 'Tying favours tokens that match themselves.');
     assert.equal(statement.result.success, undefined, 'free text is not graded');
@@ -231,7 +243,8 @@ test('progress carries answers, a shown answer, the challenge and edited numbers
     await first.page.waitForFunction(() => window.progressEvents.at(-1)?.state.includes('t=3'));
     progress = await first.page.evaluate(() => document.querySelector('qkv-lesson').progress);
     assert.deepEqual(Object.keys(progress.answers).sort(), ['ch26-change-query-only', 'ch26-divisibility', 'ch26-parameter-count']);
-    assert.deepEqual(progress.answers['ch26-parameter-count'], { responses: ['17'], correct: false, attempts: 1, revealed: false });
+    assert.deepEqual(progress.answers['ch26-parameter-count'], { responses: ['17'], correct: false, counts: false, attempts: 1, revealed: false });
+    assert.match(progress.registration, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     assert.equal(progress.answers['ch26-divisibility'].revealed, true);
     assert.deepEqual(await first.page.evaluate(() => window.progressEvents.at(-1)), progress, 'the last progress event is the progress');
   } finally {
@@ -252,7 +265,9 @@ test('progress carries answers, a shown answer, the challenge and edited numbers
     assert.deepEqual(restored, progress);
     assert.equal(await second.page.locator('qkv-lesson form[data-exercise="ch26-change-query-only"]').getAttribute('data-answered'), 'correct');
     assert.equal(await second.page.locator('qkv-lesson input[data-size="tokens"]').inputValue(), '3');
-    assert.deepEqual(await second.page.evaluate(() => window.statements), [], 'restored answers are not reported again');
+    const sent = await second.page.evaluate(() => window.statements);
+    assert.deepEqual(sent.map((statement) => statement.verb.display['en-US']), ['initialized'], 'restored answers are not reported again');
+    assert.equal(sent[0].context.registration, progress.registration, 'the restored attempt goes on under its registration');
     // Garbage is ignored, not trusted.
     await second.page.evaluate(() => document.querySelector('qkv-lesson').restoreProgress({ answers: { 'ch26-rank-two': { responses: 'x', attempts: -1 } }, state: 7 }));
     assert.equal(await second.page.evaluate(() => document.querySelector('qkv-lesson').progress.answers['ch26-rank-two']), undefined);

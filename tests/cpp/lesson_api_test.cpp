@@ -338,6 +338,41 @@ TEST(LessonApi, ExercisesAndAnswersComeFromOneRegistry) {
   EXPECT_EQ(check_answer({"no-such", {""}, {"1", "5", "8"}}).error->message, "unknown exercise \"no-such\"");
 }
 
+TEST(LessonApi, ACheckAfterTheAnswerWasShownIsRightButNeverCounts) {
+  const AnswerResponse earned = check_answer({"ch26-parameter-count", {"18"}, {"1", "5", "8"}, false});
+  ASSERT_TRUE(earned.ok);
+  EXPECT_TRUE(earned.correct);
+  EXPECT_TRUE(earned.counts);
+  const AnswerResponse shown = check_answer({"ch26-parameter-count", {"18"}, {"1", "5", "8"}, true});
+  ASSERT_TRUE(shown.ok);
+  EXPECT_TRUE(shown.correct);
+  EXPECT_FALSE(shown.counts);
+  const AnswerResponse wrong = check_answer({"ch26-parameter-count", {"17"}, {"1", "5", "8"}, false});
+  EXPECT_FALSE(wrong.counts);
+}
+
+TEST(LessonApi, TheOutcomeGradesTheQuestionsShownWithTheDefaultOrTheCoursesPassingFraction) {
+  OutcomeRequest request;
+  request.questions = {{true, true, false}, {true, true, false}, {true, false, true}, {false, false, true}};
+  OutcomeResponse outcome = lesson_outcome(request);
+  ASSERT_TRUE(outcome.ok);
+  EXPECT_EQ(outcome.right, 2u);
+  EXPECT_EQ(outcome.settled, 4u);
+  EXPECT_EQ(outcome.percent, 50.0);
+  EXPECT_EQ(outcome.passing, 0.8);
+  EXPECT_TRUE(outcome.completed);
+  EXPECT_FALSE(outcome.passed);
+  request.passing = 0.5;
+  EXPECT_TRUE(lesson_outcome(request).passed);
+  request.passing = 2.0;
+  EXPECT_EQ(lesson_outcome(request).error->kind, "arguments");
+  request.passing.reset();
+  request.questions.resize(kMaxOutcomeQuestions + 1);
+  const OutcomeResponse refused = lesson_outcome(request);
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error->message, "at most 1024 questions are graded");
+}
+
 // ---- the page's worker: the summary, the facts it hands back, and bounded searches ----
 
 TEST(LessonApi, SummaryShowsEveryScoreUpTo16TokensAndTheSameTextAsTheFullResponse) {

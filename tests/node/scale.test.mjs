@@ -12,7 +12,7 @@ for (const { name, suffix } of variants) {
     test('each preset gives the core\'s shapes, counts and summaries; an unknown one is refused', async () => {
       const core = await loadScaleCore(suffix);
       assert.equal(typeof core.scale, 'function');
-      for (const call of ['fixture', 'evaluate', 'exercises', 'checkAnswer', 'provenance', 'selfScoreSummary', 'findSeedWithProgress'])
+      for (const call of ['fixture', 'evaluate', 'exercises', 'checkAnswer', 'lessonOutcome', 'provenance', 'selfScoreSummary', 'findSeedWithProgress'])
         assert.equal(core[call], undefined, `the page's ${call} is not in the scale module`);
       const lesson = core.scale({ preset: 'lesson' });
       assert.equal(lesson.ok, true, JSON.stringify(lesson.error));

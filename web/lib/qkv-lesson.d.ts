@@ -27,14 +27,19 @@ export interface QkvLessonAttributes {
   'parent-origin'?: string;
   /** light or dark; another value follows the system setting (and warns, except auto). */
   theme?: string;
+  /** The lesson's xAPI activity IRI; its questions' are "<activity-id>/exercise/<id>". Default: the page's address + #qkv-lesson. */
+  'activity-id'?: string;
 }
 
 /** What the lesson keeps of one question. */
 export interface ExerciseProgress {
   responses: string[];
+  /** The last check matched. */
   correct: boolean;
+  /** The last check counts as a success (absent in work saved before the lesson kept it). */
+  counts?: boolean;
   attempts: number;
-  /** The answer was shown before the last check. */
+  /** The answer was shown before the learner got it right: by their request or by the lesson. */
   revealed: boolean;
 }
 
@@ -46,45 +51,78 @@ export interface LessonProgress {
   challenge: string;
   /** The edited numbers in link format; '' for the frozen fixture. */
   state: string;
+  /** The attempt's xAPI registration (a UUID): restoring it continues the attempt. */
+  registration?: string;
+}
+
+/** The core's grading of the questions shown (a shown answer never counts). */
+export interface LessonOutcome {
+  shown: number;
+  right: number;
+  /** Checked, or answer shown. */
+  settled: number;
+  /** right ÷ shown. */
+  scaled: number;
+  /** 100 × scaled, to two decimals. */
+  percent: number;
+  passing: number;
+  /** Every question shown is settled. */
+  completed: boolean;
+  /** Completed, and scaled ≥ passing. */
+  passed: boolean;
 }
 
 /** An xAPI language map, e.g. { 'en-US': '…' }. */
 export type LanguageMap = Record<string, string>;
 
+/** An activity named in a statement's context. */
+export interface ActivityRef {
+  id: string;
+  objectType: 'Activity';
+  definition?: { type: string; name?: LanguageMap };
+}
+
 /**
- * An xAPI 1.0.3 statement without actor (the course adds its own, and its registration if it keeps one): the
- * qkv-lesson-answer event's detail, and the `statement` of { type: 'qkv-lesson:answer', statement } posted to
- * a parent frame. Extensions: 'urn:qkv-lesson:read' (what the core read from each response), 'urn:qkv-lesson:
- * matched' (the response matched the answer), context's 'urn:qkv-lesson:attempt' (1, 2, …) and
- * 'urn:qkv-lesson:revealed' (the answer had been shown: then the check is never a success).
+ * An xAPI 1.0.3 statement without actor (the course adds its own): the qkv-lesson-answer event's detail, and the
+ * `statement` of { type: 'qkv-lesson:answer', statement } posted to a parent frame. One per check (verb answered),
+ * one when an answer is shown before the learner got it right (verb http://id.tincanapi.com/verb/viewed, object
+ * "<question>/answer"), and the lesson's own (initialized, completed, passed, failed, terminated). Every one has an
+ * id, the attempt's registration, and contextActivities (parent: the lesson; grouping: the embedding page).
+ * Extensions: result 'urn:qkv-lesson:read' and 'urn:qkv-lesson:matched'; context 'urn:qkv-lesson:exercise' (the
+ * exercise id), 'urn:qkv-lesson:attempt', 'urn:qkv-lesson:revealed' and 'urn:qkv-lesson:shown-by'.
+ * docs/statements.md has every field.
  */
 export interface AnswerStatement {
+  id: string;
   verb: { id: string; display: LanguageMap };
   object: {
-    /** urn:qkv-lesson:exercise:<exercise id> */
     id: string;
     objectType: 'Activity';
     definition: {
       name: LanguageMap;
-      description: LanguageMap;
-      type: 'http://adlnet.gov/expapi/activities/cmi.interaction';
-      interactionType: 'choice' | 'fill-in' | 'long-fill-in';
+      description?: LanguageMap;
+      type: string;
+      interactionType?: 'choice' | 'fill-in' | 'long-fill-in';
       choices?: { id: string; description: LanguageMap }[];
       correctResponsesPattern?: string[];
     };
   };
-  result: {
-    /** Absent for the ungraded challenge. */
+  result?: {
+    /** The core's verdict: matched, and the answer was not shown first. Absent for the ungraded challenge. */
     success?: boolean;
-    completion: true;
+    completion?: boolean;
     /** What the learner typed or chose; several responses joined with "[,]". */
-    response: string;
+    response?: string;
     /** ISO 8601, e.g. PT12.5S. */
-    duration: string;
+    duration?: string;
     score?: { raw: number; min: number; max: number; scaled: number };
-    extensions: Record<string, unknown>;
+    extensions?: Record<string, unknown>;
   };
-  context: { extensions: Record<string, unknown> };
+  context: {
+    registration: string;
+    contextActivities: { parent?: ActivityRef[]; grouping?: ActivityRef[] };
+    extensions?: Record<string, unknown>;
+  };
   timestamp: string;
 }
 
@@ -123,6 +161,11 @@ export declare class QkvLessonElement extends HTMLElement {
   set parentOrigin(value: string | null);
   get theme(): Theme;
   set theme(value: Theme);
+  /** The `activity-id` attribute when it is an absolute IRI, else null. */
+  get activityId(): string | null;
+  set activityId(value: string | null);
+  /** The core's grading of the questions shown, under a passing fraction (0.8 by default); null before ready. */
+  outcome(passing?: number): LessonOutcome | null;
   /** The learner's work now. */
   get progress(): LessonProgress;
   /** Puts saved work back (answers are checked again without answer events); before ready, at ready. */

@@ -3,7 +3,7 @@
 import type * as Declared from './qkv-lesson';
 import type { AnswerStatement } from '../src/lesson/answers';
 import { answerEvent } from '../src/lesson/answers';
-import type { QkvLessonElement, LessonProgress, SectionName } from '../src/lesson/element';
+import type { QkvLessonElement, LessonOutcome, LessonProgress, SectionName } from '../src/lesson/element';
 import type { ExerciseProgress, Reveal } from '../src/lesson/exercises';
 
 // true only when A and B are the same type (not merely assignable one way).
@@ -13,6 +13,7 @@ type Own<E> = Pick<E, Exclude<keyof E, keyof HTMLElement>>;
 export const checks: true[] = [
   true as Equal<Declared.AnswerStatement, AnswerStatement>,
   true as Equal<Declared.LessonProgress, LessonProgress>,
+  true as Equal<Declared.LessonOutcome, LessonOutcome>,
   true as Equal<Declared.ExerciseProgress, ExerciseProgress>,
   true as Equal<Declared.SectionName, SectionName>,
   true as Equal<Declared.Reveal, Reveal>,

@@ -28,12 +28,25 @@ export function attributeProblem(name: string, value: string | null): string | n
     return `reveal="${value}" is not one of ${reveals.join(', ')}; after-check is used.`;
   if (name === 'theme' && !(themes as readonly string[]).includes(value) && value !== '' && value !== 'auto')
     return `theme="${value}" is not light, dark or auto; the learner's system setting decides.`;
+  if (name === 'activity-id' && !absoluteIri(value))
+    return `activity-id="${value.slice(0, 200)}" is not an absolute IRI (such as https://example.org/course/qkv); the page's own address is used.`;
   return null;
+}
+
+// An absolute IRI as xAPI's activity ids need: a scheme, then the rest; no spaces (https://…, urn:…, tag:…).
+function absoluteIri(value: string): boolean {
+  if (value.length > 2000 || /[\s<>"{}|\\^`]/.test(value) || !/^[a-z][a-z0-9+.-]*:./i.test(value)) return false;
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 // The observed attributes, each with a property of the same name (camelCase) that parses it.
 export class LessonAttributes extends HTMLElement {
-  static observedAttributes = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme'];
+  static observedAttributes = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme', 'activity-id'];
 
   /** Keep the lesson's numbers in the page URL (for the standalone page; off when embedded). */
   get syncUrl(): boolean {
@@ -87,6 +100,16 @@ export class LessonAttributes extends HTMLElement {
     else this.setAttribute('parent-origin', value);
   }
 
+  /** The lesson's xAPI activity IRI (its questions' are `<activity-id>/exercise/<id>`); without a valid one, the page's address with #qkv-lesson. */
+  get activityId(): string | null {
+    const value = this.getAttribute('activity-id');
+    return value !== null && !attributeProblem('activity-id', value) ? value : null;
+  }
+  set activityId(value: string | null) {
+    if (value === null) this.removeAttribute('activity-id');
+    else this.setAttribute('activity-id', value);
+  }
+
   /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */
   get theme(): 'light' | 'dark' | 'auto' {
     const value = this.getAttribute('theme');
@@ -98,9 +121,9 @@ export class LessonAttributes extends HTMLElement {
   }
 
   // A value the element does not know is said on the console and shown as data-<name>-error.
-  protected checkValue(name: 'sections' | 'reveal' | 'theme' | 'parent-origin', value: string | null): void {
+  protected checkValue(name: 'sections' | 'reveal' | 'theme' | 'parent-origin' | 'activity-id', value: string | null): void {
     const problem = name === 'parent-origin' ? readParentOrigin(value).problem : attributeProblem(name, value);
-    const key = name === 'parent-origin' ? 'parentOriginError' : (`${name}Error` as const);
+    const key = name === 'parent-origin' ? 'parentOriginError' : name === 'activity-id' ? 'activityIdError' : (`${name}Error` as const);
     if (problem) {
       console.warn(`<qkv-lesson>: ${problem}`);
       this.dataset[key] = problem;

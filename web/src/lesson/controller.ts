@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { readDiagramLink, stateToSearch } from './url-state';
-import type { ChecksResponse, ExperimentFacts, GradcheckRules, SelfScoreRequestWithFacts } from './core-api';
+import type { ChecksResponse, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, SelfScoreRequestWithFacts } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 type Evaluation = Extract<LessonResponse, { ok: true }>;
@@ -74,8 +74,14 @@ export class LessonController {
     return listed.ok ? listed.exercises : [];
   }
 
-  check(id: string, responses: string[]): AnswerResponse {
-    return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings });
+  // answerShown: the answer was on screen before this check; the core then counts it as no success.
+  check(id: string, responses: string[], answerShown: boolean): AnswerResponse {
+    return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings, answer_shown: answerShown });
+  }
+
+  // What a course records of the questions shown (their standing as the lesson kept it), by the core's rules.
+  outcome(questions: QuestionStandingView[], passing?: number): OutcomeResponse {
+    return this.core.lessonOutcome({ questions, ...(passing === undefined ? {} : { passing }) });
   }
 
   // A link-format state (b=1&t=2&…), or the fixture when empty; a link the lesson does not read, or whose

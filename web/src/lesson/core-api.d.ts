@@ -228,9 +228,24 @@ export interface AnswerRequest {
   id: string;
   responses: string[];
   self_score: SelfScoreRequest;
+  answer_shown?: boolean; // the answer was on screen before this check: then it never counts
 }
 export type AnswerResponse =
-  | { ok: true; correct: boolean; read: string[]; hint: string; answer: string[]; explanation: string }
+  | { ok: true; correct: boolean; counts: boolean; read: string[]; hint: string; answer: string[]; explanation: string }
+  | Failure;
+
+// What a course records of the whole lesson (cpp/learner/mastery.hpp has the rules).
+export interface QuestionStandingView {
+  checked: boolean;
+  counts: boolean;
+  revealed: boolean;
+}
+export interface OutcomeRequest {
+  questions: QuestionStandingView[]; // one per question shown
+  passing?: number; // the course's passing fraction, 0.8 without it
+}
+export type OutcomeResponse =
+  | { ok: true; shown: number; right: number; settled: number; scaled: number; percent: number; passing: number; completed: boolean; passed: boolean }
   | Failure;
 
 // Where one computed cell comes from (cpp/learner/provenance.hpp): its source cells and the sum written out.
@@ -255,6 +270,7 @@ export interface QkvCore {
   numericalChecksStep(state: LessonState): ChecksResponse;
   exercises(request: SelfScoreRequest): ExercisesResponse;
   checkAnswer(request: AnswerRequest): AnswerResponse;
+  lessonOutcome(request: OutcomeRequest): OutcomeResponse;
   // The worker's calls: the experiment as the page shows it, and a search that reports seeds tried.
   selfScoreSummary(request: SelfScoreRequest): SelfScoreSummaryResponse;
   findSeedWithProgress(request: SeedSearchRequest, onProgress: (tried: number) => void): SeedSearchResponse;

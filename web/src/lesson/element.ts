@@ -4,7 +4,7 @@
 // HostBridge, and each part the learner sees in a component of its own (diagram-section.ts, questions.ts,
 // self-score.ts, scale.ts, challenge.ts, content.ts). data-state is "loading" until the WebAssembly core is
 // ready, then "ready", or "error".
-import { answerEvent, answerStatement, challengeId, type AnswerStatement } from './answers';
+import { answerEvent, answerStatement, challengeId, shownStatement, type AnswerStatement } from './answers';
 import { LessonAttributes } from './attributes';
 import { watchChallenge } from './challenge';
 import { LessonController, type Outcome } from './controller';
@@ -12,10 +12,12 @@ import { loadCore, restartCore } from './core';
 import { stoppedBy } from './core-boundary';
 import { coreLoadError } from './core-load-error';
 import { h } from './dom';
-import type { AnswerRecord, ExerciseHandle } from './exercises';
+import type { AnswerRecord, ExerciseHandle, ShownBy } from './exercises';
+import { exerciseProse } from './exercises';
 import { loadMathFonts, registerMathFonts } from './fonts';
 import { HostBridge } from './host-bridge';
 import { layOutInSteps } from './laid-out';
+import { LessonRecord, defaultActivityId } from './lesson-record';
 import { LessonView, lessonSheets } from './lesson-view';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
 import { followLink, showFragment } from './section-links';
@@ -23,6 +25,7 @@ import { cellIndexOf } from './tables';
 import { WarmUp } from './warm-up';
 import { messageOf } from './worker-runner';
 import type { EditableKey, QkvCore, SizeField } from './types';
+import type { OutcomeResponse } from './core-api';
 
 let instances = 0;
 const event = (name: string, detail?: unknown) => new CustomEvent(name, { detail, bubbles: true, composed: true });
@@ -30,6 +33,9 @@ const event = (name: string, detail?: unknown) => new CustomEvent(name, { detail
 // Re-exported for the package's types (web/lib).
 export type { LessonProgress } from './progress';
 export type { SectionName } from './attributes';
+
+/** The core's grading of the questions shown (`lesson.outcome()`): right, settled, score, completed, passed. */
+export type LessonOutcome = Omit<Extract<OutcomeResponse, { ok: true }>, 'ok'>;
 
 export class QkvLessonElement extends LessonAttributes {
   private readonly idPrefix = `qkv${++instances}`;
@@ -44,10 +50,13 @@ export class QkvLessonElement extends LessonAttributes {
   private readonly pending = new Set<string>(); // attribute changes since the last update (one microtask)
   private readonly onInput = (event: Event) => this.edited(event);
   private readonly onClick = (event: Event) => followLink(this.shadowRoot!, event);
+  private readonly record = new LessonRecord(() => this.activityId ?? defaultActivityId(location.href), (statement) => this.report(statement));
+  private readonly onPageHide = () => this.record.leave();
+  private readonly onPageShow = (event: PageTransitionEvent) => event.persisted && this.record.begin();
 
   attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
     if (previous === next) return;
-    if (name === 'parent-origin' || name === 'sections' || name === 'reveal' || name === 'theme') this.checkValue(name, next);
+    if (name === 'parent-origin' || name === 'sections' || name === 'reveal' || name === 'theme' || name === 'activity-id') this.checkValue(name, next);
     if (this.pending.size === 0) queueMicrotask(() => this.update());
     this.pending.add(name);
   }
@@ -105,6 +114,9 @@ export class QkvLessonElement extends LessonAttributes {
   disconnectedCallback(): void {
     this.shadowRoot?.removeEventListener('input', this.onInput);
     this.shadowRoot?.removeEventListener('click', this.onClick);
+    removeEventListener('pagehide', this.onPageHide);
+    removeEventListener('pageshow', this.onPageShow);
+    this.record.leave();
     this.view?.release();
     this.bridge.cancel();
     this.warmUp?.stop();
@@ -117,6 +129,9 @@ export class QkvLessonElement extends LessonAttributes {
     if (this.dataset.state !== 'ready') return;
     this.shadowRoot!.addEventListener('input', this.onInput);
     this.shadowRoot!.addEventListener('click', this.onClick);
+    addEventListener('pagehide', this.onPageHide);
+    addEventListener('pageshow', this.onPageShow);
+    this.record.begin();
     // data-laid-out and qkv-lesson-laid-out: the whole lesson is laid out (laid-out.ts); then a section the
     // page URL's #fragment names is scrolled to, once, and the idle work starts (the checks, the self-score
     // experiment, the warm-up), which would otherwise share frames with the layout's.
@@ -149,7 +164,7 @@ export class QkvLessonElement extends LessonAttributes {
   get progress(): LessonProgress {
     const controller = this.controller;
     const challenge = this.view?.selfScoreSection.challenge.text.value ?? this.pendingProgress?.challenge ?? '';
-    return collectProgress(this.allExercises(), challenge, controller?.edited ? controller.link() : '');
+    return collectProgress(this.allExercises(), challenge, controller?.edited ? controller.link() : '', this.record.registration);
   }
 
   /** Puts saved work back (from a course's store): answers are checked again without answer events. Before
@@ -159,6 +174,20 @@ export class QkvLessonElement extends LessonAttributes {
     if (!read) return;
     if (this.dataset.state !== 'ready') this.pendingProgress = read;
     else this.applyProgress(read);
+  }
+
+  /** The core's grading of the questions shown, under the course's passing fraction (0.8 without one); null
+   * before ready or when the core refuses the fraction. A shown answer never counts. */
+  outcome(passing?: number): LessonOutcome | null {
+    const handles = new Map(this.allExercises());
+    const questions = this.exerciseIds.map((id) => {
+      const kept = handles.get(id)?.progress();
+      return { checked: (kept?.attempts ?? 0) > 0, counts: kept?.counts ?? false, revealed: kept?.revealed ?? false };
+    });
+    const graded = this.controller?.outcome(questions, passing);
+    if (!graded?.ok) return null;
+    const { ok: _ok, ...outcome } = graded;
+    return outcome;
   }
 
   /** The ids of the questions shown, in reading order (a course's maximum score). */
@@ -177,6 +206,8 @@ export class QkvLessonElement extends LessonAttributes {
     if (!progress) return this.view!.replay((id) => this.bridge.savedProgress(id), this.bridge.savedProgress(challengeId)?.responses[0]);
     if (progress.state) this.show(this.controller!.startFrom(progress.state));
     this.view!.replay((id) => progress.answers[id], progress.challenge);
+    this.record.continueAttempt(progress.registration);
+    if (this.dataset.state === 'ready') this.record.restored(this.outcome());
     this.progressChanged();
   }
 
@@ -197,10 +228,10 @@ export class QkvLessonElement extends LessonAttributes {
     this.controller = controller;
     controller.setSelfScore(this.bridge.linkSelfScore(controller.selfScore) ?? controller.selfScore);
     const view = new LessonView(core, controller, this.idPrefix, {
-      check: (id, responses) => controller.check(id, responses),
+      check: (id, responses, answerShown) => controller.check(id, responses, answerShown),
       reveal: () => this.reveal,
       onAnswer: (record, replayed) => this.answered(record, replayed),
-      onShown: (id, replayed) => this.shown(id, replayed),
+      onShown: (id, by, replayed) => this.shown(id, by, replayed),
       reset: () => this.show(controller.reset()),
       selfScoreAccepted: () => this.writeUrl(),
     });
@@ -210,7 +241,12 @@ export class QkvLessonElement extends LessonAttributes {
 
     // A shared link wins over the author's starting state; without either, the fixture.
     this.show(controller.startFrom(this.bridge.linkState() ?? this.state));
-    watchChallenge(view.selfScoreSection.challenge, { save: (id, saved) => this.bridge.saveProgress(id, saved), report: (statement) => this.report(statement), changed: () => this.progressChanged() });
+    watchChallenge(view.selfScoreSection.challenge, {
+      save: (id, saved) => this.bridge.saveProgress(id, saved),
+      report: (statement) => this.report(statement),
+      context: () => this.record.context,
+      changed: () => this.progressChanged(),
+    });
     this.applyProgress();
     if (this.pendingProgress) this.applyProgress(this.pendingProgress); // kept until ready: a restart applies it again
   }
@@ -220,6 +256,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.pendingProgress = undefined;
     this.warmUp = new WarmUp(() => controller.rehearse(), () => (this.dataset.warmed = ''));
     this.dataset.state = 'ready';
+    this.record.restored(this.outcome()); // work restored from an earlier visit was reported then
     performance.measure('qkv-lesson-start', { start: startedAt }); // core loaded → ready
     performance.mark('qkv-lesson-ready'); // navigation → ready, for bench/engines-ready.mjs
     this.dispatchEvent(event('qkv-lesson-ready'));
@@ -264,12 +301,20 @@ export class QkvLessonElement extends LessonAttributes {
     if (controller) this.bridge.scheduleUrl(controller.state, controller.selfScore, () => (this.dataset.urlRevision = revision));
   }
 
-  // A question's answer was shown: its folds may open, and the course may keep that.
-  private shown(id: string, replayed: boolean): void {
+  // A question's answer was shown before the learner got it right: its folds may open, the course hears it
+  // (it never counts), and may keep that.
+  private shown(id: string, by: ShownBy, replayed: boolean): void {
     this.view?.questions.settle(id, this.shadowRoot!, this.reveal === 'always');
     if (replayed) return;
     this.keep(id);
+    this.report(shownStatement(id, exerciseProse[id]?.question ?? id, by, this.record.context));
+    this.settleOutcome();
     this.progressChanged();
+  }
+
+  private settleOutcome(): void {
+    const outcome = this.outcome();
+    if (outcome) this.record.settled(outcome);
   }
 
   // Tells the course page: a DOM event, a message to the parent frame, and (opt-in) local progress.
@@ -277,7 +322,8 @@ export class QkvLessonElement extends LessonAttributes {
     this.view?.questions.settle(record.id, this.shadowRoot!, this.reveal === 'always');
     this.keep(record.id);
     if (replayed) return; // restored from storage: already reported when it was answered
-    this.report(answerStatement(record));
+    this.report(answerStatement(record, this.record.context));
+    this.settleOutcome();
     this.view?.diagram.readOut(record.correct ? 'Correct answer.' : 'Not quite.');
     this.progressChanged();
   }

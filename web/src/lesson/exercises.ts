@@ -24,20 +24,26 @@ export interface AnswerRecord {
   choices: { id: string; text: string }[]; // a choice question's options, in the order shown
   typed: string[];
   read: string[];
-  correct: boolean;
+  correct: boolean; // the response matched
+  counts: boolean; // and the check counts as a success: the core's rule (counts_as_success in cpp/learner/exercise.hpp)
   correctResponse: string[]; // the core's answer for the numbers asked about (option ids for a choice)
   attempt: number; // 1 for the first check of this question, 2 for the next…, across saved visits
-  revealed: boolean; // the answer was shown before this check (then the check never counts as a success)
+  revealed: boolean; // the answer was on screen before this check (then it never counts as a success)
   durationMs: number; // since the question was shown, or since its previous check
 }
 
 // What the lesson keeps of one question: enough to put the learner's work back (progress-key, SCORM).
 export interface ExerciseProgress {
   responses: string[];
-  correct: boolean;
+  correct: boolean; // the last check matched
+  counts?: boolean; // the last check counts as a success (absent in work saved before the lesson kept it)
   attempts: number;
-  revealed: boolean;
+  revealed: boolean; // the answer was shown before the learner got it right: by their request or by the lesson
 }
+
+// Who put an answer on screen before the learner got it right: the learner ("Show the answer") or the lesson
+// (after the second wrong check).
+export type ShownBy = 'learner' | 'lesson';
 
 // How much the page reveals: after a check (the default), never (only right or wrong), or always (a
 // teacher's copy with every answer shown).
@@ -45,11 +51,12 @@ export type Reveal = 'after-check' | 'never' | 'always';
 
 export interface ExerciseOptions {
   idPrefix: string;
-  check: (id: string, responses: string[]) => AnswerResponse;
+  // answerShown: the answer was on screen before this check (the core then counts no success).
+  check: (id: string, responses: string[], answerShown: boolean) => AnswerResponse;
   reveal: () => Reveal;
   onAnswer: (record: AnswerRecord, replayed: boolean) => void;
-  // The learner asked to see the answer (replayed: restored from saved progress).
-  onShown?: (id: string, replayed: boolean) => void;
+  // The answer was shown before the learner got it right (replayed: restored from saved progress).
+  onShown?: (id: string, by: ShownBy, replayed: boolean) => void;
 }
 
 export interface ExerciseHandle {
@@ -88,7 +95,8 @@ export function numberExercises(root: ParentNode): void {
 }
 
 // One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
-// answer gets a hint and a second try; the answer shows after the second wrong check, or when asked.
+// answer gets a hint and a second try; the answer shows after the second wrong check, or when asked. Once it
+// has been shown (or in a teacher's copy, where it always is), the core counts no check as a success.
 export function renderExercise(initial: ExerciseView, options: ExerciseOptions): ExerciseHandle {
   let view = initial;
   const prose = exerciseProse[view.id] ?? { question: view.id };
@@ -134,21 +142,26 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
 
   let wrongTries = 0;
   let attempts = 0;
-  let revealed = false;
-  let last: { typed: string[]; correct: boolean } | null = null;
+  let revealed = false; // shown before the learner got it right (a right check shows the answer as their own)
+  let last: { typed: string[]; correct: boolean; counts: boolean } | null = null;
   let since = performance.now();
-  const showTheAnswer = (replayed: boolean) => {
+  const markShown = (by: ShownBy, replayed: boolean) => {
+    if (revealed || last?.correct) return;
     revealed = true;
-    form.dataset.revealed = '';
+    form.dataset.revealed = by;
+    options.onShown?.(view.id, by, replayed);
+  };
+  const showTheAnswer = (replayed: boolean) => {
+    markShown('learner', replayed);
     feedback.replaceChildren(...answerBlock(view, view.answer, view.explanation));
-    options.onShown?.(view.id, replayed);
   };
   showAnswer.addEventListener('click', () => showTheAnswer(false));
 
   const responsesNow = () => (view.kind === 'choice' ? [inputs.find((input) => input.checked)?.value ?? ''] : inputs.map((input) => input.value));
   const submit = (replayed: boolean) => {
     const typed = responsesNow();
-    const result = options.check(view.id, typed);
+    const answerShown = revealed || options.reveal() === 'always';
+    const result = options.check(view.id, typed, answerShown);
     if (!result.ok) {
       const text = result.error.kind === 'number' ? `Not read: ${result.error.message}` : result.error.message;
       feedback.replaceChildren(h('p', { class: 'verdict-text wrong' }, text));
@@ -158,7 +171,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
     if (!result.correct) wrongTries++;
     const verdict = h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.');
     // A check after the answer was shown is graded, but a course never counts it as a success.
-    const shownFirst = revealed ? [h('p', { class: 'note' }, 'The answer was shown before this check, so it is not counted as a success.')] : [];
+    const shownFirst = result.correct && !result.counts ? [h('p', { class: 'note' }, 'The answer was shown before this check, so it is not counted as a success.')] : [];
     const mode = options.reveal();
     const hint = () => [h('p', { class: 'hint' }, h('strong', {}, 'Hint: '), result.hint || 'Look again at the numbers above.')];
     if (mode === 'never') feedback.replaceChildren(verdict, ...shownFirst, ...(result.correct ? [] : [...hint(), h('p', {}, 'Try again.')]));
@@ -167,7 +180,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
     else feedback.replaceChildren(verdict, ...hint(), h('p', {}, 'Try once more, or show the answer.'));
     form.dataset.answered = result.correct ? 'correct' : 'incorrect';
     const now = performance.now();
-    last = { typed, correct: result.correct };
+    last = { typed, correct: result.correct, counts: result.counts };
     options.onAnswer(
       {
         id: view.id,
@@ -177,14 +190,17 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
         typed,
         read: result.read,
         correct: result.correct,
+        counts: result.counts,
         correctResponse: result.answer,
         attempt: attempts,
-        revealed,
+        revealed: answerShown,
         durationMs: now - since,
       },
       replayed,
     );
     since = now;
+    // The answer now on screen after a wrong check was shown by the lesson: later checks do not count.
+    if (!result.correct && mode === 'after-check' && wrongTries >= 2) markShown('lesson', replayed);
   };
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -205,7 +221,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
     },
     progress() {
       if (!last && !revealed) return null;
-      return { responses: last?.typed ?? responsesNow(), correct: last?.correct ?? false, attempts, revealed };
+      return { responses: last?.typed ?? responsesNow(), correct: last?.correct ?? false, counts: last?.counts ?? false, attempts, revealed };
     },
     update(next) {
       view = next;

@@ -20,6 +20,7 @@ export function readSavedProgress(value: unknown): SavedProgress | null {
     responses: [...responses] as string[],
     ...(typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0 && attempts <= 1e6 ? { attempts } : {}),
     ...(saved.revealed === true ? { revealed: true } : {}),
+    ...(typeof saved.counts === 'boolean' ? { counts: saved.counts } : {}),
   };
 }
 

@@ -2,12 +2,14 @@
 // qkv-lesson-progress event; the SCORM launch page keeps it as suspend_data), and how a saved copy is read back.
 import type { ExerciseProgress } from './exercises';
 import { readSavedProgress } from './host-bridge';
+import { uuidPattern } from './lesson-record';
 
 /** What the lesson keeps of a learner's work: `progress`, `restoreProgress`, the qkv-lesson-progress event. */
 export interface LessonProgress {
   answers: Record<string, ExerciseProgress>;
   challenge: string; // the free-text challenge's answer
   state: string; // the edited numbers in link format; '' for the frozen fixture
+  registration?: string; // the attempt's xAPI registration (a UUID), so that a later visit continues it
 }
 
 // A progress object from outside (a course's store): what is readable is kept, the rest dropped.
@@ -19,20 +21,21 @@ export function readLessonProgress(value: unknown): LessonProgress | null {
   if (typeof listed === 'object' && listed !== null && !Array.isArray(listed)) {
     for (const [id, saved] of Object.entries(listed as Record<string, unknown>)) {
       const read = readSavedProgress(saved);
-      if (read) answers[id] = { responses: read.responses, correct: false, attempts: read.attempts ?? 1, revealed: read.revealed ?? false };
+      if (read) answers[id] = { responses: read.responses, correct: false, attempts: read.attempts ?? 1, revealed: read.revealed ?? false, ...(read.counts === undefined ? {} : { counts: read.counts }) };
     }
   }
   const text = (field: unknown) => (typeof field === 'string' && field.length <= 100000 ? field : '');
-  return { answers, challenge: text(given.challenge), state: text(given.state) };
+  const registration = typeof given.registration === 'string' && uuidPattern.test(given.registration) ? { registration: given.registration } : {};
+  return { answers, challenge: text(given.challenge), state: text(given.state), ...registration };
 }
 
 // The learner's work as a course keeps it: every question with progress, the challenge's text, and the edited
 // numbers' link ('' while the lesson shows the frozen fixture).
-export function collectProgress(exercises: Iterable<[string, { progress(): ExerciseProgress | null }]>, challenge: string, state: string): LessonProgress {
+export function collectProgress(exercises: Iterable<[string, { progress(): ExerciseProgress | null }]>, challenge: string, state: string, registration: string): LessonProgress {
   const answers: Record<string, ExerciseProgress> = {};
   for (const [id, handle] of exercises) {
     const progress = handle.progress();
     if (progress) answers[id] = progress;
   }
-  return { answers, challenge, state };
+  return { answers, challenge, state, registration };
 }
