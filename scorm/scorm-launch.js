@@ -6,9 +6,8 @@
 // tests check it against tests/browser/strict-lms.mjs). Every LMS call is guarded: an LMS that throws, refuses or
 // fails is told to the learner once, in words on the page, and Finish/Terminate is still called on leaving.
 //
-// Mastery rule: the exercises are those the lesson shows (lesson.exerciseIds). An exercise counts as right when the
-// core says its last check counts (answers[id].counts: it matched and its answer was not on screen before it).
-// Score = right / shown, reported as raw = that in percent (min 0, max 100: LMSs such as Moodle grade
+// Mastery rule (the core applies it: lesson.outcome): the exercises are those the lesson shows. An exercise counts as
+// right when its last check matched and its answer was not on screen before it. Score = right / shown, reported as raw = that in percent (min 0, max 100: LMSs such as Moodle grade
 // cmi(.core).score.raw out of 100) and, in SCORM 2004, as scaled (0 to 1). Completed when every shown exercise was
 // checked or had its answer shown; until then incomplete. The score is written only once completed: an LMS with a
 // passing score evaluates success from any score it holds (2004 RTE 4.2.21.1; 1.2 RTE 3.4.4 lets an LMS set
@@ -114,7 +113,11 @@ const dialects = {
       const scaled = value === '' ? Number.NaN : Number(value);
       return Number.isFinite(scaled) && scaled >= -1 && scaled <= 1 ? scaled : undefined;
     },
-    earlier: (get) => ({ status: get('cmi.success_status'), raw: get('cmi.score.raw'), completed: get('cmi.completion_status') === 'completed' }),
+    // score.raw only when completed: a value never set is error 403 to read (RTE 4.2.20).
+    earlier(get) {
+      const completed = get('cmi.completion_status') === 'completed';
+      return { completed, status: completed ? get('cmi.success_status') : '', raw: completed ? get('cmi.score.raw') : '' };
+    },
     exit: (completed) => ({ 'cmi.exit': completed ? 'normal' : 'suspend' }),
     sessionTime: (ms) => ({ 'cmi.session_time': duration2004(ms) }),
     mode: 'cmi.mode',
@@ -176,19 +179,24 @@ function entryOf(statement) {
   if (!id) return undefined;
   const definition = statement.object?.definition ?? {};
   const result = statement.result ?? {};
-  const shownBy = statement.verb?.id === viewedVerb ? statement.context?.extensions?.[shownByExtension] ?? 'learner' : undefined;
-  const graded = shownBy === undefined && typeof result.success === 'boolean';
+  const name = definition.description?.['en-US'] ?? definition.name?.['en-US'] ?? '';
+  if (statement.verb?.id === viewedVerb) {
+    // A shown answer: its statement is about the answer (no interaction type, pattern or response of its own).
+    const by = statement.context?.extensions?.[shownByExtension] === 'lesson' ? 'by the lesson after two wrong checks' : "at the learner's request";
+    return { id, shown: true, graded: false, success: false, question: `Answer shown ${by}. ${name}`, at: new Date(statement.timestamp ?? Date.now()) };
+  }
+  const graded = typeof result.success === 'boolean';
   const revealed = statement.context?.extensions?.[revealedExtension] === true;
   return {
     id,
-    shownBy,
+    shown: false,
     graded,
     success: graded && result.success === true && !revealed,
     kind: ['choice', 'fill-in'].includes(definition.interactionType) ? definition.interactionType : 'long-fill-in',
     choices: (definition.choices ?? []).map((choice) => choice.id),
-    question: definition.description?.['en-US'] ?? definition.name?.['en-US'] ?? '',
+    question: name,
     pattern: definition.correctResponsesPattern?.[0],
-    response: shownBy === undefined ? result.response ?? '' : undefined,
+    response: result.response ?? '',
     at: statement.timestamp ? new Date(statement.timestamp) : new Date(),
     latency: secondsOf(result.duration),
   };
@@ -206,6 +214,7 @@ function interaction12(entry) {
     return characters.every(Boolean) ? characters.join(',') : undefined;
   };
   const asFeedback = (value) => (value === undefined ? undefined : entry.kind === 'choice' ? choiceList(value) : text(value));
+  if (entry.shown) return { id: identifier12(entry.id), time: time12(entry.at), weighting: '0', result: 'neutral' };
   return {
     id: identifier12(entry.id),
     type: entry.kind === 'choice' ? 'choice' : 'fill-in',
@@ -233,11 +242,12 @@ function interaction2004(entry) {
     if (entry.kind === 'fill-in') return fillIn(value, pattern);
     return withinSpm(escapedText(value, { ascii: false }), 4000);
   };
-  const shown = entry.shownBy === undefined ? '' : entry.shownBy === 'lesson' ? 'Answer shown by the lesson after two wrong checks: ' : 'Answer shown at the learner\'s request: ';
+  const description = withinSpm(entry.question, 250);
+  if (entry.shown) return { id: `${exercisePrefix}${entry.id}`, description, timestamp: time2004(entry.at), weighting: '0', result: 'neutral' };
   return {
     id: `${exercisePrefix}${entry.id}`,
     type: entry.kind,
-    description: withinSpm(`${shown}${entry.question}`, 250),
+    description,
     timestamp: time2004(entry.at),
     weighting: entry.graded ? '1' : '0',
     // The pattern before the response (a runtime may check the response against it).
@@ -385,24 +395,20 @@ class LmsSession {
     return text;
   }
 
-  // The mastery rule (see the top of this file) applied to the lesson's progress.
+  // The mastery rule (see the top of this file): the core grades (lesson.outcome), this reports.
   report() {
     if (this.finished || this.closed || lesson.dataset.state !== 'ready') return undefined;
-    const progress = lesson.progress;
-    const shown = lesson.exerciseIds ?? [];
-    const answers = progress?.answers ?? {};
-    const counts = (answer) => (typeof answer?.counts === 'boolean' ? answer.counts : Boolean(answer?.correct && !answer?.revealed));
-    const right = shown.filter((id) => counts(answers[id])).length;
-    const settled = shown.filter((id) => answers[id] && (answers[id].attempts > 0 || answers[id].revealed)).length;
-    const fraction = shown.length ? right / shown.length : 0;
-    const completed = shown.length > 0 && settled === shown.length;
     this.passing ??= dialect.passing((element) => this.get(element)) ?? defaultPassing;
-    const passed = fraction >= this.passing;
-    if (completed) this.setAll(dialect.score({ raw: decimal(fraction * 100, 2), scaled: decimal(fraction, 7) }));
-    this.setAll(dialect.status(completed, passed, decimal(shown.length ? settled / shown.length : 0, 7)));
+    // A passing score the core refuses (out of its range) leaves the lesson's own, 0.8.
+    const outcome = lesson.outcome(this.passing) ?? lesson.outcome();
+    if (!outcome) return undefined;
+    if (outcome.completed) this.setAll(dialect.score({ raw: decimal(outcome.percent, 2), scaled: decimal(outcome.scaled, 7) }));
+    // progress_measure: the share of questions settled, a fraction of two counts the core gave.
+    this.setAll(dialect.status(outcome.completed, outcome.passed, decimal(outcome.shown ? outcome.settled / outcome.shown : 0, 7)));
+    const progress = lesson.progress;
     if (progress) this.set('cmi.suspend_data', this.suspendData(progress));
-    this.completed = completed;
-    return { right, shown: shown.length, completed, passed };
+    this.completed = outcome.completed;
+    return outcome;
   }
 
   // Appends one interaction (SCORM 1.2 interactions cannot be read back, and 2004 keeps every check too, so first

@@ -200,7 +200,10 @@ const alsoRight = [
   { id: 'ch26-empty-axes', responses: ['[0,2,2]', '2×0×2'] },
   { id: 'qkv04-quiz-3', responses: ['2 of 5'] },
 ];
-const challengeText = 'Tying W_Q to W_K makes each token score itself highest.';
+// Two lines: scorm-again refuses a raw line break in a 2004 learner_response (its localized-string pattern uses "."),
+// so the record holds the text as a JSON string's body (docs/scorm.md), and suspend_data holds it as it is.
+const challengeText = 'Tying W_Q to W_K makes each token score itself highest.\nSo the diagonal wins.';
+const challengeRecord = JSON.stringify(challengeText).slice(1, -1);
 
 for (const [version, names] of Object.entries(versions)) {
   test(`SCORM ${version}: a round trip under scorm-again: answers → CMI → exit → relaunch → restored`, async () => {
@@ -256,7 +259,7 @@ for (const [version, names] of Object.entries(versions)) {
       // Interactions: one per check and one for the shown answer, in both versions.
       const cmi = await cmiOf(page);
       const interactions = Object.values(cmi.interactions ?? {}).filter((entry) => entry && typeof entry === 'object' && 'id' in entry);
-      const definition = (id) => statements.find((s) => s.object.id.endsWith(`:${id}`)).object.definition;
+      const definition = (id) => statements.find((s) => s.object.definition?.interactionType && s.context.extensions['urn:qkv-lesson:exercise'] === id).object.definition;
       const pattern = (id) => definition(id).correctResponsesPattern[0];
       // 1.2 choices as single characters: the n-th option the lesson lists is the n-th letter.
       const letter = (id, choice) => 'abcdefghijklmnopqrstuvwxyz0123456789'[definition(id).choices.findIndex((c) => c.id === choice)];
@@ -267,9 +270,9 @@ for (const [version, names] of Object.entries(versions)) {
             ['ch26ChangeQueryOnly', 'choice', letter(right.id, 'yes'), 'wrong', letter(right.id, pattern(right.id))],
             ['ch26ChangeQueryOnly', 'choice', letter(right.id, 'no'), 'correct', letter(right.id, pattern(right.id))],
             ['ch26ParameterCount', 'fill-in', '17', 'wrong', pattern(wrong.id)],
-            ['ch26OutputShapes', 'fill-in', '', 'neutral', pattern(revealed.id)],
+            ['ch26OutputShapes', '', '', 'neutral', undefined], // the answer shown
             ['ch26OutputShapes', 'fill-in', '[4, 7, 2]', 'wrong', pattern(revealed.id)],
-            ['qkv04Challenge', 'fill-in', challengeText, 'neutral', undefined],
+            ['qkv04Challenge', 'fill-in', challengeRecord, 'neutral', undefined],
           ],
         );
         for (const i of interactions) assert.match(i.time, /^\d\d:\d\d:\d\d$/);
@@ -283,13 +286,13 @@ for (const [version, names] of Object.entries(versions)) {
             [urn(right.id), 'choice', choice('no'), 'correct', choice(pattern(right.id))],
             [urn(wrong.id), 'fill-in', '17', 'incorrect', pattern(wrong.id)],
             // A SCORM 2004 fill-in pattern is written without spaces beside commas (scorm-launch.js says why).
-            [urn(revealed.id), 'fill-in', '', 'neutral', pattern(revealed.id).replaceAll(', ', ',')],
+            [urn(revealed.id), '', '', 'neutral', undefined], // the answer shown
             [urn(revealed.id), 'fill-in', '[4, 7, 2]', 'incorrect', pattern(revealed.id).replaceAll(', ', ',')],
-            [urn('qkv04-challenge'), 'long-fill-in', challengeText, 'neutral', undefined],
+            [urn('qkv04-challenge'), 'long-fill-in', challengeRecord, 'neutral', undefined],
           ],
         );
         for (const i of interactions) assert.ok(i.description, `${i.id} has the question as its description`);
-        assert.match(interactions[3].description, /^Answer shown at the learner's request: /);
+        assert.match(interactions[3].description, /^Answer shown at the learner's request\. /);
       }
       for (const id of [right.id, wrong.id, revealed.id]) assert.ok(pattern(id), `${id}'s statement has a correct-response pattern`);
       assert.equal(pattern(wrong.id), String(expected.parameter_count));
@@ -297,7 +300,7 @@ for (const [version, names] of Object.entries(versions)) {
       // suspend_data is the lesson's progress: the three answers, their attempts and the edit.
       const suspend = JSON.parse(cmi.suspend_data);
       assert.deepEqual(suspend, progress);
-      assert.deepEqual(suspend.answers[right.id], { responses: ['no'], correct: true, attempts: 2, revealed: false });
+      assert.deepEqual(suspend.answers[right.id], { responses: ['no'], correct: true, attempts: 2, revealed: false, counts: true });
       assert.equal(suspend.challenge, challengeText);
       assert.equal(suspend.answers[wrong.id].correct, false);
       assert.equal(suspend.answers[revealed.id].revealed, true);
