@@ -105,6 +105,26 @@ const letters = 'abcdefghijklmnopqrstuvwxyz0123456789';
 const camel = (id) => id.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase());
 const unescape = (text) => JSON.parse(`"${text}"`);
 
+// docs/scorm.md's table of SCORM 1.2 ids and choice characters: exercise → { id, choices: [option ids in letter order] }.
+async function documentedMapping() {
+  const text = await readFile(new URL('../../docs/scorm.md', import.meta.url), 'utf8');
+  const rows = [...text.matchAll(/^\| `([\w-]+)` \| `(\w+)` \| (.+) \|$/gm)];
+  return Object.fromEntries(rows.map(([, exercise, id, choices]) => [exercise, { id, choices: [...choices.matchAll(/`([a-z0-9])` ([\w-]+)/g)].map(([, letter, option], i) => (assert.equal(letter, letters[i]), option)) }]));
+}
+
+// The documented mapping is the one the lesson shows: every question's SCORM 1.2 id, and its options in order.
+async function checkDocumentedMapping(frame) {
+  const documented = await documentedMapping();
+  const forms = await frame.evaluate(() => [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('form[data-exercise]')].map((form) => [form.dataset.exercise, [...form.querySelectorAll('input[type="radio"]')].map((input) => input.value)]));
+  const ids = [...new Set([...forms.map(([id]) => id), 'qkv04-challenge'])];
+  assert.deepEqual(Object.keys(documented).sort(), ids.sort(), 'docs/scorm.md lists every question');
+  for (const [exercise, options] of forms) {
+    assert.equal(documented[exercise].id, camel(exercise));
+    assert.deepEqual(documented[exercise].choices, options, `${exercise}: the documented letters follow the lesson's options`);
+  }
+  assert.equal(new Set(ids.map(camel)).size, ids.length, 'the 1.2 ids stay distinct');
+}
+
 // Launch 1 of the walk: the answers at the largest sizes; returns what the later launches compare with.
 async function firstAttempt(version, page, frame) {
   for (const field of ['batch', 'tokens', 'model_width', 'head_width']) {
@@ -198,6 +218,7 @@ for (const version of ['1.2', '2004']) {
     try {
       await one.page.goto(`${origin}/strict/${version}.html`);
       const frame = await lessonFrame(one.page);
+      if (version === '1.2') await checkDocumentedMapping(frame);
       first = await firstAttempt(version, one.page, frame);
       const { store, refused } = await snapshot(one.page);
       assertNoRefusals(refused, 'launch 1');
