@@ -446,9 +446,14 @@ function earlierResult({ status, raw }) {
   return `You have already completed this lesson${score}${verdict}. Your answers are shown as you left them; what you do now is not recorded and does not change your result.`;
 }
 
-// Initialize, guarded: false or a throw means no session (the learner is told); a throw may still have opened
-// one, so Finish/Terminate is attempted on leaving.
+// Initialize, guarded: false or a throw means no session, which the learner reads in the alert line; a throw may
+// still have opened one, so Finish/Terminate is attempted on leaving.
 function initialize(api) {
+  const notStarted = (why) => {
+    const text = `Your answers are not being saved: the learning platform (LMS) ${why}. The lesson still checks your answers on this page.`;
+    say('.scorm-alert', text);
+    console.warn(`qkv-lesson SCORM ${version}: ${text}`);
+  };
   try {
     if (String(api[dialect.calls.init]('')) === 'true') return true;
     let code = '';
@@ -457,9 +462,9 @@ function initialize(api) {
     } catch {
       // the error call fails too: the code stays unknown
     }
-    notice(`The learning platform (LMS) did not start this session${code}: the lesson runs, but your answers are not recorded.`, 'warn');
+    notStarted(`did not start this session${code}`);
   } catch (error) {
-    notice(`The learning platform (LMS) failed to start this session (${error?.message ?? error}): the lesson runs, but your answers are not recorded.`, 'warn');
+    notStarted(`failed to start this session (${error?.message ?? error})`);
     const finish = () => {
       try {
         api[dialect.calls.finish]('');

@@ -398,7 +398,7 @@ for (const version of Object.keys(versions)) {
   });
 }
 
-test('SCORM 1.2: progress longer than suspend_data\'s 4096 characters leaves out the edited numbers first, and says so on the page', async () => {
+test('SCORM 1.2: progress longer than suspend_data\'s 4096 characters leaves out the edited numbers first, then the challenge whole, and says so on the page', async () => {
   savedCmi['1.2'] = null;
   const { page, problems, close } = await openPage(browser);
   try {
@@ -422,7 +422,19 @@ test('SCORM 1.2: progress longer than suspend_data\'s 4096 characters leaves out
     assert.match(said[0], /^console\.warning: qkv-lesson SCORM 1\.2: .*your edited numbers will not be restored/);
     // The learner reads it on the page, in the status line.
     assert.match(await frame.locator('.scorm-status[role="status"]').innerText(), /keeps at most 4,096 characters of your progress \(SCORM 1\.2\), so your edited numbers will not be restored/);
-    assertNoProblems(problems.filter((problem) => !said.includes(problem)), 'SCORM 1.2 over the suspend_data limit');
+    // A challenge text too long to fit even then is left out whole, never cut, and the learner is told to keep a copy.
+    const box = frame.locator('qkv-lesson textarea[data-challenge]');
+    const longText = 'Tying W_Q to W_K makes each token score itself highest. '.repeat(80);
+    const commits = await page.evaluate(() => window.lms.commits);
+    await box.fill(longText);
+    await box.blur();
+    await page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
+    const trimmed = JSON.parse(await lmsValue(page, 'cmi.suspend_data'));
+    assert.equal(trimmed.challenge, '', 'the challenge is kept whole or not at all');
+    assert.deepEqual(trimmed.answers, progress.answers, 'the answers are kept');
+    assert.equal(await frame.locator('.scorm-status[role="status"]').innerText(), 'This learning platform keeps at most 4,096 characters of your progress (SCORM 1.2), so your edited numbers and your answer to the challenge will not be restored when you come back. Keep a copy of your challenge text if you want it later.');
+    const warned = problems.filter((problem) => problem.includes('4,096 characters'));
+    assertNoProblems(problems.filter((problem) => !warned.includes(problem)), 'SCORM 1.2 over the suspend_data limit');
   } finally {
     await close();
   }

@@ -230,8 +230,8 @@ function countOf(store, prefix) {
 }
 
 // `cmi`: the LMS's stored data for this launch (element → string), e.g. { 'cmi.entry': 'resume', … }.
-// `failures`: { throws: true } (every call but Initialize throws), { refuseSets: true } (every SetValue is
-// refused with a general failure), { failCommits: true } (every Commit fails).
+// `failures`: { throws: true } (every call but Initialize throws; with initializeThrows: true, Initialize too),
+// { refuseSets: true } (every SetValue is refused with a general failure), { failCommits: true } (every Commit fails).
 export function createStrictApi(version, { cmi = {}, failures = {} } = {}) {
   const dialect = dialects[version];
   const { codes } = dialect;
@@ -321,7 +321,7 @@ export function createStrictApi(version, { cmi = {}, failures = {} } = {}) {
   const wrap = (name, body) => {
     api[name] = (...args) => {
       calls.push(name);
-      if (failures.throws && name !== names.init) throw new Error(`LMS: ${name} failed`);
+      if (failures.throws && (name !== names.init || failures.initializeThrows)) throw new Error(`LMS: ${name} failed`);
       return body(...args);
     };
   };
