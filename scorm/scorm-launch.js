@@ -6,9 +6,10 @@
 // tests check it against tests/browser/strict-lms.mjs). Every LMS call is guarded: an LMS that throws, refuses or
 // fails is told to the learner once, in words on the page, and Finish/Terminate is still called on leaving.
 //
-// Mastery rule (the core applies it: lesson.outcome): the exercises are those the lesson shows. An exercise counts as
-// right when its last check matched and its answer was not on screen before it. Score = right / shown, reported as raw = that in percent (min 0, max 100: LMSs such as Moodle grade
-// cmi(.core).score.raw out of 100) and, in SCORM 2004, as scaled (0 to 1). Completed when every shown exercise was
+// Mastery rule (the core applies it: lesson.outcome): the exercises are those the lesson shows. An exercise counts
+// as right when its last check matched and its answer was not on screen before it. Score = right / shown, reported
+// as raw = that in percent (min 0, max 100: LMSs such as Moodle grade cmi(.core).score.raw out of 100) and, in
+// SCORM 2004, as scaled (0 to 1). Completed when every shown exercise was
 // checked or had its answer shown; until then incomplete. The score is written only once completed: an LMS with a
 // passing score evaluates success from any score it holds (2004 RTE 4.2.21.1; 1.2 RTE 3.4.4 lets an LMS set
 // passed/failed from cmi.core.score.raw against the mastery score), so a score mid-attempt reads "failed". Once
@@ -25,7 +26,6 @@ const exerciseExtension = 'urn:qkv-lesson:exercise';
 const revealedExtension = 'urn:qkv-lesson:revealed';
 const shownByExtension = 'urn:qkv-lesson:shown-by';
 const viewedVerb = 'http://id.tincanapi.com/verb/viewed';
-const challengeId = 'qkv04-challenge';
 
 // Numbers in the versions' decimal types without exponents (1.2 CMIDecimal, 2004 real(10,7)).
 const decimal = (value, digits) => value.toFixed(digits).replace(/\.?0+$/, '') || '0';
@@ -286,6 +286,7 @@ function fitProgress(progress, limit, toText) {
   if (dropped.length) left.push(`your answers to ${dropped.join(', ')}`);
   return { text, left };
 }
+
 class LmsSession {
   constructor(api) {
     this.api = api;
@@ -329,7 +330,7 @@ class LmsSession {
     say('.scorm-alert', 'Your answers are not being saved: the learning platform (LMS) did not accept what this lesson sent it. What you do here is still checked on this page, but it may not be there when you come back, and your teacher may not see it. You can tell your teacher; reloading the course page may help.');
   }
 
-  // The LMS's error for the last call, as "code: text", looked up once per `key`.
+  // The LMS's error for the last call, as "error code: text", looked up once per `key` (else "as before").
   errorFor(key) {
     if (this.looked.has(key)) return 'as before';
     this.looked.add(key);
