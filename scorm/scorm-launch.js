@@ -38,7 +38,7 @@ const escapedText = (text, { ascii }) => {
   const body = JSON.stringify(text).slice(1, -1);
   return ascii ? asciiEscaped(body) : body;
 };
-// The first `max` characters of escaped text, never cutting an escape in two.
+// At most the first `max` characters of escaped text, never cutting an escape in two.
 const cutEscaped = (text, max) => {
   if (text.length <= max) return text;
   const cut = text.slice(0, max);
@@ -208,7 +208,11 @@ const resultOf = (entry, wrong) => (!entry.graded ? 'neutral' : entry.success ? 
 // ASCII of at most 255 characters.
 function interaction12(entry) {
   const choiceOf = (choiceId) => choiceCharacters[entry.choices.indexOf(choiceId)];
-  const text = (value) => cutEscaped(escapedText(value, { ascii: true }), 255);
+  // At most 255 characters; a cut is marked "..." (ASCII: no ellipsis character in 1.2).
+  const text = (value) => {
+    const escaped = escapedText(value, { ascii: true });
+    return escaped.length <= 255 ? escaped : `${cutEscaped(escaped, 252)}...`;
+  };
   const choiceList = (value) => {
     const characters = value.split('[,]').map(choiceOf);
     return characters.every(Boolean) ? characters.join(',') : undefined;

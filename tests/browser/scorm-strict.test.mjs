@@ -98,7 +98,9 @@ const { expected } = await readFixture();
 const rightAfterWrong = { id: 'ch26-change-query-only', wrongFirst: ['yes'], responses: ['no'] };
 const wrong = { id: 'ch26-parameter-count', responses: [String(expected.parameter_count - 1)] };
 const shownByButton = { id: 'ch26-output-shapes', responses: ['[4, 7, 2]'] };
-const shownByLesson = { id: 'qkv04-quiz-3', wrongTwice: [['3'], ['1']], responses: ['2 of 5'] };
+// The second wrong try is longer than a fill-in record keeps (1.2: 255 characters; 2004: 250 per blank).
+const longWrong = `${' '.repeat(300)}1`;
+const shownByLesson = { id: 'qkv04-quiz-3', wrongTwice: [['3'], [longWrong]], responses: ['2 of 5'] };
 const neverChecked = { id: 'ch26-first-token', responses: ['[0, 3]', '[3, 0]', '[3, −3]'] };
 const challenge = 'Tying W_Q to W_K makes each token score itself highest.\nSo the diagonal wins: W_Q ≠ W_K is needed.';
 const letters = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -172,7 +174,7 @@ function expectedInteractions(version, statements) {
     [id(shownByButton.id), undefined, undefined, 'neutral', '0'],
     [id(shownByButton.id), 'fill-in', shownByButton.responses[0], wrongWord, '1'],
     [id(shownByLesson.id), 'fill-in', '3', wrongWord, '1'],
-    [id(shownByLesson.id), 'fill-in', '1', wrongWord, '1'],
+    [id(shownByLesson.id), 'fill-in', version === '1.2' ? `${' '.repeat(252)}...` : `${' '.repeat(249)}…`, wrongWord, '1'],
     [id(shownByLesson.id), undefined, undefined, 'neutral', '0'],
     [id(shownByLesson.id), 'fill-in', shownByLesson.responses[0], wrongWord, '1'],
     [id('qkv04-challenge'), version === '1.2' ? 'fill-in' : 'long-fill-in', 'challenge', 'neutral', '0'],
