@@ -66,7 +66,8 @@ function localized(value, spm) {
 // namespace id of 1–31 letters, digits or hyphens and a non-empty namespace-specific string (RFC 2141).
 function uri(value, spm) {
   if (value.length === 0 || value.length > spm) return false;
-  if (!/^[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#[\]%]+$/.test(value)) return false;
+  // Brackets are left out: RFC 3986 allows them only around an IP literal host, which no identifier here needs.
+  if (!/^[A-Za-z][A-Za-z0-9+.-]*:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#%]+$/.test(value)) return false;
   if (/%(?![0-9A-Fa-f]{2})/.test(value)) return false;
   if (/^urn:/i.test(value)) return /^urn:[A-Za-z0-9][A-Za-z0-9-]{0,30}:[^:].*$/i.test(value);
   return true;

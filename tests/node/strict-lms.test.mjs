@@ -49,6 +49,9 @@ test('SCORM 2004: identifiers are URIs, response formats per type, SPMs, order o
   assert.deepEqual(set('cmi.interactions.0.type', 'choice'), ['true', '0']);
   assert.deepEqual(set('cmi.interactions.0.learner_response', 'token-1'), ['false', '406']);
   assert.deepEqual(set('cmi.interactions.0.learner_response', 'urn:qkv-lesson:choice:token-1'), ['true', '0']);
+  assert.deepEqual(set('cmi.interactions.0.learner_response', 'urn:qkv-lesson:choice:a b'), ['false', '406'], 'no space in a URI');
+  assert.deepEqual(set('cmi.interactions.0.learner_response', 'urn:qkv-lesson:choice:a%2'), ['false', '406'], 'a broken percent-escape');
+  assert.deepEqual(set('cmi.interactions.0.learner_response', 'urn:qkv-lesson:choice:a[,]urn:qkv-lesson:choice:a'), ['false', '406'], 'a choice set has no repeats');
   assert.deepEqual(set('cmi.interactions.1.id', 'urn:qkv-lesson:exercise:a'), ['true', '0']);
   assert.deepEqual(set('cmi.interactions.1.type', 'fill-in'), ['true', '0']);
   assert.deepEqual(set('cmi.interactions.1.learner_response', 'x'.repeat(251)), ['false', '406'], 'SPM 250 per fill-in item');
