@@ -15,7 +15,8 @@ const lesson = document.querySelector('qkv-lesson');
 const defaultPassing = 0.8;
 // ADL's sample code gives up after 500 parents; a frame chain is never that deep.
 const maxHops = 500;
-const exercisePrefix = 'urn:qkv-lesson:exercise:';
+const answeredVerb = 'http://adlnet.gov/expapi/verbs/answered';
+const exerciseExtension = 'urn:qkv-lesson:exercise';
 
 // The two versions' names for the same things.
 const dialects = {
@@ -230,7 +231,8 @@ class LmsSession {
     const progress = lesson.progress;
     const shown = lesson.exerciseIds ?? [];
     const answers = progress?.answers ?? {};
-    const right = shown.filter((id) => answers[id]?.correct && !answers[id]?.revealed).length;
+    // The lesson's verdict (counts); work saved before it kept one: matched and never shown.
+    const right = shown.filter((id) => answers[id]?.counts ?? (answers[id]?.correct && !answers[id]?.revealed)).length;
     const settled = shown.filter((id) => answers[id] && (answers[id].attempts > 0 || answers[id].revealed)).length;
     const fraction = shown.length ? right / shown.length : 0;
     const completed = shown.length > 0 && settled === shown.length;
@@ -247,9 +249,9 @@ class LmsSession {
   // interactions cannot be read back, so each check adds one (a journal: the last one per id is the latest).
   interaction(statement) {
     if (this.finished || this.reviewing) return;
-    const objectId = statement?.object?.id ?? '';
-    if (!objectId.startsWith(exercisePrefix)) return;
-    const id = objectId.slice(exercisePrefix.length);
+    if (statement?.verb?.id !== answeredVerb) return;
+    const id = statement.context?.extensions?.[exerciseExtension];
+    if (typeof id !== 'string' || !id) return;
     const definition = statement.object.definition ?? {};
     const result = statement.result ?? {};
     const revealed = statement.context?.extensions?.['urn:qkv-lesson:revealed'] === true;
