@@ -1,5 +1,5 @@
 // `npm run package`: the built lesson (dist/) as two SCORM packages in dist-packages/, one for SCORM 1.2 and one
-// for SCORM 2004 4th Edition. Each zip holds imsmanifest.xml and the XSDs it names, every file of dist/ (LICENSE
+// for SCORM 2004 4th Edition. Each zip holds imsmanifest.xml and the XSDs it names, every file of dist/ (LICENSE.txt
 // and THIRD_PARTY_NOTICES.md included), and the launch page from scorm/ (scorm.html, which loads the lesson and
 // scorm-launch.js, the adapter between the lesson's events and the LMS).
 //   node scripts/package-scorm.mjs [--dist dist] [--out dist-packages]     (or QKV_DIST=… for another build)
@@ -22,7 +22,7 @@ export const versions = {
   '2004': { file: 'qkv-lesson-scorm2004.zip', manifest: manifest2004, schemas: join(schemaSources, 'scorm20044thedition') },
 };
 // The lesson's licence and notices, which the build writes into dist/ (web/third-party-notices.ts).
-const licenceFiles = ['LICENSE', 'THIRD_PARTY_NOTICES.md'];
+const licenceFiles = ['LICENSE.txt', 'THIRD_PARTY_NOTICES.md'];
 
 const title = 'Query, key and value views: an interactive lesson';
 // The mastery rule's default threshold; the adapter uses the LMS's own value when it gives one.

@@ -1,4 +1,5 @@
-// THIRD_PARTY_NOTICES.md and the lesson's LICENSE in each build's folder (the site's dist/, and through
+// THIRD_PARTY_NOTICES.md and the lesson's licence (LICENSE.txt: ADL's SCORM checker refuses a packaged file
+// without an extension) in each build's folder (the site's dist/, and through
 // vite.lib.config.ts, which extends this config, the npm package's dist-lib/), written from what that build put
 // there, not from a hand-kept list:
 // - the module graph of every chunk, the workers' included: each module under node_modules/ names its package,
@@ -152,7 +153,7 @@ function notices(shipped: Shipped): string {
   const packages = [...shipped.packages].sort(([a], [b]) => packageJson(a).name.localeCompare(packageJson(b).name));
   return [
     `# Third-party notices: ${name} ${version}\n`,
-    `${name} itself is under the MIT licence (LICENSE, beside this file). This folder also holds the third-party code and data below,`,
+    `${name} itself is under the MIT licence (LICENSE.txt, beside this file). This folder also holds the third-party code and data below,`,
     'each under its own licence. The build wrote this file from what it put here (web/third-party-notices.ts).\n',
     ...packages.map(([folder, files]) => packageSection(folder, files)),
     shipped.emscripten ? emscriptenSection() : '',
@@ -181,7 +182,7 @@ export function thirdPartyNotices(): { plugin: Plugin; workerPlugin: () => Plugi
       handler() {
         recordServiceWorker(shipped, join(outDir, 'sw.js'));
         writeFileSync(join(outDir, noticesFile), notices(shipped));
-        writeFileSync(join(outDir, 'LICENSE'), readFileSync(join(repo, 'LICENSE')));
+        writeFileSync(join(outDir, 'LICENSE.txt'), readFileSync(join(repo, 'LICENSE')));
       },
     },
   };

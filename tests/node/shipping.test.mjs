@@ -3,7 +3,8 @@
 // Windows/Java tool cannot run here: every schema file the manifest names in xsi:schemaLocation, and every file
 // those import, include or name as their DTD, at the package's root; the manifest valid against those files only
 // (xmllint, no network), with ADL's namespaces checked too, not skipped by IMS's lax wildcards; every file the
-// manifest lists in the zip; and the same dist/ giving the same bytes twice.
+// manifest lists in the zip, each with a file extension (ADL's application profile refuses one without: hence
+// LICENSE.txt in the builds); and the same dist/ giving the same bytes twice.
 // Needs dist/ (npm run build); builds dist-lib/ (npm run build:lib) and the zips (into a temporary folder).
 //   node --test tests/node/shipping.test.mjs
 import assert from 'node:assert/strict';
@@ -20,6 +21,7 @@ const run = promisify(execFile);
 const repo = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const dist = resolve(repo, 'dist');
 const notices = 'THIRD_PARTY_NOTICES.md';
+const licenceCopy = 'LICENSE.txt'; // the repository's LICENSE, as each build carries it
 const zips = { '1.2': 'qkv-lesson-scorm12.zip', 2004: 'qkv-lesson-scorm2004.zip' };
 
 let work;
@@ -52,7 +54,7 @@ function assertKatexAndEmscripten(noticesText, fontFiles) {
 }
 
 test("the site's build: LICENSE and the notices, which name KaTeX and its fonts, Vite's helpers, the service worker's Workbox modules and Emscripten", async () => {
-  assert.equal(await readFile(join(dist, 'LICENSE'), 'utf8'), licence);
+  assert.equal(await readFile(join(dist, licenceCopy), 'utf8'), licence);
   const noticesText = await readFile(join(dist, notices), 'utf8');
   const fonts = (await readdir(join(dist, 'assets'))).filter((file) => /^KaTeX_.*\.woff2$/.test(file));
   assertKatexAndEmscripten(noticesText, fonts);
@@ -66,8 +68,7 @@ test('the npm tarball: LICENSE and the notices (KaTeX and its fonts, Emscripten;
   await run('npm', ['run', 'build:lib', '--silent'], { cwd: repo, maxBuffer: 1 << 24 });
   const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts', '--loglevel', 'error'], { cwd: repo, maxBuffer: 1 << 24 });
   const files = JSON.parse(stdout)[0].files.map(({ path }) => path);
-  assert.ok(files.includes('LICENSE'), 'LICENSE in the tarball');
-  assert.ok(files.includes(`dist-lib/${notices}`), 'the notices in the tarball');
+  for (const file of ['LICENSE', `dist-lib/${licenceCopy}`, `dist-lib/${notices}`]) assert.ok(files.includes(file), `${file} in the tarball`);
   const noticesText = await readFile(resolve(repo, 'dist-lib', notices), 'utf8');
   assertKatexAndEmscripten(noticesText, (await readdir(resolve(repo, 'dist-lib/assets'))).filter((file) => /^KaTeX_.*\.woff2$/.test(file)));
   assert.doesNotMatch(noticesText, /workbox/i);
@@ -102,7 +103,7 @@ async function validate(folder, manifest) {
 for (const scormVersion of ['1.2', '2004']) {
   test(`SCORM ${scormVersion} zip: LICENSE, the notices and every schema file at its root`, async () => {
     const entries = await zipEntries(scormVersion);
-    assert.equal(text(entries.get('LICENSE')), licence);
+    assert.equal(text(entries.get(licenceCopy)), licence);
     const noticesText = text(entries.get(notices));
     assert.equal(noticesText.startsWith((await readFile(join(dist, notices), 'utf8')).trimEnd()), true, "dist/'s notices, then the schema files'");
     const manifest = text(entries.get('imsmanifest.xml'));
@@ -138,6 +139,7 @@ for (const scormVersion of ['1.2', '2004']) {
     assert.equal(refused.valid, false, 'an adlcp:scormType of "lesson" is refused');
     assert.match(refused.stderr, /scorm[tT]ype/);
     for (const [, href] of manifest.matchAll(/<file href="([^"]+)"\/>/g)) assert.ok(entries.has(href.replace(/&amp;/g, '&')), `${href} is in the zip`);
+    for (const [, href] of manifest.matchAll(/ href="([^"]+)"/g)) assert.match(href, /\.\w+$/, `${href} has a file extension`);
   });
 
   test(`SCORM ${scormVersion} zip: the same dist/ gives the same bytes`, async () => {
