@@ -20,6 +20,7 @@ import { LessonView, lessonSheets } from './lesson-view';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
 import { followLink, showFragment } from './section-links';
 import { cellIndexOf } from './tables';
+import { linkPrefixFor } from './url-state';
 import { WarmUp } from './warm-up';
 import { messageOf } from './worker-runner';
 import type { EditableKey, QkvCore, SizeField } from './types';
@@ -36,7 +37,7 @@ export class QkvLessonElement extends LessonAttributes {
   private started = false;
   private controller?: LessonController;
   private readonly bridge = new HostBridge({
-    syncUrl: () => this.syncUrl,
+    linkPrefix: () => linkPrefixFor(this.getAttribute('sync-url')),
     progressKey: () => this.progressKey,
     parentOrigin: () => this.getAttribute('parent-origin'),
     notKept: (words) => this.sayNotKept(words),

@@ -24,7 +24,7 @@ export function readSavedProgress(value: unknown): SavedProgress | null {
 }
 
 export interface HostSettings {
-  syncUrl(): boolean;
+  linkPrefix(): string | null; // the lesson's parameter names in the page URL (url-state.ts's linkPrefixFor); null: sync-url off
   progressKey(): string;
   parentOrigin(): string | null; // the attribute as written; embed-protocol reads it
   notKept(words: string): void; // the learner's answers are not being kept in this browser: said once, in the lesson
@@ -51,13 +51,20 @@ export class HostBridge {
   // the controller to read: a link it does not read is refused in words, and shows the fixture, not the
   // `state` attribute, as a link the core refuses does.
   linkState(): string | null {
-    if (!this.settings.syncUrl()) return null;
-    const link = linkFromUrl(location.search, location.hash);
-    return readDiagramLink(link).kind === 'none' ? null : link;
+    const link = this.pageLink();
+    return link === null || readDiagramLink(link).kind === 'none' ? null : link;
   }
 
   linkSelfScore(defaults: SelfScoreRequest): SelfScoreRequest | null {
-    return this.settings.syncUrl() ? selfScoreFromSearch(linkFromUrl(location.search, location.hash), defaults) : null;
+    const link = this.pageLink();
+    return link === null ? null : selfScoreFromSearch(link, defaults);
+  }
+
+  // The lesson's part of the page URL, in bare names; null without sync-url. Only the lesson's own parameters
+  // are read: a course page's t=120 is not the lesson's t.
+  private pageLink(): string | null {
+    const prefix = this.settings.linkPrefix();
+    return prefix === null ? null : linkFromUrl(location.search, location.hash, prefix);
   }
 
   // Writes the link once typing pauses (browsers throttle rapid history updates, and the write need not
@@ -65,7 +72,7 @@ export class HostBridge {
   // shows this state. A state longer than linkLimit (cells of thousands of digits) is not put in the link: the
   // link then holds the self-score settings and sizes only, never a link the lesson would refuse.
   scheduleUrl(state: LessonState, selfScore: SelfScoreRequest, written: () => void): void {
-    if (!this.settings.syncUrl()) return;
+    if (this.settings.linkPrefix() === null) return;
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
       const lesson = stateToSearch(state, selfScore);
@@ -75,8 +82,10 @@ export class HostBridge {
   }
 
   private write(lesson: string): void {
+    const prefix = this.settings.linkPrefix();
+    if (prefix === null) return;
     this.written = lesson;
-    history.replaceState(history.state, '', linkTarget(location, lesson));
+    history.replaceState(history.state, '', linkTarget(location, lesson, prefix));
     if (!this.watchingHash && typeof addEventListener === 'function') {
       addEventListener('hashchange', this.onHashChange);
       this.watchingHash = true;
@@ -86,7 +95,8 @@ export class HostBridge {
   // A jump to an anchor (the host page's table of contents, say) replaces the whole fragment: when the numbers
   // were there, they are written again beside the new anchor. A fragment with numbers of its own is left as is.
   private readonly onHashChange = (): void => {
-    if (this.written && this.settings.syncUrl() && linkFromUrl('', location.hash) === '') this.write(this.written);
+    const prefix = this.settings.linkPrefix();
+    if (this.written && prefix !== null && linkFromUrl('', location.hash, prefix) === '') this.write(this.written);
   };
 
   // Takes the progress-key for this lesson; null when it is this lesson's now (or none is set), else why it is not,
