@@ -7,7 +7,7 @@
 // So bytes that fail the check are asked for once more from the server (cache: 'reload', which also replaces the
 // cached copy), and after any failed download every later one (Retry) goes past the cache too: one bad response
 // costs one more request, and a load after a damaged one mends itself.
-export interface ExpectedBytes {
+export interface ShippedBytes {
   size: number;
   sha256: string; // hex
 }
@@ -28,11 +28,11 @@ const hex = (digest: ArrayBuffer): string => [...new Uint8Array(digest)].map((by
 const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 // null when `bytes` are the build's; else what is wrong with them, in words.
-export async function damageOf(bytes: ArrayBuffer, expected: ExpectedBytes): Promise<string | null> {
-  if (bytes.byteLength !== expected.size) return `${count(bytes.byteLength)} bytes arrived of ${count(expected.size)}`;
+export async function damageOf(bytes: ArrayBuffer, shipped: ShippedBytes): Promise<string | null> {
+  if (bytes.byteLength !== shipped.size) return `${count(bytes.byteLength)} bytes arrived of ${count(shipped.size)}`;
   const subtle = globalThis.crypto?.subtle;
   if (!subtle) return null; // not a secure context: the length is all that can be checked
-  return hex(await subtle.digest('SHA-256', bytes)) === expected.sha256 ? null : 'its bytes are not the build’s (SHA-256 differs)';
+  return hex(await subtle.digest('SHA-256', bytes)) === shipped.sha256 ? null : 'its bytes are not the build’s (SHA-256 differs)';
 }
 
 export class CheckedDownload {
@@ -40,7 +40,7 @@ export class CheckedDownload {
 
   constructor(
     private readonly url: string,
-    private readonly expected: ExpectedBytes,
+    private readonly shipped: ShippedBytes,
   ) {}
 
   // The file's bytes, checked; throws a DownloadFailure. `beforeFirst` is awaited before a request that may use
@@ -48,11 +48,11 @@ export class CheckedDownload {
   async bytes(beforeFirst?: () => Promise<void>): Promise<ArrayBuffer> {
     try {
       let bytes = await this.request(beforeFirst);
-      let damage = await damageOf(bytes, this.expected);
+      let damage = await damageOf(bytes, this.shipped);
       if (damage && !this.pastTheCache) {
         this.pastTheCache = true; // they may have come from the cache: once more from the server
         bytes = await this.request();
-        damage = await damageOf(bytes, this.expected);
+        damage = await damageOf(bytes, this.shipped);
       }
       if (damage) throw new DownloadFailure('damaged', damage);
       return bytes;
