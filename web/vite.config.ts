@@ -5,9 +5,11 @@ import { defineConfig, type Plugin } from 'vite';
 import { compileHints } from './compile-hints.ts';
 import { offline } from './pwa.ts';
 import { preloadWasm } from './preload-wasm.ts';
+import { wasmIntegrity } from './wasm-integrity.ts';
 import { katexCssUsed } from './katex-css-used.ts';
 import { katexFontSubsets } from './katex-font-subsets.ts';
 import { typesetFormulas } from './typeset-formulas.ts';
+import { thirdPartyNotices } from './third-party-notices.ts';
 
 // KaTeX positions glyphs with inline style attributes, which a Content-Security-Policy without
 // 'unsafe-inline' blocks. Each distinct style becomes a data-ks attribute and one rule in a style sheet.
@@ -58,14 +60,18 @@ function katexWithoutFontFaces(): Plugin {
   };
 }
 
+// THIRD_PARTY_NOTICES.md from the module graph of the build and of its workers (the notices follow the service
+// worker's plugins: they read sw.js).
+const notices = thirdPartyNotices();
+
 export default defineConfig({
   root: import.meta.dirname,
   base: './',
-  plugins: [katexWithoutFontFaces(), katexCssUsed(), katexFontSubsets(), prerenderedMath(), offline(), preloadWasm(), compileHints()],
+  plugins: [katexWithoutFontFaces(), katexCssUsed(), katexFontSubsets(), prerenderedMath(), offline(), preloadWasm(), wasmIntegrity(), compileHints(), notices.plugin],
   // The self-score worker is a module worker: it imports the Emscripten ES module, which finds its .wasm
   // through import.meta.url (the default 'iife' format has no import.meta).
   // compileHints in the workers' build too: the worker imports the same glue file as the page (one download).
-  worker: { format: 'es', plugins: () => [compileHints()] },
+  worker: { format: 'es', plugins: () => [wasmIntegrity(), compileHints(), notices.workerPlugin()] },
   build: {
     outDir: resolve(import.meta.dirname, '../dist'),
     emptyOutDir: true,

@@ -23,8 +23,8 @@ test('the example course page embeds the lesson both ways and receives both answ
     const log = page.locator('#answer-log li');
     await log.nth(1).waitFor();
     assert.deepEqual(await log.allInnerTexts(), [
-      'element: urn:qkv-lesson:exercise:ch26-parameter-count → correct (response "18")',
-      'iframe: urn:qkv-lesson:exercise:ch26-parameter-count → incorrect (response "17")',
+      `element: ${run.server.origin}/host-example.html#qkv-lesson/exercise/ch26-parameter-count → correct (response "18")`,
+      `iframe: ${run.server.origin}/embed.html#qkv-lesson/exercise/ch26-parameter-count → incorrect (response "17")`,
     ]);
     // The iframe was sized to its content by qkv-embed-host.js (its default height is 150 px).
     const height = await page.locator('iframe[data-qkv-lesson]').evaluate((frameElement) => frameElement.getBoundingClientRect().height);

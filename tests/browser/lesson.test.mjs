@@ -305,17 +305,23 @@ test('6. exercises: a wrong number gets a hint and a second try, then the answer
     assert.ok(said.includes('Correct'), `"no" should be correct for ch26-change-query-only, feedback: "${said}"`);
 
     const answers = await page.evaluate(() => window.__answers);
-    assert.equal(answers.length, 4, `expected 4 qkv-lesson-answer events, got ${answers.length}`);
-    const [wrong, secondWrong, right, picked] = answers;
-    for (const statement of answers) {
-      assert.equal(statement.verb.id, 'http://adlnet.gov/expapi/verbs/answered', 'verb.id');
-    }
-    assert.equal(wrong.object.id, 'urn:qkv-lesson:exercise:ch26-parameter-count', 'object.id of the first answer');
+    assert.equal(answers.length, 5, `expected 5 qkv-lesson-answer events, got ${answers.length}`);
+    const [wrong, secondWrong, shown, right, picked] = answers;
+    assert.deepEqual(
+      answers.map((statement) => statement.verb.id),
+      ['answered', 'answered', 'http://id.tincanapi.com/verb/viewed', 'answered', 'answered'].map((verb) => (verb === 'answered' ? 'http://adlnet.gov/expapi/verbs/answered' : verb)),
+      'the answer the lesson showed after the second wrong check is recorded as viewed',
+    );
+    assert.equal(shown.context.extensions['urn:qkv-lesson:shown-by'], 'lesson');
+    const questionId = (exercise) => `${new URL(page.url()).origin}/#qkv-lesson/exercise/${exercise}`;
+    assert.equal(wrong.object.id, questionId('ch26-parameter-count'), 'object.id of the first answer');
     assert.deepEqual([wrong.result.success, wrong.result.response, wrong.result.score.raw], [false, '17', 0], 'result of answering 17');
     assert.deepEqual([secondWrong.result.response, secondWrong.result.extensions['urn:qkv-lesson:read']], ['1.9e1', ['19']], 'the statement keeps what was typed and what was read');
-    assert.equal(right.object.id, 'urn:qkv-lesson:exercise:ch26-parameter-count', 'object.id of the second answer');
-    assert.deepEqual([right.result.success, right.result.response, right.result.score.raw], [true, '18', 1], 'result of answering 18');
-    assert.equal(picked.object.id, 'urn:qkv-lesson:exercise:ch26-change-query-only', 'object.id of the choice answer');
+    assert.equal(right.object.id, questionId('ch26-parameter-count'), 'object.id of the second answer');
+    // Right, but typed in after the lesson had shown the answer: never a success.
+    assert.deepEqual([right.result.success, right.result.response, right.result.score.raw, right.result.extensions['urn:qkv-lesson:matched']], [false, '18', 0, true], 'result of answering 18');
+    assert.match(await feedback.innerText(), /not counted as a success/);
+    assert.equal(picked.object.id, questionId('ch26-change-query-only'), 'object.id of the choice answer');
     assert.deepEqual([picked.result.success, picked.result.response, picked.result.score.raw], [true, 'no', 1], 'result of choosing "no"');
     assertNoProblems(problems, 'exercises');
   } finally {

@@ -2,7 +2,8 @@
 // server at every size, a documented length limit, lone surrogates and built-ins changed by the host page.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertNoProblems, cell, host, openLesson, readFixture, rendered, tableTexts, useServerAndBrowser, waitReady, waitRenderedAfter, waitUrlSynced } from './harness.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { assertNoProblems, cell, csp, dist, host, openLesson, readFixture, rendered, tableTexts, useServerAndBrowser, waitReady, waitRenderedAfter, waitUrlSynced } from './harness.mjs';
 
 const run = useServerAndBrowser();
 
@@ -221,5 +222,42 @@ test('built-ins the host page changes after load (Array.prototype[0] accessors, 
   } finally {
     await clean.close();
     await polluted.close();
+  }
+});
+
+// Issue 37, item 6: a course page's own query (a video's t=120, a page number, and names the lesson uses bare on its
+// own pages: d, h, x, b) is the course's. With sync-url the lesson reads and writes only its qkv- parameters.
+test('sync-url on a course page at ?t=120&page=3 (and d, h, x, b): the page’s parameters are not read, not noted, and not changed', async () => {
+  const coursePage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Course</title><link rel="icon" href="/favicon.svg">
+<script type="module" src="/qkv-lesson.js"></script></head><body><h1>Unit 3</h1><qkv-lesson sync-url></qkv-lesson></body></html>`;
+  const server = await serve({ root: dist, port: 0, csp, route: (url) => (url.pathname === '/course/unit.html' ? { ext: '.html', body: coursePage } : undefined) });
+  const own = '?t=120&page=3&d=2026-12-06&h=intro&x=7&b=1';
+  const fixtureInput = (await readFixture()).input.values.map(String);
+  const opened = await openLesson(run.browser, `http://127.0.0.1:${server.address().port}/course/unit.html${own}#video`);
+  const { page, problems, reload } = opened;
+  try {
+    assert.deepEqual(await tableTexts(page, 'input'), fixtureInput, 'the fixture, not the page’s t, d, h, x, b');
+    assert.equal(await page.locator('qkv-lesson .link-notes').isVisible(), false, 'no note about the link');
+    assert.doesNotMatch(await page.locator('qkv-lesson').evaluate((lesson) => lesson.shadowRoot.textContent), /were not used/, 'nowhere, not even for screen readers');
+    let written = new URL(await waitUrlSynced(page));
+    assert.ok(written.search.startsWith(`${own}&qkv-`), `after ready the page’s own parameters are there as they were, the lesson’s after them: ${written.search.slice(0, 120)}`);
+    assert.equal(written.hash, '#video', 'the page’s fragment stays');
+    for (const [name, value] of new URLSearchParams(own)) assert.deepEqual(written.searchParams.getAll(name), [value], `${name} is the page’s, once`);
+
+    const before = await rendered(page);
+    await cell(page, 'input', 0).fill('2.5');
+    await waitRenderedAfter(page, before);
+    written = new URL(await waitUrlSynced(page));
+    assert.ok(written.search.startsWith(`${own}&qkv-`), `after an edit too: ${written.search.slice(0, 120)}`);
+    assert.equal(written.searchParams.get('qkv-x')?.split(',')[0], '2.5', 'the edit is in the lesson’s own qkv-x');
+
+    await reload();
+    await waitReady(page);
+    assert.equal((await tableTexts(page, 'input'))[0], '2.5', 'the lesson reads its own parameters back');
+    assert.ok(new URL(page.url()).search.startsWith(own), 'and still leaves the page’s alone');
+    assertNoProblems(problems, 'a course page with parameters of its own');
+  } finally {
+    await opened.close();
+    await new Promise((done) => server.close(done));
   }
 });

@@ -69,9 +69,10 @@ after(async () => {
 test('the tarball holds the built element, its workers, its types and every WebAssembly module, and no dependencies', async () => {
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''));
-  for (const file of ['package.json', 'README.md', 'dist-lib/qkv-lesson.js', 'dist-lib/qkv-lesson.d.ts', 'dist-lib/self-score-worker.js', 'dist-lib/scale-worker.js'])
+  const rootFiles = ['package.json', 'README.md', 'LICENSE'];
+  for (const file of [...rootFiles, 'dist-lib/qkv-lesson.js', 'dist-lib/qkv-lesson.d.ts', 'dist-lib/self-score-worker.js', 'dist-lib/scale-worker.js', 'dist-lib/THIRD_PARTY_NOTICES.md'])
     assert.ok(files.includes(file), `${file} is in the tarball`);
-  assert.deepEqual(files.filter((file) => !file.startsWith('dist-lib/') && file !== 'package.json' && file !== 'README.md'), [], 'nothing else of the repo');
+  assert.deepEqual(files.filter((file) => !file.startsWith('dist-lib/') && !rootFiles.includes(file)), [], 'nothing else of the repo');
   // Each module the C++ build writes (web/src/wasm/*.wasm) ships as a file of its own, never inlined.
   const modules = (await readdir(resolve(repo, 'web/src/wasm'))).filter((file) => file.endsWith('.wasm'));
   assert.ok(modules.length >= 4, 'the page core and the scale core, each with and without SIMD');

@@ -17,6 +17,7 @@ import {
   cell,
   csp,
   dist,
+  eventually,
   launchBrowser,
   openPage,
   qkvExpected,
@@ -113,6 +114,60 @@ test('after one visit, the standalone page, embed.html and the scale section wor
     await waitLaidOut(page);
     await editComputes(page, 'embed.html offline');
     assertNoProblems(problems, 'offline');
+  } finally {
+    await close();
+    if (online) await server.close();
+  }
+});
+
+// Issue 37, item 7: a learner deletes the site's caches (DevTools' Application > Clear storage with only Cache
+// storage ticked, or a cleaning extension) while the service worker stays registered. The worker installs only
+// when sw.js changes, so without a rebuild the precache would stay empty for this build, and the lesson would
+// never work offline again.
+test('caches deleted with the worker still registered: a load online rebuilds the precache, and the lesson works offline again', async () => {
+  const server = await start(dist);
+  const origin = `http://127.0.0.1:${server.port}`;
+  const { context, page, problems, reload, goto, close } = await openPage(browser, { serviceWorkers: 'allow' });
+  const entries = () => page.evaluate(async () => {
+    let count = 0;
+    for (const name of await caches.keys()) count += (await (await caches.open(name)).keys()).length;
+    return count;
+  });
+  let online = true;
+  try {
+    await goto(`${origin}/`);
+    await waitReady(page);
+    await waitLaidOut(page);
+    await controlledBy(page);
+    const whole = await entries();
+    assert.ok(whole > 20, `the build is precached (${whole} entries)`);
+    // Twice: the rebuild registers the worker under its other script URL, and a second loss under the first again.
+    for (const time of ['first', 'second']) {
+      await page.evaluate(async () => {
+        for (const name of await caches.keys()) await caches.delete(name);
+      });
+      assert.equal(await entries(), 0, `${time} time: every cache deleted`);
+      assert.ok(await page.evaluate(() => navigator.serviceWorker.getRegistration().then((registration) => Boolean(registration?.active))), 'the worker is still registered');
+      const before = await controlledBy(page);
+
+      await reload();
+      await waitReady(page);
+      await waitLaidOut(page);
+      // (page.waitForFunction would take the predicate's promise itself as true: polled here.)
+      await eventually(async () => (await entries()) >= whole, { timeout: 30000, interval: 250, message: `${time} time: the precache rebuilt to ${whole} entries` });
+      await page.waitForFunction((old) => navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL !== old, before, { timeout: 30000 });
+    }
+
+    await context.setOffline(true);
+    await server.close();
+    online = false;
+    await reload();
+    await waitReady(page);
+    await waitLaidOut(page);
+    await editComputes(page, 'offline, after the precache was rebuilt');
+    await page.locator('qkv-lesson section.scale button[data-preset="lesson"]').click();
+    await page.locator('qkv-lesson section.scale:not([data-busy]) .scale-results[data-shown="lesson"]').waitFor({ timeout: 60000 });
+    assertNoProblems(problems, 'caches deleted, rebuilt, then offline');
   } finally {
     await close();
     if (online) await server.close();

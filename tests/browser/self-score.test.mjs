@@ -103,12 +103,21 @@ test('theme="dark": zero and filled cells keep the page’s light text', async (
   }
 });
 
-test('changing the seed recomputes; a bad size is rejected and the tables stay', async () => {
+test('changing the seed recomputes and clears a verdict about the old seed; a bad size is rejected and the tables stay', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url);
   try {
     await waitShown(page, 1, 5, 8);
+    // At seed 1 every row of X Xᵀ peaks on its own token: "Yes" is right there, and wrong at the next seed.
+    const question = page.locator(`${section} form[data-exercise="qkv04-exercise-1"]`);
+    await question.locator('input[value="yes"]').check();
+    await question.getByRole('button', { name: 'Check' }).click();
+    assert.match(await question.locator('.feedback').innerText(), /Correct/);
     await page.locator(`${section} input[id$="-sb-seed"]`).fill(`${search.seed}`);
     await waitShown(page, search.seed, 5, 8);
+    const said = await question.locator('.feedback').innerText();
+    assert.doesNotMatch(said, /Correct/, 'no verdict about seed 1 stands beside seed ' + search.seed);
+    assert.match(said, /numbers changed since this was checked/);
+    assert.equal(await question.getAttribute('data-answered'), null);
     const maxima = await markedMaxima(page, 'none');
     assert.equal(maxima[search.row], search.argmax, `seed ${search.seed}: row ${search.row} peaks at ${search.argmax}`);
     await page.locator(`${section} input[id$="-sb-tokens"]`).fill('0');
@@ -187,11 +196,11 @@ test('quiz answers are checked against the computed counts', async () => {
     await form('qkv04-exercise-3').getByRole('button', { name: 'Check' }).click();
     assert.match(await form('qkv04-exercise-3').locator('.feedback').innerText(), /Correct/);
 
-    const answers = await page.evaluate(() => window.__answers);
-    assert.deepEqual(answers.map((a) => [a.object.id, a.result.success]), [
-      ['urn:qkv-lesson:exercise:qkv04-quiz-2', true],
-      ['urn:qkv-lesson:exercise:qkv04-quiz-3', false],
-      ['urn:qkv-lesson:exercise:qkv04-exercise-3', true],
+    const answers = (await page.evaluate(() => window.__answers)).filter((a) => a.verb.id.endsWith('/answered'));
+    assert.deepEqual(answers.map((a) => [a.context.extensions['urn:qkv-lesson:exercise'], a.result.success]), [
+      ['qkv04-quiz-2', true],
+      ['qkv04-quiz-3', false],
+      ['qkv04-exercise-3', true],
     ]);
   } finally {
     await close();

@@ -96,7 +96,7 @@ describe('LessonController', () => {
 
 describe('HostBridge', () => {
   // A page stand-in: location, history, localStorage and a parent frame that records messages.
-  function page({ search = '', parentOrigin = null, progressKey = '' } = {}) {
+  function page({ search = '', parentOrigin = null, progressKey = '', linkPrefix = '' } = {}) {
     const posted = [];
     const stored = new Map();
     const parent = { postMessage: (message, target) => posted.push([message, target]), location: { origin: 'https://course.example' } };
@@ -104,13 +104,14 @@ describe('HostBridge', () => {
     globalThis.history = { state: null, replaceState: (_, __, url) => (globalThis.location.search = url) };
     globalThis.localStorage = { getItem: (key) => stored.get(key) ?? null, setItem: (key, value) => stored.set(key, value) };
     globalThis.window = { parent };
-    const bridge = new HostBridge({ syncUrl: () => true, progressKey: () => progressKey, parentOrigin: () => parentOrigin });
+    const bridge = new HostBridge({ linkPrefix: () => linkPrefix, progressKey: () => progressKey, parentOrigin: () => parentOrigin, notKept: () => undefined });
+    bridge.claimProgressKey();
     return { bridge, posted, stored };
   }
 
   test('reads the lesson state and the self-score settings of its own link', () => {
     const { bridge } = page({ search: '?sseed=42&sn=5&sd=8&b=1&t=2&d=3&h=2' });
-    assert.equal(bridge.linkState(), '?sseed=42&sn=5&sd=8&b=1&t=2&d=3&h=2');
+    assert.equal(bridge.linkState(), 'sseed=42&sn=5&sd=8&b=1&t=2&d=3&h=2');
     const defaults = { seed: '1', tokens: '5', dim: '8' };
     assert.deepEqual(bridge.linkSelfScore(defaults), { seed: '42', tokens: '5', dim: '8' });
   });
@@ -157,5 +158,15 @@ describe('HostBridge', () => {
     await new Promise((done) => setTimeout(done, 200));
     assert.equal(written, 1);
     assert.match(globalThis.location.search, /^\?sseed=7&sn=5&sd=8&b=1&t=2&d=3&h=2&x=1%2C2%2C-1/);
+  });
+
+  test('on a course page (prefix qkv-), the page’s own t, d, h, x and b are neither read nor changed', async () => {
+    const own = '?t=120&page=3&d=x&h=1&x=2&b=on';
+    const { bridge } = page({ search: own, linkPrefix: 'qkv-' });
+    assert.equal(bridge.linkState(), null, 'the page’s own parameters are no link of the lesson’s');
+    assert.equal(bridge.linkSelfScore({ seed: '1', tokens: '5', dim: '8' }), null);
+    await new Promise((done) => bridge.scheduleUrl(new LessonController(core).state, { seed: '7', tokens: '5', dim: '8' }, done));
+    assert.match(globalThis.location.search, /^\?t=120&page=3&d=x&h=1&x=2&b=on&qkv-sseed=7&qkv-sn=5&qkv-sd=8&qkv-b=1&qkv-t=2&qkv-d=3&qkv-h=2&qkv-x=1%2C2%2C-1/);
+    assert.equal(bridge.linkState().split('&').slice(0, 7).join('&'), 'sseed=7&sn=5&sd=8&b=1&t=2&d=3&h=2', 'what it wrote reads back, in bare names');
   });
 });

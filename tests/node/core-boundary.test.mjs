@@ -217,7 +217,7 @@ describe('HostBridge: the link after a jump to an anchor', () => {
 
   test('numbers kept in the fragment are written again beside the new anchor; the listener goes with cancel', async () => {
     const { listeners } = page('?unit=3', '');
-    const bridge = new HostBridge({ syncUrl: () => true, progressKey: () => '', parentOrigin: () => null });
+    const bridge = new HostBridge({ linkPrefix: () => '', progressKey: () => '', parentOrigin: () => null });
     const controller = new LessonController(core);
     for (const size of ['batch', 'tokens', 'model_width', 'head_width']) controller.editSize(size, '8');
     const large = controller.state;
@@ -228,7 +228,7 @@ describe('HostBridge: the link after a jump to an anchor', () => {
     location.hash = '#self-score'; // the host page's table of contents
     listeners.get('hashchange')();
     assert.equal(location.hash, `#self-score${written.slice(1)}`);
-    assert.deepEqual(url.stateFromSearch(new HostBridge({ syncUrl: () => true }).linkState()).input.cells, large.input.cells);
+    assert.deepEqual(url.stateFromSearch(new HostBridge({ linkPrefix: () => '' }).linkState()).input.cells, large.input.cells);
     location.hash = '#?x=1'; // a fragment with numbers of its own is left as it is
     listeners.get('hashchange')();
     assert.equal(location.hash, '#?x=1');

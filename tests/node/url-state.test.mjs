@@ -104,8 +104,8 @@ describe('where a link keeps its numbers', () => {
 
   test('links written before the fragment form read as they did; a fragment’s cells win over the query’s', () => {
     const old = '?b=1&t=2&d=3&h=2&x=1%2C2%2C3%2C4%2C5%2C6';
-    assert.equal(url.linkFromUrl(old, ''), old);
-    assert.equal(url.linkFromUrl(old, '#diagram'), old);
+    assert.equal(url.linkFromUrl(old, ''), old.slice(1));
+    assert.equal(url.linkFromUrl(old, '#diagram'), old.slice(1));
     assert.deepEqual(url.stateFromSearch(url.linkFromUrl(old, '#self-score')).input.cells, ['1', '2', '3', '4', '5', '6']);
     assert.deepEqual(url.stateFromSearch(url.linkFromUrl(old, '#?x=9,8')).input.cells, ['9', '8']);
   });
@@ -115,6 +115,35 @@ describe('where a link keeps its numbers', () => {
     const hash = `#?x=${'1,'.repeat(70000)}`;
     assert.ok(url.linkFromUrl('?b=1&t=2&d=3&h=2', hash).length > url.linkLimit);
     assert.equal(url.selfScoreFromSearch(`sseed=4&x=${'1,'.repeat(70000)}`, selfScore), null);
+  });
+});
+
+// Issue 37, item 6: on a course page the lesson's parameters are named qkv-…, and the page's own are not the lesson's.
+describe('a course page’s address: the lesson’s parameters under qkv-', () => {
+  let url;
+  before(async () => {
+    url = await importLesson('url-state');
+  });
+
+  test('sync-url’s value gives the prefix: none for "unprefixed", qkv- otherwise, null without the attribute', () => {
+    assert.equal(url.linkPrefixFor(null), null);
+    assert.equal(url.linkPrefixFor('unprefixed'), '');
+    for (const value of ['', 'true', 'qkv-']) assert.equal(url.linkPrefixFor(value), 'qkv-', value);
+  });
+
+  test('the page’s own t, d, h, x and b are left as written, and only qkv- parameters are read', () => {
+    const own = '?t=120&page=3&d=2026-12-06&h=a&x=%2C&b';
+    assert.equal(url.linkFromUrl(own, '#x?t=1', 'qkv-'), '');
+    assert.equal(url.linkFromUrl(`${own}&qkv-b=1&qkv-t=2&qkv-d=3&qkv-h=2`, '', 'qkv-'), 'b=1&t=2&d=3&h=2');
+    assert.equal(url.linkFromUrl(`${own}&qkv-b=1&qkv-x=1,2`, '#top?qkv-x=9&t=4', 'qkv-'), 'b=1&x=9', 'the fragment’s qkv-x wins, its t is the page’s');
+    const lesson = 'sseed=7&b=1&t=2&d=3&h=2&x=1%2C2';
+    const target = url.linkTarget({ pathname: '/course/', search: own, hash: '#top' }, lesson, 'qkv-');
+    assert.equal(target, `${own}&qkv-sseed=7&qkv-b=1&qkv-t=2&qkv-d=3&qkv-h=2&qkv-x=1%2C2#top`);
+    assert.equal(url.linkTarget({ search: `${own}&qkv-b=8&qkv-x=5`, hash: '' }, 'b=1', 'qkv-'), `${own}&qkv-b=1`, 'the lesson’s earlier parameters are replaced');
+  });
+
+  test('bare names on a page that is the lesson’s own (prefix ""): qkv- names are not the lesson’s there', () => {
+    assert.equal(url.linkFromUrl('?qkv-b=1&b=2', '', ''), 'b=2');
   });
 });
 

@@ -21,8 +21,9 @@ export interface QkvLessonAttributes {
   state?: string;
   /** Keeps answers in localStorage under "<key>:<exercise id>" and restores them on load. */
   'progress-key'?: string;
-  /** Present: the lesson's numbers live in the page URL. */
-  'sync-url'?: boolean | '';
+  /** Present: the lesson's numbers live in the page URL, as qkv-b=…&qkv-t=…, beside the page's own parameters, which
+   * are never read or changed; "unprefixed": as b=…&t=…, for a page that is the lesson's own. */
+  'sync-url'?: boolean | '' | 'unprefixed';
   /** The course page's origin: the only place answer messages from an iframe are posted to. */
   'parent-origin'?: string;
   /** light or dark; another value follows the system setting (and warns, except auto). */

@@ -18,3 +18,9 @@ declare module '*.mjs' {
   const createModule: (options?: EmscriptenModuleOptions) => Promise<unknown>;
   export default createModule;
 }
+
+// A .wasm's byte length and SHA-256 (hex) as the build ships it (web/wasm-integrity.ts).
+declare module '*.wasm?integrity' {
+  const expected: { size: number; sha256: string };
+  export default expected;
+}

@@ -48,7 +48,8 @@ function absoluteIri(value: string): boolean {
 export class LessonAttributes extends HTMLElement {
   static observedAttributes = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme', 'activity-id'];
 
-  /** Keep the lesson's numbers in the page URL (for the standalone page; off when embedded). */
+  /** Keep the lesson's numbers in the page URL, named qkv-b, qkv-t…; sync-url="unprefixed": b, t…, on a page that is
+   * the lesson's own (url-state.ts). */
   get syncUrl(): boolean {
     return this.hasAttribute('sync-url');
   }

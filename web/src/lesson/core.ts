@@ -2,12 +2,15 @@
 // same C++ exist, with the same bits: one with 128-bit SIMD (faster matmuls) and one without, for engines
 // that lack SIMD. The engine is asked which it can compile, and only that module is downloaded, once: the
 // self-score worker gets the page's compiled module (compiledCore) and never fetches it. A load that fails
-// says what failed (CoreLoadError), and a later loadCore() (the element's Retry) tries again.
+// says what failed (CoreLoadError), and a later loadCore() (the element's Retry) tries again, past the HTTP cache.
 import type { QkvCore } from './core-api';
 import { CoreLoadError, createCore, importCoreModule, messageOf, type CoreEngine } from './core-instance';
 import { simdSupported } from './simd';
+import { CheckedDownload, DownloadFailure } from './download-check';
 import simdWasmUrl from '../wasm/qkv-simd.wasm?url';
 import plainWasmUrl from '../wasm/qkv.wasm?url';
+import simdWasmExpected from '../wasm/qkv-simd.wasm?integrity';
+import plainWasmExpected from '../wasm/qkv.wasm?integrity';
 
 export { CoreLoadError, type CoreEngine } from './core-instance';
 
@@ -30,32 +33,33 @@ function preloadEnded(url: string): Promise<void> {
   });
 }
 
-// The chosen .wasm, fetched and compiled. The request is the one the built page preloads (web/preload-wasm.ts:
-// the same URL, mode 'cors' and credentials 'same-origin', fetch's defaults), made once that preload has ended,
-// so the browser hands over the preloaded response: the download runs in parallel with the script, and the
-// compile follows it (a few milliseconds for this module). Compiled as it streams in where nothing was preloaded,
-// which needs the application/wasm media type; from a host that serves another type, from the whole bytes.
+const wasmUrl = simd ? simdWasmUrl : plainWasmUrl;
+// Checked against the build's length and SHA-256, and asked for past the HTTP cache after a failure
+// (download-check.ts). Its first request is the one the built page preloads (web/preload-wasm.ts: the same URL,
+// mode 'cors' and credentials 'same-origin', fetch's defaults), made once that preload has ended, so the browser
+// hands over the preloaded response: the download runs in parallel with the script.
+const wasmDownload = new CheckedDownload(wasmUrl, simd ? simdWasmExpected : plainWasmExpected);
+
+// The chosen .wasm, downloaded, checked and compiled (a few milliseconds for this module).
 async function fetchAndCompile(): Promise<CoreEngine> {
   if (typeof WebAssembly !== 'object') throw new CoreLoadError('This browser does not run WebAssembly, which the lesson needs to compute anything.');
-  const url = simd ? simdWasmUrl : plainWasmUrl;
-  const failed = (reason: string) => new CoreLoadError(`Could not download the lesson’s engine (${fileName(url)}): ${reason}`);
-  let response: Response;
+  let bytes: ArrayBuffer;
   try {
-    await preloadEnded(url);
-    response = await fetch(url);
+    bytes = await wasmDownload.bytes(() => preloadEnded(wasmUrl));
   } catch (error) {
-    throw failed(`the network request failed (${messageOf(error)}).`);
-  }
-  if (!response.ok) throw failed(`the server answered HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}.`);
-  try {
-    const streamable = response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm';
-    const module = await (streamable ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer()));
-    return { module, simd };
-  } catch (error) {
-    if (error instanceof WebAssembly.CompileError) {
-      throw new CoreLoadError(`The lesson’s engine (${fileName(url)}) is not a WebAssembly module this browser can compile (truncated or damaged?): ${error.message}`);
+    if (error instanceof DownloadFailure && error.kind === 'damaged') {
+      throw new CoreLoadError(`The lesson’s engine (${fileName(wasmUrl)}) arrived damaged (${error.message}): the download was cut short or changed on the way.`);
     }
-    throw failed(`the download broke off (${messageOf(error)}).`);
+    throw new CoreLoadError(`Could not download the lesson’s engine (${fileName(wasmUrl)}): ${messageOf(error)}.`);
+  }
+  return { module: await compile(wasmUrl, bytes), simd };
+}
+
+async function compile(url: string, bytes: ArrayBuffer): Promise<WebAssembly.Module> {
+  try {
+    return await WebAssembly.compile(bytes);
+  } catch (error) {
+    throw new CoreLoadError(`The lesson’s engine (${fileName(url)}) is not a WebAssembly module this browser can compile: ${messageOf(error)}`);
   }
 }
 

@@ -22,6 +22,7 @@ import { LessonView, lessonSheets } from './lesson-view';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
 import { followLink, showFragment } from './section-links';
 import { cellIndexOf } from './tables';
+import { linkPrefixFor } from './url-state';
 import { WarmUp } from './warm-up';
 import { messageOf } from './worker-runner';
 import type { EditableKey, QkvCore, SizeField } from './types';
@@ -41,7 +42,12 @@ export class QkvLessonElement extends LessonAttributes {
   private readonly idPrefix = `qkv${++instances}`;
   private started = false;
   private controller?: LessonController;
-  private readonly bridge = new HostBridge({ syncUrl: () => this.syncUrl, progressKey: () => this.progressKey, parentOrigin: () => this.getAttribute('parent-origin') });
+  private readonly bridge = new HostBridge({
+    linkPrefix: () => linkPrefixFor(this.getAttribute('sync-url')),
+    progressKey: () => this.progressKey,
+    parentOrigin: () => this.getAttribute('parent-origin'),
+    notKept: (words) => this.sayNotKept(words),
+  });
   private view?: LessonView;
   private warmUp?: WarmUp;
   private cancelLayOut?: () => void;
@@ -57,11 +63,13 @@ export class QkvLessonElement extends LessonAttributes {
   attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
     if (previous === next) return;
     if (name === 'parent-origin' || name === 'sections' || name === 'reveal' || name === 'theme' || name === 'activity-id') this.checkValue(name, next);
+    if (name === 'progress-key' && this.isConnected) this.claimProgressKey();
     if (this.pending.size === 0) queueMicrotask(() => this.update());
     this.pending.add(name);
   }
 
   connectedCallback(): void {
+    this.claimProgressKey();
     if (this.started) return this.attach();
     this.started = true;
     const root = this.shadowRoot ?? this.attachShadow({ mode: 'open' });
@@ -122,6 +130,20 @@ export class QkvLessonElement extends LessonAttributes {
     this.warmUp?.stop();
     this.cancelLayOut?.();
     this.cancelLayOut = undefined;
+  }
+
+  // A progress-key another lesson on this page has is said on the console and in data-progress-key-error, once.
+  private claimProgressKey(): void {
+    const problem = this.bridge.claimProgressKey();
+    if (problem && problem !== this.dataset.progressKeyError) console.warn(`<qkv-lesson>: ${problem}`);
+    if (problem) this.dataset.progressKeyError = problem;
+    else delete this.dataset.progressKeyError;
+  }
+
+  // The learner's answers are not being kept (host-bridge.ts): said in the lesson, and in data-answers-not-kept.
+  private sayNotKept(words: string): void {
+    this.dataset.answersNotKept = words;
+    this.view?.noteNotKept(words);
   }
 
   // Listeners and idle work that connect adds and disconnect removes.
@@ -236,6 +258,7 @@ export class QkvLessonElement extends LessonAttributes {
       selfScoreAccepted: () => this.writeUrl(),
     });
     this.view = view;
+    if (this.dataset.answersNotKept) view.noteNotKept(this.dataset.answersNotKept);
     this.shadowRoot!.replaceChildren(view.article);
     this.applySections();
 

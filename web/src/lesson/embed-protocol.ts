@@ -12,8 +12,9 @@ export function embedAttributes(search: string): [string, string][] {
     const value = params.get(name);
     if (value !== null && value.length <= 200) out.push([name, value]);
   }
-  // The lesson's own numbers may come in the same query string (a shared link): keep them in sync.
-  if (params.has('b')) out.push(['sync-url', '']);
+  // The lesson's own numbers may come in the same query string (a shared link): keep them in sync, in bare names
+  // (embed.html's address is the lesson's own: url-state.ts).
+  if (params.has('b')) out.push(['sync-url', 'unprefixed']);
   return out;
 }
 

@@ -224,8 +224,13 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       return { responses: last?.typed ?? responsesNow(), correct: last?.correct ?? false, counts: last?.counts ?? false, attempts, revealed };
     },
     update(next) {
+      // A verdict (or a shown answer) about other numbers must not stand beside these: said, and cleared.
+      const changed = next.explanation !== view.explanation || next.answer.join('\u241f') !== view.answer.join('\u241f');
       view = next;
       showTeacherAnswer();
+      if (!changed || feedback.childElementCount === 0) return;
+      feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, 'The numbers changed since this was checked, so its verdict no longer applies. Check again for the numbers shown.'));
+      delete form.dataset.answered;
     },
   };
 }

@@ -25,16 +25,26 @@ export function readSavedProgress(value: unknown): SavedProgress | null {
 }
 
 export interface HostSettings {
-  syncUrl(): boolean;
+  linkPrefix(): string | null; // the lesson's parameter names in the page URL (url-state.ts's linkPrefixFor); null: sync-url off
   progressKey(): string;
   parentOrigin(): string | null; // the attribute as written; embed-protocol reads it
+  notKept(words: string): void; // the learner's answers are not being kept in this browser: said once, in the lesson
 }
+
+// Which lesson keeps its answers under which progress-key. A module's state is per realm, so this is per document:
+// two lessons of one page under one key would overwrite each other's answers, and the second is refused it.
+const keyOwners = new Map<string, HostBridge>();
+
+// The name a failed storage call threw (QuotaExceededError, SecurityError), for the learner's note.
+const errorName = (error: unknown): string => (error instanceof Error && error.name !== 'Error' ? error.name : String(error));
 
 export class HostBridge {
   private urlTimer?: ReturnType<typeof setTimeout>;
   // The lesson's part of the link last written, and the listener that puts it back after a jump to an anchor.
   private written = '';
   private watchingHash = false;
+  private ownKey = ''; // the progress-key this lesson keeps its answers under: '' for none, or another lesson's
+  private notKeptSaid = false;
 
   constructor(private readonly settings: HostSettings) {}
 
@@ -42,13 +52,20 @@ export class HostBridge {
   // the controller to read: a link it does not read is refused in words, and shows the fixture, not the
   // `state` attribute, as a link the core refuses does.
   linkState(): string | null {
-    if (!this.settings.syncUrl()) return null;
-    const link = linkFromUrl(location.search, location.hash);
-    return readDiagramLink(link).kind === 'none' ? null : link;
+    const link = this.pageLink();
+    return link === null || readDiagramLink(link).kind === 'none' ? null : link;
   }
 
   linkSelfScore(defaults: SelfScoreRequest): SelfScoreRequest | null {
-    return this.settings.syncUrl() ? selfScoreFromSearch(linkFromUrl(location.search, location.hash), defaults) : null;
+    const link = this.pageLink();
+    return link === null ? null : selfScoreFromSearch(link, defaults);
+  }
+
+  // The lesson's part of the page URL, in bare names; null without sync-url. Only the lesson's own parameters
+  // are read: a course page's t=120 is not the lesson's t.
+  private pageLink(): string | null {
+    const prefix = this.settings.linkPrefix();
+    return prefix === null ? null : linkFromUrl(location.search, location.hash, prefix);
   }
 
   // Writes the link once typing pauses (browsers throttle rapid history updates, and the write need not
@@ -56,7 +73,7 @@ export class HostBridge {
   // shows this state. A state longer than linkLimit (cells of thousands of digits) is not put in the link: the
   // link then holds the self-score settings and sizes only, never a link the lesson would refuse.
   scheduleUrl(state: LessonState, selfScore: SelfScoreRequest, written: () => void): void {
-    if (!this.settings.syncUrl()) return;
+    if (this.settings.linkPrefix() === null) return;
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
       const lesson = stateToSearch(state, selfScore);
@@ -66,8 +83,10 @@ export class HostBridge {
   }
 
   private write(lesson: string): void {
+    const prefix = this.settings.linkPrefix();
+    if (prefix === null) return;
     this.written = lesson;
-    history.replaceState(history.state, '', linkTarget(location, lesson));
+    history.replaceState(history.state, '', linkTarget(location, lesson, prefix));
     if (!this.watchingHash && typeof addEventListener === 'function') {
       addEventListener('hashchange', this.onHashChange);
       this.watchingHash = true;
@@ -77,27 +96,67 @@ export class HostBridge {
   // A jump to an anchor (the host page's table of contents, say) replaces the whole fragment: when the numbers
   // were there, they are written again beside the new anchor. A fragment with numbers of its own is left as is.
   private readonly onHashChange = (): void => {
-    if (this.written && this.settings.syncUrl() && linkFromUrl('', location.hash) === '') this.write(this.written);
+    const prefix = this.settings.linkPrefix();
+    if (this.written && prefix !== null && linkFromUrl('', location.hash, prefix) === '') this.write(this.written);
   };
 
-  saveProgress(id: string, progress: ExerciseProgress): void {
+  // Takes the progress-key for this lesson; null when it is this lesson's now (or none is set), else why it is not,
+  // in words: another lesson on this page has it. Such a lesson neither restores nor keeps answers (restoring
+  // would show the other lesson's answers as this one's, keeping would overwrite them), and its learner is told.
+  claimProgressKey(): string | null {
     const key = this.settings.progressKey();
+    if (key === this.ownKey) return null;
+    this.releaseProgressKey();
+    if (!key) return null;
+    if (keyOwners.has(key)) {
+      const problem = `progress-key="${key}" is already used by another lesson on this page; this lesson's answers are not kept, so that they do not overwrite the other's (give each lesson its own key).`;
+      this.sayNotKept('another lesson on this page keeps its answers under the same name');
+      return problem;
+    }
+    keyOwners.set(key, this);
+    this.ownKey = key;
+    return null;
+  }
+
+  private releaseProgressKey(): void {
+    if (this.ownKey && keyOwners.get(this.ownKey) === this) keyOwners.delete(this.ownKey);
+    this.ownKey = '';
+  }
+
+  // Once per lesson, whatever fails after: no flood of notes, and nothing retried in a loop.
+  private sayNotKept(why: string): void {
+    if (this.notKeptSaid) return;
+    this.notKeptSaid = true;
+    this.settings.notKept(`Your answers are not being kept in this browser: ${why}. They count while this page is open, and will be gone after a reload.`);
+  }
+
+  // Every storage call is caught (storage full, blocked, or a getter that throws): the answer still counts for
+  // this visit, and the learner is told once that it is not kept.
+  saveProgress(id: string, progress: ExerciseProgress): void {
+    const key = this.ownKey;
     if (!key) return;
     try {
       localStorage.setItem(`${key}:${id}`, JSON.stringify(progress));
-    } catch {
-      // Storage full or blocked: the answer still counted for this visit.
+    } catch (error) {
+      this.sayNotKept(`the browser refused to store them (${errorName(error)})`);
     }
   }
 
   // What was saved for an exercise (or the challenge), if anything was and it is readable.
   savedProgress(id: string): SavedProgress | null {
-    const key = this.settings.progressKey();
+    const key = this.ownKey;
     if (!key) return null;
+    let text: string | null;
     try {
-      return readSavedProgress(JSON.parse(localStorage.getItem(`${key}:${id}`) ?? 'null'));
+      text = localStorage.getItem(`${key}:${id}`);
+    } catch (error) {
+      this.sayNotKept(`the browser's storage cannot be read here (${errorName(error)})`);
+      return null;
+    }
+    try {
+      return readSavedProgress(JSON.parse(text ?? 'null'));
     } catch {
-      return null; // unreadable or blocked storage: start without saved answers
+      return null; // unreadable: start without that saved answer
     }
   }
 
@@ -108,6 +167,7 @@ export class HostBridge {
 
   cancel(): void {
     clearTimeout(this.urlTimer);
+    this.releaseProgressKey();
     if (this.watchingHash) removeEventListener('hashchange', this.onHashChange);
     this.watchingHash = false;
   }

@@ -44,6 +44,9 @@ export class LessonView {
   readonly selfScoreSection: SelfScoreSectionView;
   readonly scale: ScaleView;
   private readonly sections: Record<SectionName, HTMLElement>;
+  // Says, at the top, that the learner's answers are not being kept (host-bridge.ts); empty until then, a live
+  // region from the start so that the words are read out when they come.
+  private readonly notKeptNote = h('p', { class: 'not-kept', role: 'status' });
 
   constructor(core: QkvCore, controller: LessonController, idPrefix: string, hooks: LessonHooks) {
     const views = controller.exercises(); // one call lists both sections' questions
@@ -83,8 +86,14 @@ export class LessonView {
     }
     // The optional part (reverse mode, the checks, rejected inputs) comes after the main path, with the diagram.
     const ordered = sectionNames.map((name) => this.sections[name]);
-    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), mathProbe(math.queryBranch), ...ordered, this.diagram.diagram.deeper);
+    const intro = renderIntro();
+    intro.append(this.notKeptNote);
+    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, intro, mathProbe(math.queryBranch), ...ordered, this.diagram.diagram.deeper);
     waitForLayout(this.article); // laid out a stretch at a time after ready (laid-out.ts)
+  }
+
+  noteNotKept(words: string): void {
+    this.notKeptNote.textContent = words;
   }
 
   // Every question of the lesson, with its handle (saved progress, replays).

@@ -3,12 +3,15 @@
 // is imported on first use: by the section's worker when a learner first runs a preset, or on the page's
 // thread where workers are refused. With SIMD where the engine has it, as the page's module (simd.ts).
 // A load that fails says what failed in words (EngineUnavailable), never Emscripten's "Aborted(…)": the
-// .wasm is fetched and compiled here, as core.ts does for the page's module.
+// .wasm is fetched, checked and compiled here, as core.ts does for the page's module.
 import { simdSupported } from './simd';
 import type { ScaleCore } from './scale-api';
 import { EngineUnavailable, messageOf } from './worker-runner';
+import { CheckedDownload, DownloadFailure } from './download-check';
 import scaleSimdWasmUrl from '../wasm/qkv-scale-simd.wasm?url';
 import scalePlainWasmUrl from '../wasm/qkv-scale.wasm?url';
+import scaleSimdWasmExpected from '../wasm/qkv-scale-simd.wasm?integrity';
+import scalePlainWasmExpected from '../wasm/qkv-scale.wasm?integrity';
 
 type ModuleFactory = (options?: EmscriptenModuleOptions) => Promise<unknown>;
 
@@ -21,20 +24,24 @@ let loading: Promise<ScaleCore> | undefined;
 
 const fileName = (url: string) => url.slice(url.lastIndexOf('/') + 1);
 
+const scaleWasmUrl = simd ? scaleSimdWasmUrl : scalePlainWasmUrl;
+// Checked against the build's length and SHA-256, and asked for past the HTTP cache after a failure (download-check.ts).
+const scaleWasm = new CheckedDownload(scaleWasmUrl, simd ? scaleSimdWasmExpected : scalePlainWasmExpected);
+
 async function compileScaleWasm(): Promise<WebAssembly.Module> {
-  const url = simd ? scaleSimdWasmUrl : scalePlainWasmUrl;
-  let response: Response;
+  const file = fileName(scaleWasmUrl);
+  let bytes: ArrayBuffer;
   try {
-    response = await fetch(url);
+    bytes = await scaleWasm.bytes();
   } catch (error) {
-    throw new EngineUnavailable(`its .wasm (${fileName(url)}) could not be downloaded: the network request failed (${messageOf(error)})`, false, true);
+    const kind = error instanceof DownloadFailure ? error.kind : 'network';
+    if (kind === 'damaged') throw new EngineUnavailable(`its .wasm (${file}) arrived damaged (${messageOf(error)}): the download was cut short or changed on the way`);
+    throw new EngineUnavailable(`its .wasm (${file}) could not be downloaded: ${messageOf(error)}`, false, kind === 'network');
   }
-  if (!response.ok) throw new EngineUnavailable(`its .wasm (${fileName(url)}) could not be downloaded: the server answered HTTP ${response.status}`);
   try {
-    const streamable = response.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm';
-    return await (streamable ? WebAssembly.compileStreaming(response) : WebAssembly.compile(await response.arrayBuffer()));
+    return await WebAssembly.compile(bytes);
   } catch (error) {
-    throw new EngineUnavailable(`its .wasm (${fileName(url)}) is not a WebAssembly module this browser can compile (truncated or damaged?): ${messageOf(error)}`);
+    throw new EngineUnavailable(`its .wasm (${file}) is not a WebAssembly module this browser can compile: ${messageOf(error)}`);
   }
 }
 

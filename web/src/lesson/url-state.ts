@@ -1,5 +1,12 @@
 // The lesson's state in a link: sizes and every cell as typed (valid decimals never contain commas).
 //
+// Whose names. A course page's address is the course's: there the lesson's parameters carry the prefix `qkv-`
+// (?unit=3&qkv-b=1&qkv-t=2…) and the page's own (t=120, page=3, even b or x) are never read or changed. The
+// lesson's own pages (the standalone page, embed.html) own their whole address and use the bare names
+// (sync-url="unprefixed"), the form every link written before the prefix has, so those links still read there.
+// Below, "the lesson's part" of a link is always in bare names (b=1&t=2…, as the `state` attribute takes it);
+// the prefix is put on and taken off at the address only.
+//
 // Where the numbers go. While the page's path and query stay within queryLimit characters, everything is in the
 // query: ?sseed=1&sn=5&sd=8&b=1&t=2&d=3&h=2&x=…&wq=…. Longer than that (every size at 8 is 2,240 cells), the
 // cell lists move to the #fragment, which a browser never sends to a server, so no server's URL or header limit
@@ -23,6 +30,16 @@ const tensorParams: Record<EditableKey, string> = {
 const selfScoreParams: Record<keyof SelfScoreRequest, string> = { seed: 'sseed', tokens: 'sn', dim: 'sd' };
 
 const lessonNames = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams)]);
+
+// The prefix of the lesson's parameter names on a course page's address (see the top of this file).
+export const linkPrefix = 'qkv-';
+
+// The prefix the sync-url attribute's value asks for: null when it is absent (the address is left alone), ''
+// for "unprefixed" (a page that is the lesson's own), linkPrefix for any other value.
+export function linkPrefixFor(syncUrl: string | null): string | null {
+  if (syncUrl === null) return null;
+  return syncUrl === 'unprefixed' ? '' : linkPrefix;
+}
 const cellNames = new Set<string>(Object.values(tensorParams));
 
 // The longest path and query (the request target a server reads) that keeps the numbers in the query: 2,000
@@ -50,16 +67,35 @@ function pieceName(piece: string): string {
   return new URLSearchParams(`${equals < 0 ? piece : piece.slice(0, equals)}=`).keys().next().value ?? '';
 }
 
-// The pieces of a query (without its '?') that are not the lesson's, exactly as written.
-function foreignPieces(query: string): string[] {
-  return query.split('&').filter((piece) => piece !== '' && !lessonNames.has(pieceName(piece)));
+// The lesson's name of a query piece's name under `prefix`, or null when the piece is not the lesson's.
+function lessonName(name: string, prefix: string): string | null {
+  return name.startsWith(prefix) && lessonNames.has(name.slice(prefix.length)) ? name.slice(prefix.length) : null;
+}
+
+const withoutQuestionMark = (query: string): string => (query.startsWith('?') ? query.slice(1) : query);
+
+// The pieces of a query that are not the lesson's, exactly as written.
+function foreignPieces(query: string, prefix: string): string[] {
+  return withoutQuestionMark(query).split('&').filter((piece) => piece !== '' && lessonName(pieceName(piece), prefix) === null);
+}
+
+// The lesson's pieces of a query, as written but for the prefix taken off their names, by bare name.
+function lessonPieces(query: string, prefix: string): [string, string][] {
+  return withoutQuestionMark(query)
+    .split('&')
+    .flatMap((piece): [string, string][] => {
+      const name = lessonName(pieceName(piece), prefix);
+      const equals = piece.indexOf('=');
+      return name === null ? [] : [[name, `${name}${equals < 0 ? '' : piece.slice(equals)}`]];
+    });
 }
 
 // The page's own query with the lesson's parameters replaced by `lesson` (stateToSearch's output, or part of
-// it): a host page's parameters (a course's ?unit=3) stay where and as they were, the lesson's follow them.
-export function withLessonParams(search: string, lesson: string): string {
-  const pieces = foreignPieces(search.startsWith('?') ? search.slice(1) : search);
-  if (lesson) pieces.push(lesson);
+// it), named under `prefix`: a host page's parameters (a course's ?unit=3) stay where and as they were, the
+// lesson's follow them.
+export function withLessonParams(search: string, lesson: string, prefix = ''): string {
+  const pieces = foreignPieces(search, prefix);
+  for (const piece of lesson.split('&')) if (piece) pieces.push(prefix + piece);
   return pieces.join('&');
 }
 
@@ -76,28 +112,26 @@ export function fragmentAnchor(hash: string): string {
   return splitFragment(hash).anchor;
 }
 
-// The lesson's parameters of a page URL: its query, with the fragment's lesson parameters in place of the
-// query's (a link the page wrote has each in one place only). The query as it is when the fragment has none.
-// Past linkLimit, the two are only joined, unread, for the reader to refuse by their length.
-export function linkFromUrl(search: string, hash: string): string {
+// The lesson's part of a page URL, in bare names: its query's lesson parameters (named under `prefix`), with
+// the fragment's in place of the query's (a link the page wrote has each in one place only). Past linkLimit,
+// the two are only joined, unread, for the reader to refuse by their length.
+export function linkFromUrl(search: string, hash: string, prefix = ''): string {
   const { params } = splitFragment(hash);
   if (search.length + params.length > linkLimit) return `${search}&${params}`;
-  const fragment = new URLSearchParams(params);
-  if (![...fragment.keys()].some((name) => lessonNames.has(name))) return search;
-  const merged = new URLSearchParams();
-  for (const [name, value] of new URLSearchParams(search)) if (lessonNames.has(name) && !fragment.has(name)) merged.append(name, value);
-  for (const [name, value] of fragment) if (lessonNames.has(name)) merged.append(name, value);
-  return merged.toString();
+  const fromFragment = lessonPieces(params, prefix);
+  const inFragment = new Set(fromFragment.map(([name]) => name));
+  const fromQuery = lessonPieces(search, prefix).filter(([name]) => !inFragment.has(name));
+  return [...fromQuery, ...fromFragment].map(([, piece]) => piece).join('&');
 }
 
-// The relative URL (?query#fragment) that holds `lesson` (stateToSearch's output) at a page whose address is
-// `place`: in the query while the path and query fit queryLimit, else with the cell lists in the fragment.
-// The host page's parameters and fragment stay; the lesson's are written in one place and removed from the
-// other. (`pathname` counts toward the request's length when it is known.)
-export function linkTarget(place: { pathname?: string; search: string; hash: string }, lesson: string): string {
+// The relative URL (?query#fragment) that holds `lesson` (stateToSearch's output), named under `prefix`, at a
+// page whose address is `place`: in the query while the path and query fit queryLimit, else with the cell lists
+// in the fragment. The host page's parameters and fragment stay; the lesson's are written in one place and
+// removed from the other. (`pathname` counts toward the request's length when it is known.)
+export function linkTarget(place: { pathname?: string; search: string; hash: string }, lesson: string, prefix = ''): string {
   const { anchor, params } = splitFragment(place.hash);
-  const ownFragment = withLessonParams(params, '');
-  const query = withLessonParams(place.search, lesson);
+  const ownFragment = withLessonParams(params, '', prefix);
+  const query = withLessonParams(place.search, lesson, prefix);
   if ((place.pathname ?? '').length + 1 + query.length <= queryLimit) {
     const hash = anchor === '' && ownFragment === '' ? '' : `#${anchor}${ownFragment ? `?${ownFragment}` : ''}`;
     return `?${query}${hash}`;
@@ -105,7 +139,7 @@ export function linkTarget(place: { pathname?: string; search: string; hash: str
   const pieces = lesson.split('&');
   const cells = pieces.filter((piece) => cellNames.has(pieceName(piece))).join('&');
   const rest = pieces.filter((piece) => !cellNames.has(pieceName(piece))).join('&');
-  return `?${withLessonParams(place.search, rest)}#${anchor}?${withLessonParams(ownFragment, cells)}`;
+  return `?${withLessonParams(place.search, rest, prefix)}#${anchor}?${withLessonParams(ownFragment, cells, prefix)}`;
 }
 
 // The link's numbers as the diagram's state; null when it does not give all four sizes. Shapes are left empty:
