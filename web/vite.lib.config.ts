@@ -25,13 +25,13 @@ const workers = { 'self-score-worker': resolve(lesson, 'self-score-worker.ts'), 
 // pointing at the worker's entry in dist-lib/. A source that starts its worker otherwise stops the build.
 // Bundlers rewrite only the URL in that form, so the policy can no longer wrap it: the form runs inside
 // viaPolicy(), which for that one synchronous call gives `Worker` a constructor that passes the URL the
-// bundler wrote through the lesson's policy (a page requiring Trusted Types refuses a plain URL).
+// bundler wrote through trustedWorkerScript: the lesson's policy (a page requiring Trusted Types refuses a plain
+// URL) and its check that the script is of the page's origin.
 const helperId = 'virtual:qkv-worker-via-policy';
 const preloadHelperId = '\0vite/preload-helper.js';
 const helper = `import { trustedWorkerScript } from ${JSON.stringify(resolve(lesson, 'trusted-types.ts'))};
 export function viaPolicy(start) {
   const Native = globalThis.Worker;
-  if (!globalThis.trustedTypes) return start();
   globalThis.Worker = function Worker(url, options) { return new Native(trustedWorkerScript(String(url)), options); };
   try {
     return start();

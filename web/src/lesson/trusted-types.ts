@@ -45,7 +45,9 @@ export function trustedMath(html: string): string {
   return lessonPolicy()?.createHTML(html) ?? onlyBuildMath(html);
 }
 
-// What `new Worker()` takes for one of the lesson's own worker scripts.
+// What `new Worker()` takes for one of the lesson's own worker scripts. A script of another origin than the page's
+// (the lesson's script loaded from its own host by a course page) throws here, before the browser is asked, in
+// every browser: the worker runner then computes on the page's thread (worker-runner.ts).
 export function trustedWorkerScript(url: string): string {
-  return lessonPolicy()?.createScriptURL(url) ?? url;
+  return lessonPolicy()?.createScriptURL(url) ?? onlyOwnScripts(url);
 }
