@@ -32,6 +32,7 @@ let sites;
 let env;
 let browser;
 const built = {}; // bundler -> promise of its site's output folder
+const buildSeconds = {}; // bundler -> its build's wall time, shown by its test (the builds run side by side)
 
 // Runs a build step; a failure shows its output.
 async function step(what, file, args, options) {
@@ -118,7 +119,11 @@ before(async () => {
     await symlink(resolve(repo, 'node_modules', name), join(sites, 'node_modules', name), 'dir');
   }
   for (const [name, build] of Object.entries(builders)) {
-    built[name] = build(join(sites, name));
+    const start = performance.now();
+    built[name] = build(join(sites, name)).then((dist) => {
+      buildSeconds[name] = ((performance.now() - start) / 1000).toFixed(1);
+      return dist;
+    });
     built[name].catch(() => undefined); // reported by the test that awaits it
   }
   browser = await opening;
@@ -158,26 +163,33 @@ async function assertLessonWorks(dist, { base = '/', trustedTypes = policy() } =
   }
 }
 
-test('Vite: a site built with no configuration shows the lesson, both workers run', async () => {
-  await assertLessonWorks(await built.vite);
+// Awaits a bundler's site and notes its build time in the test's output.
+async function site(t, name) {
+  const dist = await built[name];
+  t.diagnostic(`${name}: built in ${buildSeconds[name]} s`);
+  return dist;
+}
+
+test('Vite: a site built with no configuration shows the lesson, both workers run', async (t) => {
+  await assertLessonWorks(await site(t, 'vite'));
 });
 
-test('webpack 5: no warning at build, and the lesson works under a sub-path with webpack’s own policy', async () => {
-  await assertLessonWorks(await built.webpack, { base: '/course/unit-3/', trustedTypes: policy('webpack') });
+test('webpack 5: no warning at build, and the lesson works under a sub-path with webpack’s own policy', async (t) => {
+  await assertLessonWorks(await site(t, 'webpack'), { base: '/course/unit-3/', trustedTypes: policy('webpack') });
 });
 
-test('esbuild: the bundle and the package’s files work at a site’s root and under a sub-path', async () => {
-  const dist = await built.esbuild;
+test('esbuild: the bundle and the package’s files work at a site’s root and under a sub-path', async (t) => {
+  const dist = await site(t, 'esbuild');
   await assertLessonWorks(dist);
   await assertLessonWorks(dist, { base: '/course/unit-3/' });
 });
 
-test('Rollup (with @rollup/plugin-node-resolve): the lesson works under a sub-path', async () => {
-  await assertLessonWorks(await built.rollup, { base: '/course/unit-3/' });
+test('Rollup (with @rollup/plugin-node-resolve): the lesson works under a sub-path', async (t) => {
+  await assertLessonWorks(await site(t, 'rollup'), { base: '/course/unit-3/' });
 });
 
-test('Astro: an import in the frontmatter does not break the build, the one in a script shows the lesson', async () => {
-  await assertLessonWorks(await built.astro);
+test('Astro: an import in the frontmatter does not break the build, the one in a script shows the lesson', async (t) => {
+  await assertLessonWorks(await site(t, 'astro'));
 });
 
 test('a server render: plain Node imports the package without a throw and defines nothing', async () => {
