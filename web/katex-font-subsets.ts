@@ -31,7 +31,25 @@ export function formulaCharacters(): string {
 // glyphs up to a pixel lower, so every subset keeps them.
 const hintingReference = 'THEZOCQS HEZLOCUS fijkdbh xzroesc pqgjy o ΓΒΕΖΘΟΩ ΒΔΖΞΘΟ βθδζλξ αειοπστω βγημρφχψ ο';
 
-export function katexFontSubsets(): Plugin {
+// A WOFF2 font at least `minimumBytes` long: what it lacks is added as the file's private data block (WOFF2 §3:
+// the header's privOffset and privLength, on a 4-byte boundary at the end of the file), which decoders skip.
+export function padWoff2(font: Uint8Array, minimumBytes: number): Uint8Array {
+  if (font.length >= minimumBytes) return font;
+  const header = new DataView(font.buffer, font.byteOffset, font.byteLength);
+  if (header.getUint32(0) !== 0x774f4632 || header.getUint32(8) !== font.length || header.getUint32(44) !== 0)
+    throw new Error('padWoff2: not a WOFF2 font of its stated length without a private block');
+  const privateOffset = Math.ceil(font.length / 4) * 4;
+  const padded = new Uint8Array(Math.max(minimumBytes, privateOffset + 4));
+  padded.set(font);
+  const view = new DataView(padded.buffer);
+  view.setUint32(8, padded.length); // length
+  view.setUint32(40, privateOffset); // privOffset
+  view.setUint32(44, padded.length - privateOffset); // privLength
+  return padded;
+}
+
+// minimumBytes: the npm package's build pads each subset to at least this length (vite.lib.config.ts).
+export function katexFontSubsets({ minimumBytes = 0 } = {}): Plugin {
   const text = formulaCharacters() + hintingReference;
   return {
     name: 'qkv-katex-font-subsets',
@@ -40,7 +58,7 @@ export function katexFontSubsets(): Plugin {
     async load(id) {
       const [path, query] = id.split('?');
       if (query !== 'url' || !/\/katex\/dist\/fonts\/KaTeX_[\w-]+\.woff2$/.test(path)) return undefined;
-      const source = await subsetFont(await readFile(path), text, { targetFormat: 'woff2' });
+      const source = padWoff2(await subsetFont(await readFile(path), text, { targetFormat: 'woff2' }), minimumBytes);
       const reference = this.emitFile({ type: 'asset', name: basename(path), source });
       return `export default import.meta.ROLLUP_FILE_URL_${reference};`;
     },

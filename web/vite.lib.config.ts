@@ -1,14 +1,17 @@
 // The npm package's build (`npm run build:lib` -> dist-lib/): <qkv-lesson> as ES modules for a course site's
 // own bundler. Not Vite's library mode: that always inlines assets as data: URLs, which a strict CSP refuses.
 // This is an ordinary build with the element as its one entry, relative URLs, and every asset (WebAssembly,
-// KaTeX fonts) a file of its own that the code names as new URL('…', import.meta.url): the form Vite and
-// webpack 5 copy into the site's build (tests/browser/npm-package.test.mjs builds a Vite site). The two
-// workers are entries too, started as new Worker(new URL('./….js', import.meta.url), { type: 'module' }), the
-// form those bundlers build as workers (their imports and .wasm included); the site's build names every file
-// again.
+// KaTeX fonts) a file of its own that the code names as new URL('./assets/…', import.meta.url): the form Vite
+// and webpack 5 copy into the site's build. The two workers are entries too, started as
+// new Worker(new URL('./….js', import.meta.url), { type: 'module' }), the form those bundlers build as workers
+// (their imports and .wasm included); the site's build names every file again. Every file sits at the folder's
+// top and every asset in assets/, so each URL is './…' from whichever file names it: a bundler that leaves
+// these URLs alone (esbuild, Rollup) works once the folder is copied beside its output, at any sub-path
+// (docs/npm.md; tests/browser/bundlers.test.mjs builds a site with each bundler).
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig, mergeConfig, type Plugin } from 'vite';
+import { katexFontSubsets } from './katex-font-subsets.ts';
 import site from './vite.config.ts';
 
 const lesson = resolve(import.meta.dirname, 'src/lesson');
@@ -22,12 +25,13 @@ const workers = { 'self-score-worker': resolve(lesson, 'self-score-worker.ts'), 
 // pointing at the worker's entry in dist-lib/. A source that starts its worker otherwise stops the build.
 // Bundlers rewrite only the URL in that form, so the policy can no longer wrap it: the form runs inside
 // viaPolicy(), which for that one synchronous call gives `Worker` a constructor that passes the URL the
-// bundler wrote through the lesson's policy (a page requiring Trusted Types refuses a plain URL).
+// bundler wrote through trustedWorkerScript: the lesson's policy (a page requiring Trusted Types refuses a plain
+// URL) and its check that the script is of the page's origin.
 const helperId = 'virtual:qkv-worker-via-policy';
+const preloadHelperId = '\0vite/preload-helper.js';
 const helper = `import { trustedWorkerScript } from ${JSON.stringify(resolve(lesson, 'trusted-types.ts'))};
 export function viaPolicy(start) {
   const Native = globalThis.Worker;
-  if (!globalThis.trustedTypes) return start();
   globalThis.Worker = function Worker(url, options) { return new Native(trustedWorkerScript(String(url)), options); };
   try {
     return start();
@@ -42,7 +46,14 @@ function workersForBundlers(): Plugin {
     name: 'qkv-workers-for-bundlers',
     enforce: 'pre',
     resolveId: (source) => (source === helperId ? `\0${helperId}` : undefined),
-    load: (id) => (id === `\0${helperId}` ? helper : undefined),
+    // Vite wraps each dynamic import in its preload helper, which preloads nothing here and whose code names a
+    // computed URL (`new URL(dep, import.meta.url)`: a "Critical dependency" in webpack). The helper is one line
+    // here, and the calls come off it in generateBundle.
+    load(id) {
+      if (id === `\0${helperId}`) return helper;
+      if (id === preloadHelperId) return 'export const __vitePreload = (load) => load();';
+      return undefined;
+    },
     transform(code, id) {
       if (!id.startsWith(lesson) || !code.includes('?worker&url')) return undefined;
       let out = `import { viaPolicy } from '${helperId}';\n${code}`;
@@ -58,24 +69,18 @@ function workersForBundlers(): Plugin {
       return { code: out, map: null };
     },
     // After Vite has written every URL (the vite-ignore comment keeps its worker and asset transforms off the
-    // marker: they would bundle the worker here): the marker becomes the worker entry's path, relative to the
-    // chunk, without the comment (a site's Vite would skip the URL). An asset URL from a top-level module is
-    // "assets/…": made "./assets/…", the relative form every bundler reads. Vite's preload wrapper comes off
-    // the dynamic imports (it preloads nothing here, and a site's Vite adds its own of the same name). Each
-    // asset URL gets ?no-inline: a site's Vite would otherwise make the fonts under its assetsInlineLimit
-    // (4 kB by default) data: URLs, which a CSP without data: in font-src refuses (other bundlers ignore it).
+    // marker: they would bundle the worker here): the marker becomes the worker entry's path, without the comment
+    // (a site's Vite would skip the URL). The preload wrapper comes off the dynamic imports, and the helper's name
+    // goes (a site's Vite adds its own of the same name to the module).
     generateBundle: {
       order: 'post',
       handler(_, bundle) {
         for (const chunk of Object.values(bundle)) {
           if (chunk.type !== 'chunk') continue;
-          const up = chunk.fileName.includes('/') ? '../' : './';
           chunk.code = chunk.code
-            .replaceAll('new URL("assets/', 'new URL("./assets/')
-            .replace(/new URL\("(\.\.?\/assets\/[^"?]+)"/g, 'new URL("$1?no-inline"')
             .replace(/__vitePreload\(\(\) => (import\("[^"]+"\)), \[\], import\.meta\.url\)/g, '$1')
             .replace(/\b__vitePreload\b/g, 'unusedPreloadHelper')
-            .replace(/new URL\(\s*(?:\/\*[^*]*\*\/\s*)?(['"`])__QKV_WORKER__([\w-]+)\1/g, (_match, _quote, file) => `new URL("${up}${file}.js"`);
+            .replace(/new URL\(\s*(?:\/\*[^*]*\*\/\s*)?(['"`])__QKV_WORKER__([\w-]+)\1/g, (_match, _quote, file) => `new URL("./${file}.js"`);
           if (chunk.code.includes('__QKV_WORKER__')) this.error(`a worker marker in ${chunk.fileName} was not replaced`);
           if (chunk.code.includes('unusedPreloadHelper(')) this.error(`a preload call in ${chunk.fileName} was not unwrapped`);
         }
@@ -84,19 +89,31 @@ function workersForBundlers(): Plugin {
   };
 }
 
-// The package's types (web/lib/qkv-lesson.d.ts, written by hand and checked against the source by
-// web/lib/types-check.ts) beside its entry.
-function packageTypes(): Plugin {
+// The package's own files beside its entry: its types (web/lib/qkv-lesson.d.ts, written by hand and checked
+// against the source by web/lib/types-check.ts) and its server entry (web/lib/server.js, package.json's
+// "node" export).
+function packageFiles(): Plugin {
   return {
-    name: 'qkv-package-types',
+    name: 'qkv-package-files',
     generateBundle() {
-      this.emitFile({ type: 'asset', fileName: 'qkv-lesson.d.ts', source: readFileSync(resolve(import.meta.dirname, 'lib/qkv-lesson.d.ts'), 'utf8') });
+      for (const fileName of ['qkv-lesson.d.ts', 'server.js'])
+        this.emitFile({ type: 'asset', fileName, source: readFileSync(resolve(import.meta.dirname, 'lib', fileName), 'utf8') });
     },
   };
 }
 
-const config = mergeConfig(site, defineConfig({
-  plugins: [workersForBundlers(), packageTypes()],
+// Vite inlines an asset under its assetsInlineLimit (4,096 bytes by default) as a data: URL, which a strict CSP
+// refuses; the lesson's smallest font subsets are under it. A site's bundler sees these same files, so each font
+// is made at least that long here (katex-font-subsets.ts pads it in WOFF2's private data block) rather than
+// asking every course site to change its bundler's settings, or marking the URLs with a query that other
+// bundlers keep in the file's name.
+const viteInlineLimit = 4096;
+const sitePlugins = (site.plugins ?? []).map((plugin) =>
+  plugin && 'name' in plugin && plugin.name === 'qkv-katex-font-subsets' ? katexFontSubsets({ minimumBytes: viteInlineLimit }) : plugin,
+);
+
+const config = mergeConfig({ ...site, plugins: sitePlugins }, defineConfig({
+  plugins: [workersForBundlers(), packageFiles()],
   publicDir: false, // the site's favicon and host example are not the package's
   build: {
     outDir: resolve(import.meta.dirname, '../dist-lib'),
@@ -107,9 +124,14 @@ const config = mergeConfig(site, defineConfig({
     rollupOptions: {
       output: {
         entryFileNames: '[name].js',
-        chunkFileNames: 'chunks/[name]-[hash].js',
+        chunkFileNames: '[name]-[hash].js', // at the top, beside the entries: every URL is './…'
       },
     },
+  },
+  experimental: {
+    // Each asset as './assets/…' relative to the file naming it, the form every bundler reads (Vite's own
+    // 'assets/…' is a bare module name to webpack).
+    renderBuiltUrl: (fileName, { hostType }) => (hostType === 'js' ? { runtime: `new URL(${JSON.stringify(`./${fileName}`)}, import.meta.url).href` } : { relative: true }),
   },
 }));
 // Not merged with the site's inputs (its pages): the element and its workers only.

@@ -1,10 +1,11 @@
-// The npm package as a course site gets it: `npm pack` at the repo root (its prepack script builds dist-lib/
-// with vite.lib.config.ts), the tarball installed offline into a throwaway Vite app whose main.js is
+// The npm package as a course site gets it: `npm run pack:npm` (scripts/pack-npm.mjs builds dist-lib/ with
+// vite.lib.config.ts and packs it with the package's own README, web/lib/README.md), the tarball installed offline into a throwaway Vite app whose main.js is
 // `import 'qkv-lesson'`, the app built by the repo's Vite and served under the harness's strict CSP (no
 // data: URLs, no inline script) with Trusted Types required, then opened in Chromium: the element is ready, the diagram's Q is the
 // fixture's, both workers run in workers with the .wasm files the site's build copied, the math fonts load,
 // and nothing fails. Also the package's types: a consumer file type-checks against the installed tarball
-// (through its exports map), and the hand-written .d.ts equals the source's types (web/lib/types-check.ts).
+// (through its exports map), and the hand-written .d.ts equals the source's types (web/lib/types-check.ts). Every
+// other bundler, and a server render, is tests/browser/bundlers.test.mjs.
 // No network: npm runs offline with an empty cache of its own.
 //   node --test tests/browser/npm-package.test.mjs
 import assert from 'node:assert/strict';
@@ -23,6 +24,7 @@ const bin = (name) => resolve(repo, 'node_modules/.bin', name);
 let work;
 let env;
 let tarball;
+let projectReadme; // the repository's README before packing
 let app;
 let fixture;
 // Started at once, awaited by their test: tsc is the slow part of this file.
@@ -39,11 +41,11 @@ before(async () => {
   fixture = await readFixture();
   const packed = join(work, 'packed');
   await mkdir(packed);
-  await run('npm', ['pack', '--pack-destination', packed, '--loglevel', 'warn'], { cwd: repo, env, maxBuffer: 1 << 24 }).catch((error) => {
-    throw new Error(`npm pack failed: ${error.stderr}`);
+  projectReadme = await readFile(resolve(repo, 'README.md'));
+  const { stdout } = await run(process.execPath, ['scripts/pack-npm.mjs', '--pack-destination', packed], { cwd: repo, env, maxBuffer: 1 << 24 }).catch((error) => {
+    throw new Error(`npm run pack:npm failed: ${error.stderr}`);
   });
-  const [file] = await readdir(packed);
-  tarball = join(packed, file);
+  tarball = stdout.trim();
 
   app = join(work, 'site');
   await mkdir(join(app, 'public'), { recursive: true });
@@ -70,7 +72,7 @@ test('the tarball holds the built element, its workers, its types and every WebA
   const { stdout } = await run('tar', ['-tzf', tarball]);
   const files = stdout.split('\n').filter(Boolean).map((path) => path.replace(/^package\//, ''));
   const rootFiles = ['package.json', 'README.md', 'LICENSE'];
-  for (const file of [...rootFiles, 'dist-lib/qkv-lesson.js', 'dist-lib/qkv-lesson.d.ts', 'dist-lib/self-score-worker.js', 'dist-lib/scale-worker.js', 'dist-lib/THIRD_PARTY_NOTICES.md'])
+  for (const file of [...rootFiles, 'dist-lib/qkv-lesson.js', 'dist-lib/qkv-lesson.d.ts', 'dist-lib/server.js', 'dist-lib/self-score-worker.js', 'dist-lib/scale-worker.js', 'dist-lib/THIRD_PARTY_NOTICES.md'])
     assert.ok(files.includes(file), `${file} is in the tarball`);
   assert.deepEqual(files.filter((file) => !file.startsWith('dist-lib/') && !rootFiles.includes(file)), [], 'nothing else of the repo');
   // Each module the C++ build writes (web/src/wasm/*.wasm) ships as a file of its own, never inlined.
@@ -84,7 +86,20 @@ test('the tarball holds the built element, its workers, its types and every WebA
 
   const installed = JSON.parse(await readFile(join(app, 'node_modules/qkv-lesson/package.json'), 'utf8'));
   for (const field of ['dependencies', 'peerDependencies', 'optionalDependencies']) assert.equal(installed[field], undefined, `no ${field}`);
-  assert.deepEqual(installed.exports['.'], { types: './dist-lib/qkv-lesson.d.ts', import: './dist-lib/qkv-lesson.js' });
+  // A browser build gets the element; Node (a server render) the entry that defines nothing (bundlers.test.mjs).
+  assert.deepEqual(installed.exports['.'], { types: './dist-lib/qkv-lesson.d.ts', browser: './dist-lib/qkv-lesson.js', node: './dist-lib/server.js', default: './dist-lib/qkv-lesson.js' });
+  for (const field of ['scripts', 'devDependencies', 'private']) assert.equal(installed[field], undefined, `no ${field} (only the repository uses it)`);
+});
+
+test('the tarball’s README is the package’s short one, and packing leaves the project’s README as it was', async () => {
+  const shipped = await readFile(join(app, 'node_modules/qkv-lesson/README.md'), 'utf8');
+  assert.equal(shipped, await readFile(resolve(repo, 'web/lib/README.md'), 'utf8'));
+  const lines = shipped.split('\n').length;
+  assert.ok(lines <= 120, `the package README is short (${lines} lines)`);
+  assert.ok((await readFile(resolve(repo, 'README.md'))).equals(projectReadme), 'the project README is unchanged by packing');
+  // A plain `npm pack` at the root would ship the project README: its prepack stops it, saying what to run.
+  const refused = await run('npm', ['pack', '--dry-run', '--loglevel', 'error'], { cwd: repo, env }).then(() => null, (error) => `${error.stderr}`);
+  assert.match(refused ?? 'npm pack went ahead', /run `npm run pack:npm`/);
 });
 
 test('a Vite site built from the tarball shows the lesson under a strict CSP and Trusted Types, with its workers, WebAssembly and fonts', async () => {
@@ -127,6 +142,14 @@ test('a Vite site built from the tarball shows the lesson under a strict CSP and
     assert.ok(fonts > 0, 'at least one KaTeX font loaded');
     assert.ok(requests.some((url) => /\/assets\/KaTeX_[\w-]+\.woff2$/.test(url)), 'the fonts come from the site’s own assets');
     assert.ok(requests.some((url) => /\/assets\/qkv(-simd)?-[\w-]+\.wasm$/.test(url)), 'the core from the site’s own assets');
+    // Every face the lesson registers decodes, the small ones padded to Vite's inline limit included
+    // (vite.lib.config.ts), and none came as a data: URL (the CSP would have refused it: a problem below).
+    const faces = await page.evaluate(() =>
+      Promise.all([...document.fonts].filter((face) => face.family.startsWith('KaTeX')).map((face) => face.load().then(() => face.status, (error) => `${face.family}: ${error}`))),
+    );
+    assert.equal(faces.length, 20, 'KaTeX’s 20 faces are registered');
+    assert.deepEqual(faces.filter((status) => status !== 'loaded'), [], 'every face loads');
+    assert.equal(requests.filter((url) => /\/assets\/KaTeX_Size\d-Regular-[\w-]+\.woff2$/.test(url)).length, 4, 'the four padded Size fonts came as files');
     assertNoProblems(problems, 'the site built from the tarball');
     await close();
   } finally {
@@ -159,9 +182,11 @@ if (lesson) {
   const ids: string[] = lesson.exerciseIds;
   lesson.addEventListener('qkv-lesson-answer', (event) => {
     const statement: AnswerStatement = event.detail;
-    const success: boolean | undefined = statement.result.success;
-    const kind: 'choice' | 'fill-in' | 'long-fill-in' = statement.object.definition.interactionType;
-    void [success, kind];
+    // Every statement comes through this event: a check's has a result, the lesson's own and a viewed one may not.
+    const success: boolean | undefined = statement.result?.success;
+    const kind: 'choice' | 'fill-in' | 'long-fill-in' | undefined = statement.object.definition.interactionType;
+    const registration: string = statement.context.registration;
+    void [success, kind, registration, lesson.outcome(0.8)?.passed, lesson.activityId];
   });
   document.addEventListener('qkv-lesson-progress', (event) => void event.detail.answers);
   // @ts-expect-error not a reveal value

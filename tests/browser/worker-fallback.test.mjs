@@ -2,10 +2,14 @@
 // (the Emscripten module it imports; its .wasm it gets compiled from the page) is refused to the worker alone
 // (the page's own import of the same file goes through), and the section's results
 // still appear, computed on the page's thread with the core the page already has (data-ran-in="page", from
-// worker-runner.ts); the worker is not tried again for the next job.
+// worker-runner.ts); the worker is not tried again for the next job. And a course page of another origin than the
+// lesson's script: browsers start no worker from another origin, so the lesson asks for none (trusted-types.ts
+// refuses the URL before the browser is asked) and computes on the page's thread, with nothing on the console.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { test } from 'node:test';
-import { assertNoProblems, openPage, useServerAndBrowser, waitReady } from './harness.mjs';
+import { serve } from '../../scripts/serve.mjs';
+import { assertNoProblems, csp, dist, openPage, useServerAndBrowser, waitReady } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const section = 'qkv-lesson section.self-score';
@@ -47,5 +51,33 @@ test('the self-score worker’s engine fails to load: the results are computed o
     assertNoProblems(problems.filter((problem) => !expected.includes(problem)), 'worker fallback');
   } finally {
     await close();
+  }
+});
+
+test('the lesson’s script from another origin than the course page: no worker is asked for, the results come from the page’s thread', async () => {
+  const lessonServer = await serve({ root: dist, port: 0, csp, headers: { 'Access-Control-Allow-Origin': '*' } });
+  const lessonOrigin = `http://127.0.0.1:${lessonServer.address().port}`;
+  const course = createServer((request, response) => {
+    if (request.url !== '/') return void response.writeHead(204).end(); // the favicon
+    response.writeHead(200, {
+      'Content-Type': 'text/html; charset=utf-8',
+      'Content-Security-Policy': `default-src 'self'; script-src 'self' ${lessonOrigin} 'wasm-unsafe-eval'; connect-src 'self' ${lessonOrigin}; font-src ${lessonOrigin}`,
+    });
+    response.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Course</title><script type="module" src="${lessonOrigin}/qkv-lesson.js"></script></head><body><qkv-lesson sections="self-score"></qkv-lesson></body></html>`);
+  });
+  await new Promise((done) => course.listen(0, '127.0.0.1', done));
+  const { page, problems, requests, close } = await openPage(run.browser);
+  try {
+    await page.goto(`http://127.0.0.1:${course.address().port}/`);
+    await waitReady(page);
+    const results = page.locator(`${section}:not([data-busy]) .self-score-results[data-shown="1 5 8"]`);
+    await results.waitFor({ timeout: 60000 });
+    assert.equal(await results.getAttribute('data-ran-in'), 'page', 'computed on the page’s thread');
+    assert.ok(!requests.some((url) => url.includes('self-score-worker')), 'no worker script was requested');
+    assertNoProblems(problems, 'the lesson on a course page of another origin');
+  } finally {
+    await close();
+    await new Promise((done) => course.close(done));
+    await new Promise((done) => lessonServer.close(done));
   }
 });

@@ -1,5 +1,7 @@
 // KaTeX's fonts, registered once on the document: @font-face rules inside a shadow root are ignored.
-// URLs come from the build, relative to this module, so they work from any sub-path or origin.
+// URLs come from the build, absolute (or root-relative from Vite's dev server), so they work from any sub-path or
+// origin; resolved against the document, as the style sheet would, not import.meta.url: a computed
+// new URL(…, import.meta.url) makes webpack bundle every file of the folder as a "Critical dependency".
 const fontUrls = import.meta.glob('../../../node_modules/katex/dist/fonts/*.woff2', {
   query: '?url',
   import: 'default',
@@ -19,7 +21,7 @@ export function registerMathFonts(): void {
     const [, family, variant] = match;
     const weight = variant.includes('Bold') ? 'bold' : 'normal';
     const style = variant.includes('Italic') ? 'italic' : 'normal';
-    const absolute = new URL(url, import.meta.url).href;
+    const absolute = new URL(url, document.baseURI).href;
     rules.push(`@font-face{font-family:${family};src:url(${JSON.stringify(absolute)}) format("woff2");font-weight:${weight};font-style:${style};font-display:swap}`);
   }
   const sheet = new CSSStyleSheet();

@@ -2,7 +2,7 @@
 // innerHTML or passing one to `new Worker()` throws. The lesson has exactly two such sinks: the KaTeX markup
 // typeset at build time (dom.ts) and its own workers' scripts. Both go through one policy, "qkv-lesson",
 // which passes only those: the markup is checked against the build's own formulas, the script URL against
-// the lesson's own origin. Without Trusted Types the strings pass as they are.
+// the page's origin (browsers start a worker from no other). Without Trusted Types the strings pass as they are.
 import math from 'virtual:math';
 
 interface Policy {
@@ -22,7 +22,8 @@ function onlyBuildMath(html: string): string {
 
 function onlyOwnScripts(url: string): string {
   const resolved = new URL(url, document.baseURI);
-  if (resolved.origin !== new URL(import.meta.url).origin) throw new TypeError(`qkv-lesson: a worker script must come from the lesson's own origin, not ${resolved.origin}`);
+  // The page's origin, not import.meta.url's: webpack replaces that with the source file's file: URL.
+  if (resolved.origin !== location.origin) throw new TypeError(`qkv-lesson: a worker script must come from the page's own origin, not ${resolved.origin}`);
   return url;
 }
 
@@ -44,7 +45,9 @@ export function trustedMath(html: string): string {
   return lessonPolicy()?.createHTML(html) ?? onlyBuildMath(html);
 }
 
-// What `new Worker()` takes for one of the lesson's own worker scripts.
+// What `new Worker()` takes for one of the lesson's own worker scripts. A script of another origin than the page's
+// (the lesson's script loaded from its own host by a course page) throws here, before the browser is asked, in
+// every browser: the worker runner then computes on the page's thread (worker-runner.ts).
 export function trustedWorkerScript(url: string): string {
-  return lessonPolicy()?.createScriptURL(url) ?? url;
+  return lessonPolicy()?.createScriptURL(url) ?? onlyOwnScripts(url);
 }

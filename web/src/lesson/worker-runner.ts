@@ -1,10 +1,10 @@
 // Runs a section's long core calls in a Web Worker so the page's thread stays free: one job at a time; a new
 // job or Cancel terminates a running one (a fresh worker takes the next), an idle worker is reused (its
-// module is fetched and compiled once). Browsers refuse workers from another origin, so when the lesson's
-// script comes from another origin than the page (a course page loading qkv-lesson.js from the lesson's
-// host), or a worker cannot start, the same calls run on the page's thread instead, after the busy message
-// has been painted; the worker is not tried again. A worker that starts but cannot load its engine (its
-// module script or .wasm) is handled per section: the self-score section runs the job on the page's thread
+// module is fetched and compiled once). Browsers refuse a worker whose script is of another origin than the
+// page, and the lesson asks for none (trusted-types.ts throws first: a course page loading qkv-lesson.js from
+// the lesson's host), so then, or when a worker cannot start, the same calls run on the page's thread instead,
+// after the busy message has been painted; the worker is not tried again. A worker that starts but cannot load
+// its engine (its module script or .wasm) is handled per section: the self-score section runs the job on the page's thread
 // with the page's core (already loaded); the scale section, whose engine the page does not have, reports
 // 'unavailable' and offers to try again in a fresh worker. worker-jobs.ts is the worker's side.
 
@@ -62,7 +62,8 @@ export function createRunner<J, R>(
   { pageHasEngine = true, engine = (): unknown => undefined } = {},
 ): Runner<J, R> {
   type Running = { id: number; job: J; settle: (outcome: Outcome<R>) => void; onProgress?: (tried: number) => void };
-  let useWorker = typeof Worker === 'function' && new URL(import.meta.url).origin === location.origin;
+  // Not decided from import.meta.url: webpack replaces it with the source file's file: URL.
+  let useWorker = typeof Worker === 'function';
   let worker: Worker | undefined;
   let running: Running | undefined;
   let nextId = 0;
@@ -148,8 +149,8 @@ export function createRunner<J, R>(
           try {
             worker = start();
           } catch {
-            // Refused at once: a document of an opaque origin (a sandboxed iframe without allow-same-origin)
-            // may start no worker, whatever the script's URL (SecurityError).
+            // Refused at once: a script of another origin than the page's (trusted-types.ts), or a document of an
+            // opaque origin (a sandboxed iframe without allow-same-origin), which may start no worker at all.
             useWorker = false;
           }
         }

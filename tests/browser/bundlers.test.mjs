@@ -1,0 +1,204 @@
+// The npm package in every bundler a course author uses (issue 37, item 3): the tarball is packed once
+// (scripts/pack-npm.mjs) and installed offline into a folder of fresh sites, one per bundler, each built as the
+// package's README says (web/lib/README.md) with the bundler from this project's node_modules (symlinked into the
+// sites' node_modules, as a site's own install would put it). Each site is served under the strict CSP with
+// Trusted Types, some under a sub-path, and opened in one Chromium: the lesson is ready, the self-score section
+// computes in its worker and the scale section in the other, and nothing fails (no console error or warning, no
+// page error, no failed request). Also a server render: plain Node imports the package without a throw and
+// without defining anything. The sites are built in parallel while the browser opens the ones already built.
+//   node --test --test-concurrency=1 tests/browser/bundlers.test.mjs
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, test } from 'node:test';
+import { promisify } from 'node:util';
+import { serve } from '../../scripts/serve.mjs';
+import { assertNoProblems, csp, launchBrowser, openPage, repo, waitReady } from './harness.mjs';
+
+const run = promisify(execFile);
+const bin = (name) => resolve(repo, 'node_modules/.bin', name);
+// What the package's README asks a site to allow, plus the bundler's own Trusted Types policy where it has one.
+const policy = (...bundlerPolicies) => `${csp}; require-trusted-types-for 'script'; trusted-types qkv-lesson ${bundlerPolicies.join(' ')}`.trim();
+const favicon = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 1 1"/>';
+const page = (script) =>
+  '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="favicon.svg"></head>\n' +
+  `<body><h1>Chapter 26</h1><qkv-lesson></qkv-lesson><script type="module" src="${script}"></script></body></html>\n`;
+const courseScript = "import 'qkv-lesson';\n";
+
+let work;
+let sites;
+let env;
+let browser;
+const built = {}; // bundler -> promise of its site's output folder
+const buildSeconds = {}; // bundler -> its build's wall time, shown by its test (the builds run side by side)
+
+// Runs a build step; a failure shows its output.
+async function step(what, file, args, options) {
+  try {
+    return await run(file, args, { env, maxBuffer: 1 << 24, ...options });
+  } catch (error) {
+    throw new Error(`${what} failed:\n${error.stdout}${error.stderr}`);
+  }
+}
+
+async function writeFiles(folder, files) {
+  for (const [name, text] of Object.entries(files)) {
+    await mkdir(join(folder, name, '..'), { recursive: true });
+    await writeFile(join(folder, name), text);
+  }
+}
+
+// The package's files beside a bundle whose bundler leaves `new URL(…, import.meta.url)` as it is (README).
+const copyPackageFiles = (dist) => cp(join(sites, 'node_modules/qkv-lesson/dist-lib'), dist, { recursive: true });
+
+// One site per bundler: its sources, its build, and the page beside the output. Each resolves to the output folder.
+const builders = {
+  async vite(site) {
+    await writeFiles(site, { 'index.html': page('./main.js'), 'main.js': courseScript, 'public/favicon.svg': favicon });
+    await step('vite build', bin('vite'), ['build', site, '--outDir', join(site, 'dist'), '--emptyOutDir', '--logLevel', 'warn'], { cwd: site });
+    return join(site, 'dist');
+  },
+  async webpack(site) {
+    await writeFiles(site, {
+      'src/main.js': courseScript,
+      // The README's recipe: webpack's chunk loader under Trusted Types needs a policy of its own.
+      'webpack.config.mjs': `export default { mode: 'production', context: import.meta.dirname, entry: './src/main.js', output: { path: import.meta.dirname + '/dist', filename: 'main.js', clean: true, trustedTypes: 'webpack' } };\n`,
+      // What the webpack CLI does, without the CLI: any warning (a "Critical dependency") fails the build here.
+      'build.mjs': `import webpack from 'webpack';\nimport config from './webpack.config.mjs';\nwebpack(config, (error, stats) => {\n  if (error) throw error;\n  if (stats.hasErrors() || stats.hasWarnings()) { console.error(stats.toString('errors-warnings')); process.exit(1); }\n});\n`,
+    });
+    await step('webpack', process.execPath, ['build.mjs'], { cwd: site });
+    await writeFiles(join(site, 'dist'), { 'index.html': page('./main.js'), 'favicon.svg': favicon });
+    return join(site, 'dist');
+  },
+  async esbuild(site) {
+    await writeFiles(site, { 'main.js': courseScript });
+    await step('esbuild', bin('esbuild'), ['main.js', '--bundle', '--format=esm', '--outdir=dist', '--log-level=warning'], { cwd: site });
+    await copyPackageFiles(join(site, 'dist'));
+    await writeFiles(join(site, 'dist'), { 'index.html': page('./main.js'), 'favicon.svg': favicon });
+    return join(site, 'dist');
+  },
+  async rollup(site) {
+    await writeFiles(site, {
+      'main.js': courseScript,
+      'rollup.config.mjs': `import { nodeResolve } from '@rollup/plugin-node-resolve';\nexport default { input: 'main.js', output: { dir: 'dist', format: 'es' }, plugins: [nodeResolve({ browser: true })] };\n`,
+    });
+    await step('rollup', bin('rollup'), ['-c', '--silent'], { cwd: site });
+    await copyPackageFiles(join(site, 'dist'));
+    await writeFiles(join(site, 'dist'), { 'index.html': page('./main.js'), 'favicon.svg': favicon });
+    return join(site, 'dist');
+  },
+  // The import in the page's frontmatter runs on the server at build time; the one in its <script> in the browser.
+  async astro(site) {
+    await writeFiles(site, {
+      // Astro 5's Vite (6) builds workers as classic scripts by default, which cannot split (README).
+      'astro.config.mjs': "export default { vite: { worker: { format: 'es' } } };\n",
+      'public/favicon.svg': favicon,
+      'src/pages/index.astro':
+        "---\nimport 'qkv-lesson';\n---\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>A course page</title><link rel=\"icon\" href=\"/favicon.svg\"></head>\n" +
+        "<body><h1>Chapter 26</h1><qkv-lesson></qkv-lesson><script>import 'qkv-lesson';</script></body></html>\n",
+    });
+    await step('astro build', bin('astro'), ['build', '--root', site, '--silent'], { cwd: site, env: { ...env, ASTRO_TELEMETRY_DISABLED: '1' } });
+    return join(site, 'dist');
+  },
+};
+
+before(async () => {
+  work = await mkdtemp(join(tmpdir(), 'qkv-bundlers-'));
+  // Offline, with an npm cache of its own: installing the tarball must need nothing from a registry.
+  env = { ...process.env, npm_config_offline: 'true', npm_config_cache: join(work, 'npm-cache'), npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' };
+  const opening = launchBrowser();
+  const { stdout } = await step('npm run pack:npm', process.execPath, [resolve(repo, 'scripts/pack-npm.mjs'), '--pack-destination', work], { cwd: repo });
+  sites = join(work, 'sites');
+  await writeFiles(sites, { 'package.json': JSON.stringify({ name: 'course-sites', private: true, type: 'module' }) });
+  await step('npm install of the tarball (offline)', 'npm', ['install', '--offline', '--no-audit', '--no-fund', stdout.trim()], { cwd: sites });
+  // The bundlers, as the sites' own install would have them.
+  for (const name of ['astro', 'webpack', '@rollup/plugin-node-resolve']) {
+    await mkdir(join(sites, 'node_modules', name, '..'), { recursive: true });
+    await symlink(resolve(repo, 'node_modules', name), join(sites, 'node_modules', name), 'dir');
+  }
+  for (const [name, build] of Object.entries(builders)) {
+    const start = performance.now();
+    built[name] = build(join(sites, name)).then((dist) => {
+      buildSeconds[name] = ((performance.now() - start) / 1000).toFixed(1);
+      return dist;
+    });
+    built[name].catch(() => undefined); // reported by the test that awaits it
+  }
+  browser = await opening;
+});
+
+after(async () => {
+  await Promise.allSettled(Object.values(built));
+  await browser?.close();
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+// Serves `dist` at `base` under the strict policy and checks what a learner gets there.
+async function assertLessonWorks(dist, { base = '/', trustedTypes = policy() } = {}) {
+  const server = await serve({ root: dist, port: 0, base, csp: trustedTypes });
+  const { page: tab, problems, close } = await openPage(browser);
+  const workers = [];
+  tab.on('worker', (worker) => workers.push(worker));
+  try {
+    await tab.goto(`http://127.0.0.1:${server.address().port}${base}`);
+    await waitReady(tab, 30000);
+    // The self-score section's first result, computed in its worker...
+    const selfScore = tab.locator('qkv-lesson .self-score-results[data-shown]').first();
+    await selfScore.waitFor({ timeout: 30000 });
+    assert.equal(await selfScore.getAttribute('data-ran-in'), 'worker', 'the self-score section computed in its worker');
+    assert.equal(workers.length, 1, 'one worker (the self-score section’s) before a preset is chosen');
+    // ...and a scale preset, in the other worker, which fetches the scale module's .wasm itself.
+    const section = 'qkv-lesson section.scale';
+    await tab.locator(`${section} button[data-preset="lesson"]`).click();
+    await tab.locator(`${section}:not([data-busy]) .scale-results[data-shown="lesson"]`).waitFor({ timeout: 30000 });
+    assert.equal(workers.length, 2, 'the scale section started its own worker');
+    const fetched = await workers[1].evaluate(() => performance.getEntriesByType('resource').map((entry) => entry.name));
+    assert.ok(fetched.some((url) => url.endsWith('.wasm')), `the scale worker fetched its .wasm: ${fetched.join(', ')}`);
+    assertNoProblems(problems, `the ${dist} site at ${base}`);
+  } finally {
+    await close();
+    await new Promise((done) => server.close(done));
+  }
+}
+
+// Awaits a bundler's site and notes its build time in the test's output.
+async function site(t, name) {
+  const dist = await built[name];
+  t.diagnostic(`${name}: built in ${buildSeconds[name]} s`);
+  return dist;
+}
+
+test('Vite: a site built with no configuration shows the lesson, both workers run', async (t) => {
+  await assertLessonWorks(await site(t, 'vite'));
+});
+
+test('webpack 5: no warning at build, and the lesson works under a sub-path with webpack’s own policy', async (t) => {
+  await assertLessonWorks(await site(t, 'webpack'), { base: '/course/unit-3/', trustedTypes: policy('webpack') });
+});
+
+test('esbuild: the bundle and the package’s files work at a site’s root and under a sub-path', async (t) => {
+  const dist = await site(t, 'esbuild');
+  await assertLessonWorks(dist);
+  await assertLessonWorks(dist, { base: '/course/unit-3/' });
+});
+
+test('Rollup (with @rollup/plugin-node-resolve): the lesson works under a sub-path', async (t) => {
+  await assertLessonWorks(await site(t, 'rollup'), { base: '/course/unit-3/' });
+});
+
+test('Astro: an import in the frontmatter does not break the build, the one in a script shows the lesson', async (t) => {
+  await assertLessonWorks(await site(t, 'astro'));
+});
+
+test('a server render: plain Node imports the package without a throw and defines nothing', async () => {
+  const probe = `
+    const before = new Set(Reflect.ownKeys(globalThis));
+    const lesson = await import('qkv-lesson');
+    const added = Reflect.ownKeys(globalThis).filter((key) => !before.has(key)).map(String);
+    console.log(JSON.stringify({ added, exports: Object.entries(lesson).map(([name, value]) => [name, typeof value]), customElements: typeof customElements }));
+  `;
+  const { stdout } = await step('node importing qkv-lesson', process.execPath, ['--input-type=module', '-e', probe], { cwd: sites });
+  assert.deepEqual(JSON.parse(stdout), { added: [], exports: [['QkvLessonElement', 'undefined']], customElements: 'undefined' });
+});
