@@ -3,10 +3,16 @@
 // subset (HarfBuzz's, through subset-font) holding those characters only, under a name hashed from the subset.
 // The three fonts the formulas use were 71.6 kB of brotli on a cold load; a browser downloads them when text
 // first needs them, and each one's arrival laid the lesson out again after ready (README, "Slow phone").
+// A subset is a Modified Version under the fonts' licence (SIL OFL 1.1), which may not use the Reserved Font
+// Name each KaTeX font declares: each subset gets the lesson's name (src/lesson/font-families.ts) and keeps every
+// other name record of the font, its copyright notice and licence among them (docs/licensing.md).
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
+import fontverter from 'fontverter';
 import subsetFont from 'subset-font';
 import type { Plugin } from 'vite';
+import { fontNameIds, nameRecords, reservedFontNames, withNameRecords, type NameRecord } from './font-names.ts';
+import { lessonFontFamily } from './src/lesson/font-families.ts';
 import { typesetFormulas } from './typeset-formulas.ts';
 
 // Every character of every formula's markup, tags and entities aside (KaTeX writes & < > " ' as entities).
@@ -48,6 +54,37 @@ export function padWoff2(font: Uint8Array, minimumBytes: number): Uint8Array {
   return padded;
 }
 
+// The names that identify a font, which a renamed subset must give as its own.
+const identifyingNameIds = new Set<number>([fontNameIds.family, fontNameIds.uniqueId, fontNameIds.fullName, fontNameIds.postScriptName, fontNameIds.typographicFamily]);
+const comparable = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+// The subset's records with the lesson's family name (KaTeX_Main -> QkvLesson_Main, in the family, full,
+// PostScript and typographic family names, and a unique ID of the subset's own); an error if a Reserved Font Name
+// the font declares is still in one of them, however spaced or cased.
+export function renamedRecords(records: NameRecord[]): NameRecord[] {
+  const katexFamily = records.find((record) => record.nameId === fontNameIds.family)?.text;
+  if (!katexFamily) throw new Error('katex-font-subsets: a KaTeX font without a family name');
+  const family = lessonFontFamily(katexFamily);
+  const postScriptName = records.find((record) => record.nameId === fontNameIds.postScriptName)?.text.replaceAll(katexFamily, family) ?? family;
+  const renamed = records.map((record) => {
+    if (!identifyingNameIds.has(record.nameId)) return record;
+    return { ...record, text: record.nameId === fontNameIds.uniqueId ? `qkv-lesson subset: ${postScriptName}` : record.text.replaceAll(katexFamily, family) };
+  });
+  for (const reserved of reservedFontNames(records)) {
+    const kept = renamed.find((record) => identifyingNameIds.has(record.nameId) && comparable(record.text).includes(comparable(reserved)));
+    if (kept) throw new Error(`katex-font-subsets: name ${kept.nameId} of the subset of ${katexFamily} keeps the Reserved Font Name ${reserved}: ${kept.text}`);
+  }
+  return renamed;
+}
+
+// The font (woff2) cut down to `text`, renamed, as woff2. HarfBuzz keeps only name IDs 0–6 unless told, so it is
+// told to keep every record the font has (the licence, 13 and 14, among them).
+async function renamedSubset(woff2: Buffer, text: string): Promise<Buffer> {
+  const originalIds = nameRecords(await fontverter.convert(woff2, 'sfnt')).map((record) => record.nameId);
+  const subset = await subsetFont(woff2, text, { targetFormat: 'sfnt', preserveNameIds: [...new Set(originalIds)] });
+  return fontverter.convert(withNameRecords(subset, renamedRecords(nameRecords(subset))), 'woff2', 'sfnt');
+}
+
 // minimumBytes: the npm package's build pads each subset to at least this length (vite.lib.config.ts).
 export function katexFontSubsets({ minimumBytes = 0 } = {}): Plugin {
   const text = formulaCharacters() + hintingReference;
@@ -58,7 +95,7 @@ export function katexFontSubsets({ minimumBytes = 0 } = {}): Plugin {
     async load(id) {
       const [path, query] = id.split('?');
       if (query !== 'url' || !/\/katex\/dist\/fonts\/KaTeX_[\w-]+\.woff2$/.test(path)) return undefined;
-      const source = padWoff2(await subsetFont(await readFile(path), text, { targetFormat: 'woff2' }), minimumBytes);
+      const source = padWoff2(await renamedSubset(await readFile(path), text), minimumBytes);
       const reference = this.emitFile({ type: 'asset', name: basename(path), source });
       return `export default import.meta.ROLLUP_FILE_URL_${reference};`;
     },

@@ -8,6 +8,7 @@ import { preloadWasm } from './preload-wasm.ts';
 import { wasmIntegrity } from './wasm-integrity.ts';
 import { katexCssUsed } from './katex-css-used.ts';
 import { katexFontSubsets } from './katex-font-subsets.ts';
+import { withLessonFontFamilies } from './src/lesson/font-families.ts';
 import { typesetFormulas } from './typeset-formulas.ts';
 import { thirdPartyNotices } from './third-party-notices.ts';
 
@@ -46,15 +47,18 @@ function prerenderedMath(): Plugin {
 // KaTeX's style sheet names each of its fonts three times (woff2, woff, ttf), and Vite emits every file a url()
 // names, though the lesson registers only the woff2 files, on the document (fonts.ts: @font-face rules in a
 // shadow root are ignored). Its @font-face rules are dropped here, before Vite reads the url()s, so that
-// the build ships only the woff2 files (tests/node/dist-fonts.test.mjs).
+// the build ships only the woff2 files (tests/node/dist-fonts.test.mjs). The families its rules name are the
+// lesson's names for KaTeX's fonts, under which fonts.ts registers them (src/lesson/font-families.ts).
 function katexWithoutFontFaces(): Plugin {
   return {
     name: 'qkv-katex-without-font-faces',
     enforce: 'pre',
     transform(code, id) {
       if (!id.split('?')[0].endsWith('/katex/dist/katex.min.css')) return undefined;
-      const out = code.replace(/@font-face\{[^{}]*\}/g, '');
-      if (out === code || /url\(/.test(out)) this.error(`katex.min.css no longer has the @font-face rules this plugin removes (vite.config.ts)`);
+      const withoutFaces = code.replace(/@font-face\{[^{}]*\}/g, '');
+      if (withoutFaces === code || /url\(/.test(withoutFaces)) this.error(`katex.min.css no longer has the @font-face rules this plugin removes (vite.config.ts)`);
+      const out = withLessonFontFamilies(withoutFaces);
+      if (out === withoutFaces) this.error('katex.min.css names none of the KaTeX_ font families this plugin renames (vite.config.ts)');
       return { code: out, map: null };
     },
   };

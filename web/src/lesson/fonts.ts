@@ -1,7 +1,10 @@
-// KaTeX's fonts, registered once on the document: @font-face rules inside a shadow root are ignored.
+// KaTeX's fonts, registered once on the document (@font-face rules inside a shadow root are ignored), under the
+// lesson's names for them (font-families.ts).
 // URLs come from the build, absolute (or root-relative from Vite's dev server), so they work from any sub-path or
 // origin; resolved against the document, as the style sheet would, not import.meta.url: a computed
 // new URL(…, import.meta.url) makes webpack bundle every file of the folder as a "Critical dependency".
+import { lessonFontFamily, withLessonFontFamilies } from './font-families';
+
 const fontUrls = import.meta.glob('../../../node_modules/katex/dist/fonts/*.woff2', {
   query: '?url',
   import: 'default',
@@ -15,10 +18,11 @@ export function registerMathFonts(): void {
   registered = true;
   const rules: string[] = [];
   for (const [path, url] of Object.entries(fontUrls)) {
-    // KaTeX_Main-BoldItalic.woff2 -> family KaTeX_Main, weight bold, style italic
+    // KaTeX_Main-BoldItalic.woff2 -> family QkvLesson_Main, weight bold, style italic
     const match = /(KaTeX_[A-Za-z0-9]+)-([A-Za-z]+)\.woff2$/.exec(path);
     if (!match) continue;
-    const [, family, variant] = match;
+    const [, katexFamily, variant] = match;
+    const family = lessonFontFamily(katexFamily);
     const weight = variant.includes('Bold') ? 'bold' : 'normal';
     const style = variant.includes('Italic') ? 'italic' : 'normal';
     const absolute = new URL(url, document.baseURI).href;
@@ -34,7 +38,7 @@ export function registerMathFonts(): void {
 // after ready or soon after, rather than each laying the lesson out again when it arrives (KaTeX_SansSerif is the
 // transpose's T, in folded evidence). A face that fails to load leaves KaTeX's text in the fallback font, as
 // font-display: swap does while it loads.
-const mathFaces = ['1em KaTeX_Main', 'italic 1em KaTeX_Math', '1em KaTeX_AMS', '1em KaTeX_SansSerif'];
+const mathFaces = ['1em KaTeX_Main', 'italic 1em KaTeX_Math', '1em KaTeX_AMS', '1em KaTeX_SansSerif'].map(withLessonFontFamilies);
 
 export function loadMathFonts(): void {
   for (const face of mathFaces) document.fonts.load(face).catch(() => undefined);
