@@ -54,7 +54,8 @@ test('the lesson, every fold open, loads no KaTeX face but the four it asks for 
   try {
     await openFoldsAndWaitForFonts(opened.page);
     const faces = await opened.page.evaluate(() => [...document.fonts].filter((face) => face.status !== 'unloaded').map((face) => `${face.family} ${face.style} ${face.status}`).sort());
-    assert.deepEqual(faces, ['KaTeX_AMS normal loaded', 'KaTeX_Main normal loaded', 'KaTeX_Math italic loaded', 'KaTeX_SansSerif normal loaded']);
+    // Under the lesson's names for KaTeX's families (web/src/lesson/font-families.ts).
+    assert.deepEqual(faces, ['QkvLesson_AMS normal loaded', 'QkvLesson_Main normal loaded', 'QkvLesson_Math italic loaded', 'QkvLesson_SansSerif normal loaded']);
     // Asked for before ready (as the start begins), not when the first frame after ready first draws a formula.
     const timing = await opened.page.evaluate(() => ({
       ready: performance.getEntriesByName('qkv-lesson-ready')[0].startTime,

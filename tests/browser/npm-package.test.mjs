@@ -138,14 +138,14 @@ test('a Vite site built from the tarball shows the lesson under a strict CSP and
     }
 
     await page.evaluate(() => document.fonts.ready);
-    const fonts = await page.evaluate(() => [...document.fonts].filter((face) => face.family.startsWith('KaTeX') && face.status === 'loaded').length);
+    const fonts = await page.evaluate(() => [...document.fonts].filter((face) => face.family.startsWith('QkvLesson_') && face.status === 'loaded').length);
     assert.ok(fonts > 0, 'at least one KaTeX font loaded');
     assert.ok(requests.some((url) => /\/assets\/KaTeX_[\w-]+\.woff2$/.test(url)), 'the fonts come from the site’s own assets');
     assert.ok(requests.some((url) => /\/assets\/qkv(-simd)?-[\w-]+\.wasm$/.test(url)), 'the core from the site’s own assets');
     // Every face the lesson registers decodes, the small ones padded to Vite's inline limit included
     // (vite.lib.config.ts), and none came as a data: URL (the CSP would have refused it: a problem below).
     const faces = await page.evaluate(() =>
-      Promise.all([...document.fonts].filter((face) => face.family.startsWith('KaTeX')).map((face) => face.load().then(() => face.status, (error) => `${face.family}: ${error}`))),
+      Promise.all([...document.fonts].filter((face) => face.family.startsWith('QkvLesson_')).map((face) => face.load().then(() => face.status, (error) => `${face.family}: ${error}`))),
     );
     assert.equal(faces.length, 20, 'KaTeX’s 20 faces are registered');
     assert.deepEqual(faces.filter((status) => status !== 'loaded'), [], 'every face loads');
