@@ -3,8 +3,6 @@
 // copyright notice, and THIRD_PARTY_NOTICES quotes it for each font the build ships), and rewritten, for the
 // subsets the build renames (katex-font-subsets.ts). No library in the build writes a name table (HarfBuzz's
 // subsetter only keeps or drops records; fontkitten only reads), so this does, on the uncompressed font.
-import { readFileSync } from 'node:fs';
-
 export const fontNameIds = {
   copyright: 0,
   family: 1,
@@ -132,10 +130,4 @@ export function reservedFontNames(records: NameRecord[]): string[] {
     }
   }
   return [...names];
-}
-
-export function fontName(path: string, nameId: number): string {
-  const record = nameRecords(readFileSync(path)).find((candidate) => candidate.nameId === nameId);
-  if (!record) throw new Error(`${path} has no name ${nameId} in its 'name' table`);
-  return record.text.trim();
 }

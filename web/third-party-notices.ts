@@ -16,7 +16,8 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import type { Plugin } from 'vite';
 import { type DebianCopyright, licenseNames, readDebianCopyright } from './debian-copyright.ts';
-import { fontName, fontNameIds } from './font-names.ts';
+import { fontNameIds, nameRecords, reservedFontNames } from './font-names.ts';
+import { lessonFontFamily } from './src/lesson/font-families.ts';
 
 const repo = resolve(import.meta.dirname, '..');
 export const noticesFile = 'THIRD_PARTY_NOTICES.md';
@@ -102,18 +103,25 @@ function packageSection(folder: string, files: Set<string>): string {
 
 const isFont = (file: string) => /\.(woff2?|ttf|otf)$/.test(file);
 
-// Fonts ship as subsets (the lesson's glyphs only, woff2) that keep the font's names; their notices are read from
-// the package's .ttf of the same name.
+// Fonts ship as subsets (the lesson's glyphs only, woff2): Modified Versions under the OFL, each renamed, since
+// each of KaTeX's fonts reserves its name (katex-font-subsets.ts). Their notices are read from the package's .ttf of the same name.
 function fontSection(folder: string, fonts: string[]): string {
   const notices = fonts.map((font) => {
     const ttf = join(folder, font.replace(/\.woff2?$/, '.ttf'));
-    const license = fontName(ttf, fontNameIds.licenseDescription);
+    const records = nameRecords(readFileSync(ttf));
+    const text = (nameId: number) => records.find((record) => record.nameId === nameId)?.text.trim() ?? '';
+    const license = text(fontNameIds.licenseDescription);
     if (!/SIL Open Font License, Version 1\.1/.test(license)) throw new Error(`${ttf}'s licence is not the OFL 1.1 that ${noticesFile} quotes: ${license}`);
-    return `### ${basename(font)}\n\n${fence(`${fontName(ttf, fontNameIds.copyright)}\n\n${license}`)}`;
+    const reserved = reservedFontNames(records);
+    const renamed = `Shipped as the font family ${lessonFontFamily(text(fontNameIds.family))} (the original: ${text(fontNameIds.family)}; its Reserved Font Name: ${reserved.join(', ') || 'none declared'}).\n`;
+    return `### ${basename(font)}\n\n${fence(`${text(fontNameIds.copyright)}\n\n${license}`)}\n\n${renamed}`;
   });
   return [
     `\n### Its fonts: SIL Open Font License 1.1\n`,
-    'Each font below ships as a subset (only the glyphs the lesson uses, as woff2). Its copyright notice and licence, in its own words:\n',
+    'Each font below ships as a subset (only the glyphs the lesson uses, as woff2), which is a Modified Version under the licence. ' +
+      'A Modified Version may not use a Reserved Font Name (each font\'s is named below), so each subset has a name of its own, ' +
+      'in its name table and in the style rules that name it; its copyright notice and licence stay in its name table. ' +
+      'The file keeps the name of the font it was cut from. Each font\'s copyright notice and licence, in its own words:\n',
     ...notices,
     '\nThe licence:\n',
     fence(readFileSync(join(repo, 'licenses/OFL-1.1.txt'), 'utf8').trim()),
