@@ -47,7 +47,14 @@ function assertKatexAndEmscripten(noticesText, fontFiles) {
     // dist/assets/KaTeX_Main-Regular-<hash>.woff2 is the subset of KaTeX_Main-Regular.woff2.
     const original = font.replace(/-[\w-]{8}\.woff2$/, '.woff2');
     assert.match(noticesText, new RegExp(`^### ${original}\\n\\n\`\`\`text\\nCopyright .*\\n[^]*?Reserved Font Name`, 'm'), `${original}: its copyright notice`);
+    // The subset is a Modified Version: the notice names the family it ships as, which is not the Reserved Font Name.
+    const renamed = new RegExp(`^### ${original}\\n\\n\`\`\`text\\n[^]*?\`\`\`\\n\\nShipped as the font family (\\S+) \\(the original: (\\S+); its Reserved Font Name: ([^)]+)\\)`, 'm').exec(noticesText);
+    assert.ok(renamed, `${original}: the notice names the family its subset ships as`);
+    const [, shippedAs, originalFamily, reserved] = renamed;
+    assert.equal(reserved, originalFamily, `${original}: its family name is its Reserved Font Name`);
+    assert.ok(!shippedAs.toLowerCase().includes(reserved.toLowerCase()), `${original}: ships as ${shippedAs}, not under ${reserved}`);
   }
+  assert.match(noticesText, /ships as a subset [^\n]*Modified Version/, 'the notices call the subsets Modified Versions');
   assert.match(noticesText, /^## Emscripten \d+\.\d+\.\d+: /m, 'Emscripten');
   for (const part of ['musl', 'libc\\+\\+,', 'libc\\+\\+abi', 'compiler-rt', 'emmalloc']) assert.match(noticesText, new RegExp(`^### .*${part}`, 'm'), part);
   assert.match(noticesText, /Apache License\s+Version 2\.0/, "LLVM's libraries' licence, in full");
