@@ -11,6 +11,7 @@ export const fontNameIds = {
   fullName: 4,
   version: 5,
   postScriptName: 6,
+  trademark: 7,
   licenseDescription: 13,
   licenseUrl: 14,
   typographicFamily: 16,

@@ -54,24 +54,25 @@ export function padWoff2(font: Uint8Array, minimumBytes: number): Uint8Array {
   return padded;
 }
 
-// The names that identify a font, which a renamed subset must give as its own.
-const identifyingNameIds = new Set<number>([fontNameIds.family, fontNameIds.uniqueId, fontNameIds.fullName, fontNameIds.postScriptName, fontNameIds.typographicFamily]);
+// The records that may quote a font's name as a notice (copyright, trademark, licence): kept word for word. Every
+// other record (family, full, PostScript, typographic names…) is the subset's own.
+const noticeNameIds = new Set<number>([fontNameIds.copyright, fontNameIds.trademark, fontNameIds.licenseDescription, fontNameIds.licenseUrl]);
 const comparable = (name: string) => name.toLowerCase().replace(/[^a-z0-9]/g, '');
 
-// The subset's records with the lesson's family name (KaTeX_Main -> QkvLesson_Main, in the family, full,
-// PostScript and typographic family names, and a unique ID of the subset's own); an error if a Reserved Font Name
-// the font declares is still in one of them, however spaced or cased.
-export function renamedRecords(records: NameRecord[]): NameRecord[] {
+// The subset's records under the lesson's family name (KaTeX_Main -> QkvLesson_Main wherever a record other than
+// a notice names it, and a unique ID of the subset's own); an error if such a record still holds a Reserved Font
+// Name the font declares, however spaced or cased.
+function renamedRecords(records: NameRecord[]): NameRecord[] {
   const katexFamily = records.find((record) => record.nameId === fontNameIds.family)?.text;
   if (!katexFamily) throw new Error('katex-font-subsets: a KaTeX font without a family name');
   const family = lessonFontFamily(katexFamily);
   const postScriptName = records.find((record) => record.nameId === fontNameIds.postScriptName)?.text.replaceAll(katexFamily, family) ?? family;
   const renamed = records.map((record) => {
-    if (!identifyingNameIds.has(record.nameId)) return record;
+    if (noticeNameIds.has(record.nameId)) return record;
     return { ...record, text: record.nameId === fontNameIds.uniqueId ? `qkv-lesson subset: ${postScriptName}` : record.text.replaceAll(katexFamily, family) };
   });
   for (const reserved of reservedFontNames(records)) {
-    const kept = renamed.find((record) => identifyingNameIds.has(record.nameId) && comparable(record.text).includes(comparable(reserved)));
+    const kept = renamed.find((record) => !noticeNameIds.has(record.nameId) && comparable(record.text).includes(comparable(reserved)));
     if (kept) throw new Error(`katex-font-subsets: name ${kept.nameId} of the subset of ${katexFamily} keeps the Reserved Font Name ${reserved}: ${kept.text}`);
   }
   return renamed;

@@ -104,7 +104,8 @@ function packageSection(folder: string, files: Set<string>): string {
 const isFont = (file: string) => /\.(woff2?|ttf|otf)$/.test(file);
 
 // Fonts ship as subsets (the lesson's glyphs only, woff2): Modified Versions under the OFL, each renamed, since
-// each of KaTeX's fonts reserves its name (katex-font-subsets.ts). Their notices are read from the package's .ttf of the same name.
+// each of KaTeX's fonts reserves its name (katex-font-subsets.ts). Their notices are read from the package's .ttf
+// of the same name.
 function fontSection(folder: string, fonts: string[]): string {
   const notices = fonts.map((font) => {
     const ttf = join(folder, font.replace(/\.woff2?$/, '.ttf'));
