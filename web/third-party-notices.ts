@@ -122,7 +122,7 @@ function fontSection(folder: string, fonts: string[]): string {
     'Each font below ships as a subset (only the glyphs the lesson uses, as woff2), which is a Modified Version under the licence. ' +
       'A Modified Version may not use a Reserved Font Name (each font\'s is named below), so each subset has a name of its own, ' +
       'in its name table and in the style rules that name it; its copyright notice and licence stay in its name table. ' +
-      'The file keeps the name of the font it was cut from. Each font\'s copyright notice and licence, in its own words:\n',
+      'The file keeps the name of the font it was cut from (the licence\'s condition 3 restricts the font name presented to users). Each font\'s copyright notice and licence, in its own words:\n',
     ...notices,
     '\nThe licence:\n',
     fence(readFileSync(join(repo, 'licenses/OFL-1.1.txt'), 'utf8').trim()),
