@@ -206,7 +206,7 @@ test('each check sends a complete statement: attempt numbers count up, a reveale
   }
 });
 
-test('the challenge’s text is kept under progress-key, reported when the learner leaves the box, and restored on reload', async () => {
+test('the challenge’s text and the attempt’s registration are kept under progress-key, the text reported when the learner leaves the box, both restored on reload', async () => {
   const opened = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=self-score&progress-key=course-7`);
   const { page, problems, close } = opened;
   try {
@@ -221,8 +221,10 @@ test('the challenge’s text is kept under progress-key, reported when the learn
     assert.equal(statement.object.definition.interactionType, 'long-fill-in');
     assert.equal(statement.result.response, 'Tying favours tokens that match themselves.');
     assert.equal(statement.result.success, undefined, 'free text is not graded');
+    const registration = await page.evaluate(() => document.querySelector('qkv-lesson').progress.registration);
     await opened.reload();
     await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.state === 'ready');
+    assert.equal(await page.evaluate(() => document.querySelector('qkv-lesson').progress.registration), registration, 'a reload continues the attempt');
     assert.equal(await page.locator('qkv-lesson textarea[data-challenge]').inputValue(), 'Tying favours tokens that match themselves.');
     assert.equal(await page.evaluate(() => document.querySelector('qkv-lesson').progress.challenge), 'Tying favours tokens that match themselves.');
     assertNoProblems(problems, 'challenge');

@@ -686,7 +686,7 @@ test('5. progress-key: answers come back after a reload, without a second answer
     await answerExercise(page, 'ch26-change-query-only', ['yes']);
     assert.equal((await answers(page)).length, 2, 'two answer events before the reload');
     const stored = await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('t1:')).sort());
-    assert.deepEqual(stored, ['t1:ch26-change-query-only', 't1:ch26-parameter-count'], 'answers are kept under "<progress-key>:<exercise id>"');
+    assert.deepEqual(stored, ['t1:ch26-change-query-only', 't1:ch26-parameter-count', 't1:registration'], 'answers are kept under "<progress-key>:<exercise id>", the attempt under "<progress-key>:registration"');
 
     await reload(); // the harness's: what Chromium aborts in the page we leave is no problem
     await waitReady(page);

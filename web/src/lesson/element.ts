@@ -12,7 +12,7 @@ import { loadCore, restartCore } from './core';
 import { stoppedBy } from './core-boundary';
 import { coreLoadError } from './core-load-error';
 import { h } from './dom';
-import type { AnswerRecord, ExerciseHandle, ShownBy } from './exercises';
+import type { AnswerRecord, ExerciseHandle, ExerciseProgress, ShownBy } from './exercises';
 import { exerciseProse } from './exercises';
 import { loadMathFonts, registerMathFonts } from './fonts';
 import { HostBridge } from './host-bridge';
@@ -225,7 +225,10 @@ export class QkvLessonElement extends LessonAttributes {
 
   // Saved work: first what was kept under progress-key, then what a course handed over (restoreProgress).
   private applyProgress(progress?: LessonProgress): void {
-    if (!progress) return this.view!.replay((id) => this.bridge.savedProgress(id), this.bridge.savedProgress(challengeId)?.responses[0]);
+    if (!progress) {
+      this.record.continueAttempt(this.bridge.savedRegistration());
+      return this.view!.replay((id) => this.bridge.savedProgress(id), this.bridge.savedProgress(challengeId)?.responses[0]);
+    }
     if (progress.state) this.show(this.controller!.startFrom(progress.state));
     this.view!.replay((id) => progress.answers[id], progress.challenge);
     this.record.continueAttempt(progress.registration);
@@ -265,7 +268,7 @@ export class QkvLessonElement extends LessonAttributes {
     // A shared link wins over the author's starting state; without either, the fixture.
     this.show(controller.startFrom(this.bridge.linkState() ?? this.state));
     watchChallenge(view.selfScoreSection.challenge, {
-      save: (id, saved) => this.bridge.saveProgress(id, saved),
+      save: (id, saved) => this.store(id, saved),
       report: (statement) => this.report(statement),
       context: () => this.record.context,
       changed: () => this.progressChanged(),
@@ -354,7 +357,13 @@ export class QkvLessonElement extends LessonAttributes {
   // A question's progress, kept under progress-key.
   private keep(id: string): void {
     const progress = new Map(this.allExercises()).get(id)?.progress();
-    if (progress) this.bridge.saveProgress(id, progress);
+    if (progress) this.store(id, progress);
+  }
+
+  // Under progress-key: a question's work, with the attempt's registration beside it.
+  private store(id: string, progress: ExerciseProgress): void {
+    this.bridge.saveProgress(id, progress);
+    this.bridge.saveRegistration(this.record.registration);
   }
 
   private report(statement: AnswerStatement): void {

@@ -132,32 +132,49 @@ export class HostBridge {
 
   // Every storage call is caught (storage full, blocked, or a getter that throws): the answer still counts for
   // this visit, and the learner is told once that it is not kept.
-  saveProgress(id: string, progress: ExerciseProgress): void {
+  private store(name: string, text: string): void {
     const key = this.ownKey;
     if (!key) return;
     try {
-      localStorage.setItem(`${key}:${id}`, JSON.stringify(progress));
+      localStorage.setItem(`${key}:${name}`, text);
     } catch (error) {
       this.sayNotKept(`the browser refused to store them (${errorName(error)})`);
     }
   }
 
-  // What was saved for an exercise (or the challenge), if anything was and it is readable.
-  savedProgress(id: string): SavedProgress | null {
+  private stored(name: string): string | null {
     const key = this.ownKey;
     if (!key) return null;
-    let text: string | null;
     try {
-      text = localStorage.getItem(`${key}:${id}`);
+      return localStorage.getItem(`${key}:${name}`);
     } catch (error) {
       this.sayNotKept(`the browser's storage cannot be read here (${errorName(error)})`);
       return null;
     }
+  }
+
+  saveProgress(id: string, progress: ExerciseProgress): void {
+    this.store(id, JSON.stringify(progress));
+  }
+
+  // What was saved for an exercise (or the challenge), if anything was and it is readable.
+  savedProgress(id: string): SavedProgress | null {
+    const text = this.stored(id);
+    if (text === null) return null;
     try {
-      return readSavedProgress(JSON.parse(text ?? 'null'));
+      return readSavedProgress(JSON.parse(text));
     } catch {
       return null; // unreadable: start without that saved answer
     }
+  }
+
+  // The attempt's xAPI registration, kept beside the answers so that a reload continues the same attempt.
+  saveRegistration(registration: string): void {
+    this.store('registration', registration);
+  }
+
+  savedRegistration(): string | undefined {
+    return this.stored('registration') ?? undefined;
   }
 
   postAnswer(statement: AnswerStatement): void {
