@@ -251,13 +251,13 @@ struct GivenPair {
   std::string explanation;
 };
 GivenPair given_pair() {
-  const std::vector<double> x = {3, 0}, y = {1, 3};
+  const std::vector<double> x = {4, 0}, y = {1, 5};
   const double xx = x[0] * x[0] + x[1] * x[1], xy = x[0] * y[0] + x[1] * y[1];
   const double x_length = std::sqrt(xx), y_length = std::sqrt(y[0] * y[0] + y[1] * y[1]);
   const bool guaranteed = y_length <= x_length;
   const std::string lengths = "|x| = " + score_text(x_length) + " and |y| = " + score_text(y_length);
   const std::string products =
-      "x·x = " + score_text(xx) + " and x·y = " + score_text(xy) + " (x = [3, 0], y = [1, 3])";
+      "x·x = " + score_text(xx) + " and x·y = " + score_text(xy) + " (x = [4, 0], y = [1, 5])";
   if (guaranteed)
     return {true, lengths + ": y is no longer than x, so x·y ≤ |x| |y| ≤ |x|² = x·x. Here " + products + "."};
   return {false, lengths + ": y is longer, so Cauchy–Schwarz bounds x·y only by |x| |y| = " +
@@ -275,7 +275,7 @@ struct GivenTied {
 };
 GivenTied given_tied() {
   const std::vector<std::string> names = {"a", "b", "c"};
-  const std::vector<std::vector<double>> rows = {{3, 0}, {0, 1}, {2, -1}};
+  const std::vector<std::vector<double>> rows = {{4, 0}, {0, 1}, {3, -1}};
   const auto dot = [](const std::vector<double>& u, const std::vector<double>& v) {
     return u[0] * v[0] + u[1] * v[1];
   };

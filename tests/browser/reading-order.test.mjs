@@ -127,7 +127,7 @@ const yesNoGiveAways = {
 // found each of these on screen before its question was checked).
 const claimGiveAways = {
   'ch26-still-missing': [/scores[^.]*probabilit[^.]*mixture/i],
-  'qkv04-quiz-1': [/x·x ≥ x·y (is guaranteed )?when(ever)? \|y\| ≤ \|x\|/], // retired; kept while courses may run an older build
+  'qkv04-quiz-1': [/x·x ≥ x·y (is guaranteed )?when(ever)? \|y\| ≤ \|x\|/], // retired (issue 38: the prose answered it); kept so a walk of an older build still catches it
   'qkv04-quiz-4': [/conditional (bias|guarantee) returns/i, /brings back the conditional/i, /longest (projected )?(vector|row)[^.]* sure to peak/i],
 };
 

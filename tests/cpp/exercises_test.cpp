@@ -350,5 +350,22 @@ TEST(Exercises, EqualScoresAreGradedAsATie) {
   EXPECT_FALSE(check(all, "ch26-best-key", {"token-1"}).correct);
 }
 
+// Questions 14 and 16 apply Cauchy–Schwarz to given vectors; the core computes what the explanation says.
+TEST(Exercises, TheApplicationQuestionsExplainFromTheirGivenVectors) {
+  Registry registry;
+  SelfScoreResult current;
+  const auto all = registry.at(1, current);
+  EXPECT_TRUE(check(all, "qkv04-quiz-6", {"no"}).correct);
+  const std::string pair = find(all, "qkv04-quiz-6").explanation;
+  EXPECT_NE(pair.find("|x| = 4.00 and |y| = 5.10"), std::string::npos) << pair;
+  EXPECT_NE(pair.find("x·x = 16.00 and x·y = 4.00 (x = [4, 0], y = [1, 5])"), std::string::npos) << pair;
+  EXPECT_TRUE(check(all, "qkv04-quiz-4", {"conditional"}).correct);
+  const std::string tied = find(all, "qkv04-quiz-4").explanation;
+  EXPECT_NE(tied.find("|a| = 4.00, |b| = 1.00, |c| = 3.16"), std::string::npos) << tied;
+  EXPECT_NE(tied.find("Row c (c·a = 12.00, c·b = " + kMinus + "1.00, c·c = 10.00) peaks on a"),
+            std::string::npos)
+      << tied;
+}
+
 }  // namespace
 }  // namespace qkv
