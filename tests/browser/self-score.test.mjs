@@ -287,14 +287,17 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
 
     // A summary instead of 262144 cells per kind: the 8 × 8 corner, the counts and the first rows.
     await openEvidence(page); // each kind's table is folded below the questions it answers
-    for (const kind of ['none', 'separate', 'tied']) {
+    for (const kind of ['none', 'tied']) {
       const cells = await page.locator(`${section} table[data-scores="${kind}"] tbody td`).count();
       assert.equal(cells, 64, `${kind}: the 8 × 8 corner`);
       assert.match(await page.locator(`${section} table[data-scores="${kind}"] caption`).innerText(), /the first 8 of 512 rows and columns/);
     }
+    // The separate scores' question is pinned to the module's experiment: its table stays 5 × 5 at seed 1.
+    assert.equal(await page.locator(`${section} table[data-scores="separate"] tbody td`).count(), 25, 'separate: the module’s 5 × 5');
+    assert.match(await page.locator(`${section} [data-kind="separate"] .table-title`).innerText(), /seed 1, 5 tokens, width 8 \(not the settings above\)/);
     assert.match(await page.locator(`${section} .self-score-results > p`).first().innerText(), /^Seed 1, 512 tokens of width 512\./);
     assert.match(await page.locator(`${section} [data-kind="none"] dl.facts`).innerText(), /Rows peaking on their own token\s+\d+ of 512/);
-    assert.match(await page.locator(`${section} dd[data-off-diagonal="separate"]`).innerText(), /^row \d+ peaks at token \d+ \(/);
+    assert.match(await page.locator(`${section} dd[data-off-diagonal="tied"]`).innerText(), /^(none|row \d+ peaks at token \d+ \()/);
 
     // The exercise about this experiment is graded by the core from the worker's facts, promptly.
     const form = page.locator(`${section} form[data-exercise="qkv04-exercise-1"]`);
