@@ -1,6 +1,7 @@
 #include "learner/exercises.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "learner/provenance.hpp"
@@ -243,6 +244,73 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   return out;
 }
 
+// Question 16's two given vectors (exercise-prose.json states them): is x·x ≥ x·y guaranteed by the
+// lengths alone, and what do the dot products say?
+struct GivenPair {
+  bool guaranteed;
+  std::string explanation;
+};
+GivenPair given_pair() {
+  const std::vector<double> x = {4, 0}, y = {1, 5};
+  const double xx = x[0] * x[0] + x[1] * x[1], xy = x[0] * y[0] + x[1] * y[1];
+  const double x_length = std::sqrt(xx), y_length = std::sqrt(y[0] * y[0] + y[1] * y[1]);
+  const bool guaranteed = y_length <= x_length;
+  const std::string lengths = "|x| = " + score_text(x_length) + " and |y| = " + score_text(y_length);
+  const std::string products =
+      "x·x = " + score_text(xx) + " and x·y = " + score_text(xy) + " (x = [4, 0], y = [1, 5])";
+  if (guaranteed)
+    return {true, lengths + ": y is no longer than x, so x·y ≤ |x| |y| ≤ |x|² = x·x. Here " + products + "."};
+  return {false, lengths + ": y is longer, so Cauchy–Schwarz bounds x·y only by |x| |y| = " +
+                     score_text(x_length * y_length) +
+                     ", more than x·x. Nothing is guaranteed; here it holds "
+                     "anyway: " +
+                     products + "."};
+}
+
+// Question 14's three projected vectors with tied weights (exercise-prose.json states them): which rows
+// are sure to peak on their own vector, and which do.
+struct GivenTied {
+  std::string answer;  // every-row, conditional or avoids
+  std::string explanation;
+};
+GivenTied given_tied() {
+  const std::vector<std::string> names = {"a", "b", "c"};
+  const std::vector<std::vector<double>> rows = {{4, 0}, {0, 1}, {3, -1}};
+  const auto dot = [](const std::vector<double>& u, const std::vector<double>& v) {
+    return u[0] * v[0] + u[1] * v[1];
+  };
+  std::vector<double> lengths;
+  for (const auto& row : rows) lengths.push_back(std::sqrt(dot(row, row)));
+  std::vector<std::size_t> sure;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    bool longest = true;
+    for (std::size_t j = 0; j < rows.size(); ++j)
+      if (j != i && (lengths[j] > lengths[i] || rows[j] == rows[i])) longest = false;
+    if (longest) sure.push_back(i);
+  }
+  std::string story = "|a| = " + score_text(lengths[0]) + ", |b| = " + score_text(lengths[1]) +
+                      ", |c| = " + score_text(lengths[2]) + ". ";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::size_t peak = 0;
+    std::string scores;
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      if (dot(rows[i], rows[j]) > dot(rows[i], rows[peak])) peak = j;
+      scores += (j == 0 ? "" : ", ") + names[i] + "·" + names[j] + " = " + score_text(dot(rows[i], rows[j]));
+    }
+    const bool promised = std::find(sure.begin(), sure.end(), i) != sure.end();
+    story += "Row " + names[i] + " (" + scores + ") peaks on " + names[peak] +
+             (promised    ? ": promised, as the longest vector, equal to no other. "
+              : peak == i ? ": not promised, it happens. "
+                          : ": nothing was promised. ");
+  }
+  const std::string answer = sure.size() == rows.size() ? "every-row"
+                             : sure.empty()             ? "avoids"
+                                                        : "conditional";
+  return {answer, story +
+                      "Tied scores are dot products of the projected vectors, so the longest one is sure "
+                      "to peak on itself, and the others are not."};
+}
+
 std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int64_t seed,
                                            const SelfScoreResult& module) {
   const std::string setting = "At seed " + std::to_string(seed) + " with " + std::to_string(now.tokens) +
@@ -250,6 +318,8 @@ std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int6
   const bool all_none = now.none.diagonal_rows.size() == now.tokens;
   const bool all_tied = now.tied.diagonal_rows.size() == now.tokens;
   const std::size_t n = module.tokens;
+  const GivenPair given = given_pair();
+  const GivenTied tied = given_tied();
 
   // The last row of the separate scores that peaks on itself, and what its own score beats.
   std::string separate_story;
@@ -265,10 +335,6 @@ std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int6
       separate_story += (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") + score_text(others[i]);
     separate_story += ".";
   }
-  const std::size_t tied_unsure =
-      module.tied.diagonal_rows.size() -
-      std::min(module.tied.diagonal_rows.size(), module.tied.guaranteed_rows.size());
-
   std::vector<Exercise> out;
   out.push_back({"qkv04-exercise-1",
                  {"yes", "no"},
@@ -294,29 +360,18 @@ std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int6
        {choice(all_tied ? "yes" : "no")},
        {},
        "Open Tied projections: does every row's ▲ (its largest score) sit on the ◆ of its own token?",
-       setting + ", " + diagonal_story(now.tied, now.tokens, "the tied scores") +
-           ". Tying brings back the conditional guarantee, now for the projected "
-           "vectors x W_q: it covers " +
-           rows_text(now.tied.guaranteed_rows) + "."});
+       setting + ", " + diagonal_story(now.tied, now.tokens, "the tied scores") + "."});
+  // qkv04-quiz-1 (what Cauchy–Schwarz guarantees, asked in the abstract, and stated by the prose above it)
+  // is retired; qkv04-quiz-6 applies it to two given vectors.
   out.push_back(
-      {"qkv04-quiz-1",
-       {"always", "reverse", "conditional"},
-       {choice("conditional")},
-       {{"always", "Try y = 2x: x·y = 2|x|², more than x·x."}, {"reverse", "Try y = −x."}},
+      {"qkv04-quiz-6",
+       {"yes", "no"},
+       {choice(given.guaranteed ? "yes" : "no")},
+       {{given.guaranteed ? "no" : "yes",
+         "Cauchy–Schwarz bounds x·y by |x| |y|. Compare that bound with x·x = |x|²: which length decides?"}},
        "",
-       "The inequality bounds x·y by |x| |y|, and that bound is at most |x|² only when |y| ≤ |x|."});
-  out.push_back(
-      {"qkv04-quiz-2",
-       {},
-       {count(module.none.diagonal_rows.size(), n,
-              {{n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
-       {},
-       std::string(kOwnPeak) + " Count those rows in No projection (scores = X Xᵀ) for seed 1, 5 "
-                               "tokens, width 8.",
-       of_total(module.none.diagonal_rows.size(), n) + ": " + rows_text(module.none.diagonal_rows) +
-           ". Only " + rows_text(module.none.guaranteed_rows) +
-           " is guaranteed (at least as long as every other row); the others peak on themselves by the "
-           "luck of the draw."});
+       given.explanation});
+  // qkv04-quiz-2 (how many rows of X Xᵀ peak on their own token) is retired: qkv04-exercise-1 asks it.
   out.push_back(
       {"qkv04-quiz-3",
        {},
@@ -327,19 +382,16 @@ std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int6
                                "tokens, width 8.",
        of_total(module.separate.diagonal_rows.size(), n) + ": " + rows_text(module.separate.diagonal_rows) +
            " of the separate scores peak on their own token." + separate_story});
-  out.push_back(
-      {"qkv04-quiz-4",
-       {"every-row", "conditional", "avoids"},
-       {choice("conditional")},
-       {{"every-row",
-         "Look at Tied projections at other seeds: the search button finds rows that peak elsewhere."},
-        {"avoids", "Tied scores are a Gram matrix again, as with no projection."}},
-       "",
-       "At seed 1 the tied scores peak on their own token in " +
-           of_total(module.tied.diagonal_rows.size(), n) + " rows. Only " +
-           rows_text(module.tied.guaranteed_rows) +
-           " is guaranteed (the longest projected vector); the others are not guaranteed to, and here " +
-           std::to_string(tied_unsure) + " of them do anyway."});
+  out.push_back({"qkv04-quiz-4",
+                 {"every-row", "conditional", "avoids"},
+                 {choice(tied.answer)},
+                 {{"every-row", "Work out each row's three scores: does every row peak on its own vector?"},
+                  {"conditional", "Compare the three lengths: is one longer than the others?"},
+                  {"avoids",
+                   "Tied scores are dot products of the projected vectors with each other, as with no "
+                   "projection: what does Cauchy–Schwarz promise the longest one?"}},
+                 "",
+                 tied.explanation});
   out.push_back({"qkv04-quiz-5",
                  {"roles", "shapes", "bias"},
                  {choice("roles")},
@@ -358,8 +410,8 @@ const std::vector<std::string>& exercise_ids() {
       "ch26-output-shapes",   "ch26-first-token",   "ch26-best-key",     "ch26-change-query-only",
       "ch26-parameter-count", "ch26-empty-axes",    "ch26-rank-two",     "ch26-divisibility",
       "ch26-history",         "ch26-still-missing", "ch26-upstream-key", "qkv04-exercise-1",
-      "qkv04-exercise-2",     "qkv04-exercise-3",   "qkv04-quiz-1",      "qkv04-quiz-2",
-      "qkv04-quiz-3",         "qkv04-quiz-4",       "qkv04-quiz-5"};
+      "qkv04-exercise-2",     "qkv04-exercise-3",   "qkv04-quiz-6",      "qkv04-quiz-3",
+      "qkv04-quiz-4",         "qkv04-quiz-5"};  // qkv04-quiz-1 and -2 are retired: never reuse them
   return ids;
 }
 

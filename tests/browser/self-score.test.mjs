@@ -132,6 +132,58 @@ test('changing the seed recomputes and clears a verdict about the old seed; a ba
   }
 });
 
+// What a question's hint and explanation say about the tables, against the table in its fold: the seed named
+// (the fold's title names the module's seed where the question is pinned to it, else the settings shown) and
+// every "row r peaks at token c" against the ▲ the table marks.
+async function foldAgrees(page, id, said, where) {
+  const fold = page.locator(`${section} details[data-evidence-for~="${id}"]`);
+  if ((await fold.count()) === 0) return;
+  await fold.evaluate((details) => (details.open = true));
+  const card = fold.locator('section.card[data-kind]');
+  const kind = await card.getAttribute('data-kind');
+  const title = await card.locator('.table-title').innerText();
+  const shown = (await page.locator(`${section} .self-score-results`).getAttribute('data-shown')).split(' ');
+  const tableSeed = /seed (\d+)/.exec(title)?.[1] ?? shown[0];
+  for (const [, seed] of said.matchAll(/[Ss]eed (\d+)/g)) assert.equal(seed, tableSeed, `${where}: ${id} names seed ${seed}, its table shows seed ${tableSeed} ("${said}")`);
+  const maxima = await markedMaxima(page, kind);
+  for (const [, row, column] of said.matchAll(/row (\d+) peaks at token (\d+)/g)) {
+    assert.equal(maxima[Number(row)], Number(column), `${where}: ${id} says row ${row} peaks at token ${column}; its table marks ${maxima[Number(row)]}`);
+  }
+}
+
+test('after a seed change, no self-score hint or explanation names a seed or a row maximum its table does not show', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    await waitShown(page, 1, 5, 8);
+    await page.locator(`${section} input[id$="-sb-seed"]`).fill(`${search.seed}`);
+    await waitShown(page, search.seed, 5, 8);
+    const ids = await page.locator(`${section} form[data-exercise]`).evaluateAll((forms) => forms.map((f) => f.dataset.exercise));
+    assert.ok(ids.includes('qkv04-quiz-3') && ids.includes('qkv04-exercise-1'), `test sanity: the questions are asked (${ids})`);
+    for (const id of ids) {
+      const form = page.locator(`${section} form[data-exercise="${id}"]`);
+      // A wrong answer for its hint, then the answer with its explanation.
+      const choices = form.locator('input[type="radio"]');
+      if ((await choices.count()) > 0) {
+        const values = await choices.evaluateAll((inputs) => inputs.map((input) => input.value));
+        await form.locator(`input[value="${values[0]}"]`).check();
+      } else await form.locator('input[type="text"]').first().fill('0');
+      await form.getByRole('button', { name: 'Check' }).click();
+      const hint = await form.locator('.feedback').innerText();
+      const reveal = form.getByRole('button', { name: 'Show the answer' });
+      if (await reveal.isVisible()) await reveal.click();
+      const said = `${hint} ${await form.locator('.feedback').innerText()}`;
+      await foldAgrees(page, id, said, `seed ${search.seed}`);
+    }
+    // The pinned question's hint names the module's setting, and its fold shows that setting's table.
+    assert.match(await page.locator(`${section} [data-kind="separate"] .table-title`).innerText(), /seed 1, 5 tokens, width 8/);
+    assert.deepEqual(await markedMaxima(page, 'separate'), moduleCase.separate.argmax, 'the separate table stays the module’s');
+    assert.equal((await markedMaxima(page, 'none'))[search.row], search.argmax, `the X Xᵀ table follows seed ${search.seed}`);
+    assertNoProblems(problems, 'hints after a seed change');
+  } finally {
+    await close();
+  }
+});
+
 test('the seed search finds numpy’s counterexample', async () => {
   const { page, close } = await openLesson(run.browser, run.server.url);
   try {
@@ -175,9 +227,12 @@ test('quiz answers are checked against the computed counts', async () => {
       document.addEventListener('qkv-lesson-answer', (event) => window.__answers.push(event.detail));
     });
     const form = (id) => page.locator(`${section} form[data-exercise="${id}"]`);
-    await form('qkv04-quiz-2').locator('input').fill(`${moduleCase.none.diagonal_rows.length} of 5`);
-    await form('qkv04-quiz-2').getByRole('button', { name: 'Check' }).click();
-    assert.match(await form('qkv04-quiz-2').locator('.feedback').innerText(), /Correct/);
+    // qkv04-quiz-2 (the count of X Xᵀ's own-token rows) is retired: qkv04-exercise-1 asks it.
+    assert.equal(await form('qkv04-quiz-2').count(), 0, 'the retired question is not asked');
+    const noneAll = moduleCase.none.diagonal_rows.length === 5;
+    await form('qkv04-exercise-1').locator(`input[value="${noneAll ? 'yes' : 'no'}"]`).check();
+    await form('qkv04-exercise-1').getByRole('button', { name: 'Check' }).click();
+    assert.match(await form('qkv04-exercise-1').locator('.feedback').innerText(), /Correct/);
 
     // The module's prose says one row; the computation says otherwise.
     await form('qkv04-quiz-3').locator('input').fill('1');
@@ -198,7 +253,7 @@ test('quiz answers are checked against the computed counts', async () => {
 
     const answers = (await page.evaluate(() => window.__answers)).filter((a) => a.verb.id.endsWith('/answered'));
     assert.deepEqual(answers.map((a) => [a.context.extensions['urn:qkv-lesson:exercise'], a.result.success]), [
-      ['qkv04-quiz-2', true],
+      ['qkv04-exercise-1', true],
       ['qkv04-quiz-3', false],
       ['qkv04-exercise-3', true],
     ]);
@@ -232,14 +287,17 @@ test('512 tokens of width 512: computed off the page’s thread, summarised, gra
 
     // A summary instead of 262144 cells per kind: the 8 × 8 corner, the counts and the first rows.
     await openEvidence(page); // each kind's table is folded below the questions it answers
-    for (const kind of ['none', 'separate', 'tied']) {
+    for (const kind of ['none', 'tied']) {
       const cells = await page.locator(`${section} table[data-scores="${kind}"] tbody td`).count();
       assert.equal(cells, 64, `${kind}: the 8 × 8 corner`);
       assert.match(await page.locator(`${section} table[data-scores="${kind}"] caption`).innerText(), /the first 8 of 512 rows and columns/);
     }
+    // The separate scores' question is pinned to the module's experiment: its table stays 5 × 5 at seed 1.
+    assert.equal(await page.locator(`${section} table[data-scores="separate"] tbody td`).count(), 25, 'separate: the module’s 5 × 5');
+    assert.match(await page.locator(`${section} [data-kind="separate"] .table-title`).innerText(), /seed 1, 5 tokens, width 8 \(not the settings above\)/);
     assert.match(await page.locator(`${section} .self-score-results > p`).first().innerText(), /^Seed 1, 512 tokens of width 512\./);
     assert.match(await page.locator(`${section} [data-kind="none"] dl.facts`).innerText(), /Rows peaking on their own token\s+\d+ of 512/);
-    assert.match(await page.locator(`${section} dd[data-off-diagonal="separate"]`).innerText(), /^row \d+ peaks at token \d+ \(/);
+    assert.match(await page.locator(`${section} dd[data-off-diagonal="tied"]`).innerText(), /^(none|row \d+ peaks at token \d+ \()/);
 
     // The exercise about this experiment is graded by the core from the worker's facts, promptly.
     const form = page.locator(`${section} form[data-exercise="qkv04-exercise-1"]`);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <set>
 
 #include "fixture.hpp"
@@ -42,7 +43,8 @@ TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
   std::vector<std::string> ids;
   for (const Exercise& exercise : all) ids.push_back(exercise.id);
   EXPECT_EQ(ids, exercise_ids());
-  EXPECT_EQ(ids.size(), 19u);
+  EXPECT_EQ(ids.size(), 18u);  // qkv04-quiz-2 is retired (merged into qkv04-exercise-1)
+  EXPECT_EQ(std::count(ids.begin(), ids.end(), "qkv04-quiz-2"), 0);
   // The two added for the look-ahead and reverse mode, each where the lesson asks it.
   EXPECT_EQ(ids[2], "ch26-best-key");
   EXPECT_EQ(ids[1], "ch26-first-token");
@@ -90,16 +92,17 @@ TEST(Exercises, EveryAnswerFormIsReadTheSameWayInEveryExercise) {
       {"ch26-parameter-count", {"12"}, false},
       {"ch26-empty-axes", {"[0,2,2]", "2" + kTimes + "0" + kTimes + "2"}, true},
       {"ch26-empty-axes", {"0x2x2", "[2, 0, 2]"}, true},
-      {"qkv04-quiz-2", {"5"}, true},
-      {"qkv04-quiz-2", {"5.0"}, true},
-      {"qkv04-quiz-2", {"05"}, true},
-      {"qkv04-quiz-2", {"5 of 5"}, true},
       {"qkv04-quiz-3", {"2 of 5"}, true},
       {"qkv04-quiz-3", {"2"}, true},
       {"qkv04-quiz-3", {"2/5"}, true},
       {"qkv04-quiz-3", {"2 out of 5"}, true},
-      {"qkv04-quiz-2", {"5/5"}, true},
       {"qkv04-quiz-3", {"1"}, false},
+      {"qkv04-quiz-3", {"2.0"}, true},
+      {"qkv04-quiz-3", {"02"}, true},
+      {"qkv04-quiz-6", {"no"}, true},
+      {"qkv04-quiz-6", {"yes"}, false},
+      {"qkv04-quiz-4", {"conditional"}, true},
+      {"qkv04-quiz-4", {"every-row"}, false},
       {"ch26-rank-two", {"explicit-axes"}, true},
       {"qkv04-exercise-2", {"orthogonal"}, true},
   };
@@ -126,7 +129,7 @@ TEST(Exercises, UnreadableAnswersAreNumberErrorsSayingWhatWasExpected) {
   SelfScoreResult current;
   const auto all = registry.at(1, current);
   for (const auto& [id, response] : std::vector<std::pair<std::string, std::string>>{
-           {"ch26-parameter-count", "eighteen"}, {"qkv04-quiz-2", "five"}, {"ch26-output-shapes", "[4,7"}}) {
+           {"ch26-parameter-count", "eighteen"}, {"qkv04-quiz-3", "two"}, {"ch26-output-shapes", "[4,7"}}) {
     auto verdict = check_answer(find(all, id), {response});
     ASSERT_FALSE(verdict) << id;
     EXPECT_EQ(verdict.error().kind, ErrorKind::Number);
@@ -269,15 +272,11 @@ TEST(Exercises, SelfScoreCountHintsSayWhatToCount) {
       "A row peaks on its own token when its largest score sits on the diagonal (row i, column i): the ▲ "
       "that "
       "marks the row's maximum is on the ◆ of its own token.";
-  // Seed 1: every row of X Xᵀ peaks on itself (5 of 5), rows 0 and 3 of the separate scores (2 of 5). A
-  // wrong count's hint never names another question's count (typing quiz-3's 2 into quiz-2 must not
-  // confirm it).
+  // Seed 1: rows 0 and 3 of the separate scores peak on themselves (2 of 5); a wrong count's hint names
+  // the module's setting, whose table sits under the question.
   EXPECT_EQ(check(all, "qkv04-quiz-3", {"5"}).hint,
             "Too many: that would be every row: look for a row whose ▲ is off the diagonal. " + own_peak +
                 " Count those rows in Separate projections, (X W_q)(X W_k)ᵀ, for seed 1, 5 tokens, width 8.");
-  EXPECT_EQ(check(all, "qkv04-quiz-2", {"2"}).hint,
-            "Too few. " + own_peak +
-                " Count those rows in No projection (scores = X Xᵀ) for seed 1, 5 tokens, width 8.");
   EXPECT_EQ(check(all, "qkv04-quiz-3", {"1"}).hint.substr(0, 9), "Too few. ");
 }
 
@@ -296,7 +295,7 @@ TEST(Exercises, SelfScoreAnswersAndExplanationsFollowTheCurrentSeed) {
 }
 
 TEST(Exercises, TheYesNoQuestionsDoNotGiveAwayTheCountsAskedNext) {
-  // qkv04-exercise-1 is checked before qkv04-quiz-2 asks how many rows of X Xᵀ peak on their own token.
+  // The yes/no questions name no count (qkv04-quiz-3 asks one).
   Registry registry;
   SelfScoreResult at1;
   const auto seed1 = registry.at(1, at1);
@@ -349,6 +348,23 @@ TEST(Exercises, EqualScoresAreGradedAsATie) {
   EXPECT_TRUE(check(all, "ch26-best-key", {"tie"}).correct);
   EXPECT_FALSE(check(all, "ch26-best-key", {"token-0"}).correct);
   EXPECT_FALSE(check(all, "ch26-best-key", {"token-1"}).correct);
+}
+
+// Questions 14 and 16 apply Cauchy–Schwarz to given vectors; the core computes what the explanation says.
+TEST(Exercises, TheApplicationQuestionsExplainFromTheirGivenVectors) {
+  Registry registry;
+  SelfScoreResult current;
+  const auto all = registry.at(1, current);
+  EXPECT_TRUE(check(all, "qkv04-quiz-6", {"no"}).correct);
+  const std::string pair = find(all, "qkv04-quiz-6").explanation;
+  EXPECT_NE(pair.find("|x| = 4.00 and |y| = 5.10"), std::string::npos) << pair;
+  EXPECT_NE(pair.find("x·x = 16.00 and x·y = 4.00 (x = [4, 0], y = [1, 5])"), std::string::npos) << pair;
+  EXPECT_TRUE(check(all, "qkv04-quiz-4", {"conditional"}).correct);
+  const std::string tied = find(all, "qkv04-quiz-4").explanation;
+  EXPECT_NE(tied.find("|a| = 4.00, |b| = 1.00, |c| = 3.16"), std::string::npos) << tied;
+  EXPECT_NE(tied.find("Row c (c·a = 12.00, c·b = " + kMinus + "1.00, c·c = 10.00) peaks on a"),
+            std::string::npos)
+      << tied;
 }
 
 }  // namespace

@@ -68,5 +68,10 @@ test('the exercise ids course authors rely on are unchanged', async () => {
     assert.ok(ids.includes(id), id);
     assert.ok(reference.includes(`\`${id}\``), `docs/statements.md documents ${id}`);
   }
-  for (const id of ids.filter((id) => id.startsWith('qkv04-'))) assert.match(id, /^qkv04-(exercise-[1-3]|quiz-[1-5])$/);
+  for (const id of ids.filter((id) => id.startsWith('qkv04-'))) assert.match(id, /^qkv04-(exercise-[1-3]|quiz-[3-6])$/);
+  // Retired ids are never listed (nor reused), and the reference says they are retired.
+  for (const id of ['qkv04-quiz-1', 'qkv04-quiz-2']) {
+    assert.ok(!ids.includes(id), `${id} is retired`);
+    assert.match(reference, new RegExp(`\`${id}\`[^.]*retired`), `docs/statements.md lists ${id} as retired`);
+  }
 });

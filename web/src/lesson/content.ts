@@ -106,7 +106,7 @@ export function renderNext(): HTMLElement {
     h(
       'p',
       {},
-      'The decoder now turns a hidden sequence of shape [B, T, d_model] into separate Q, K and V of shape [B, T, d_head]. The next lesson turns these views into one attention head: scores from queries and keys, probabilities from the scores, and a probability-weighted mixture of the values.',
+      'The decoder now turns a hidden sequence of shape [B, T, d_model] into separate Q, K and V of shape [B, T, d_head]. The next lesson builds one attention head from these three views.',
     ),
   );
 }
