@@ -429,7 +429,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     h(
       'p',
       {},
-      'The lesson’s main path ends above. This part is for learners who want to see the layer’s backward pass, check its gradients numerically, and see which inputs it refuses. It uses the same numbers as ',
+      'The lesson’s main path ends above. This part is for learners who want to see the layer’s backward pass, check its gradients numerically, see which inputs it refuses, and run it at the size of real models. It uses the same numbers as ',
       link('#diagram', 'the diagram'),
       '; its upstream tensors U_Q, U_K and U_V can be edited here, everything else there.',
     ),
