@@ -145,14 +145,16 @@ Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config) {
   return result;
 }
 
-std::string proportion_remark(double work_ratio, double time_ratio) {
+std::string proportion_remark(double work_ratio, double time_ratio, std::uint64_t larger_runs,
+                              std::uint64_t smaller_runs) {
   if (!(work_ratio > 0.0) || !(time_ratio > 0.0)) return "";
   const double share = time_ratio / work_ratio;
-  if (share < 0.75)
-    return ": less than in proportion, so at this size fixed costs per call take a large share";
-  if (share > 4.0 / 3.0)
-    return ": more than in proportion, so the larger run was slowed by something else (memory, caches or "
-           "other work on this machine)";
+  if (share < 0.75 || share > 4.0 / 3.0)
+    return ": not in proportion to the work. A ratio this far off is spread between the timings (the larger "
+           "size averaged over " +
+           std::to_string(larger_runs) + (larger_runs == 1 ? " run" : " runs") + ", the smaller over " +
+           std::to_string(smaller_runs) + (smaller_runs == 1 ? " run" : " runs") +
+           ", each after an untimed first run), not a cost this measurement shows";
   return ": about in proportion to the work";
 }
 

@@ -64,12 +64,12 @@ Result<QkvOutputs, TensorError> forward_backward(const BenchData& data);
 // the products).
 Result<BenchResult, BenchError> run_qkv_bench(const BenchConfig& config);
 
-// What two timed runs of `work_ratio` times the work each say about the time, as a sentence's tail for
-// the scale section: when the larger took under three quarters of the proportional time, the fixed costs
-// per call show ("; less than in proportion: at this size, fixed costs per call take a large share"); when
-// it took over a third more, the machine slowed down for the larger run (caches, other work); otherwise the
-// time grew about in proportion. Only what the measurement shows is said.
-std::string proportion_remark(double work_ratio, double time_ratio);
+// What two timings of `work_ratio` times the work each say about the time, as a sentence's tail for the
+// scale section: within three quarters to four thirds of the proportional time, that the time grew about in
+// proportion; further off (a ratio below 1 among them), that the ratio is spread between timings, with how
+// many runs each time averages, and no cause: the measurement shows none.
+std::string proportion_remark(double work_ratio, double time_ratio, std::uint64_t larger_runs,
+                              std::uint64_t smaller_runs);
 
 namespace api {
 

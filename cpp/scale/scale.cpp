@@ -54,8 +54,10 @@ struct ScaleRun {
   std::optional<QkvOutputs> outputs;
 };
 
-// Builds the benchmark's seeded layer and data, then runs its forward and backward until 200 ms have
-// passed (at most 1000 runs, at least one), each from empty gradients.
+// Builds the benchmark's seeded layer and data, runs its forward and backward once untimed (a warm-up: the
+// first touches of memory, and WebAssembly's baseline tier, would make a slow first run the whole measurement
+// at large sizes), then timed until 200 ms have passed (at most 1000 runs, at least one), each from empty
+// gradients.
 Result<ScaleRun, LessonError> run_scale(Extent batch, Extent tokens, Extent model_width, Extent head_width) {
   BenchConfig config;
   config.batch = batch;
@@ -65,22 +67,21 @@ Result<ScaleRun, LessonError> run_scale(Extent batch, Extent tokens, Extent mode
   auto data = bench_data(config, "scale");
   if (!data) return fail(scale_error(data.error()));
   ScaleRun run;
-  auto start = std::chrono::steady_clock::now();
-  double elapsed = 0.0;
-  bool warm = false;  // a first run under 50 ms is not timed: WebAssembly is still in its baseline tier
-  while (run.runs == 0 || (elapsed < 0.2 && run.runs < 1000)) {
+  auto pass = [&]() -> Result<QkvOutputs, LessonError> {
     zero_gradients(*data);
     auto outputs = forward_backward(*data);
     if (!outputs) return fail(LessonError{ErrorKind::Tensor, outputs.error().message()});
+    return std::move(*outputs);
+  };
+  if (auto warm_up = pass(); !warm_up) return fail(warm_up.error());
+  const auto start = std::chrono::steady_clock::now();
+  double elapsed = 0.0;
+  while (run.runs == 0 || (elapsed < 0.2 && run.runs < 1000)) {
+    auto outputs = pass();
+    if (!outputs) return fail(outputs.error());
     ++run.runs;
     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     run.outputs = std::move(*outputs);
-    if (!warm && elapsed < 0.05) {
-      run.runs = 0;
-      elapsed = 0.0;
-      start = std::chrono::steady_clock::now();
-    }
-    warm = true;
   }
   run.seconds = elapsed / static_cast<double>(run.runs);
   run.data = std::move(*data);
@@ -128,7 +129,8 @@ ScaleResponse scale(const ScaleRequest& request) {
       "doubles it. Here T = " +
       std::to_string(T) + " has " + three_digits(work_ratio) +
       "× the multiply-adds of T = " + std::to_string(half) + ", and took " + three_digits(time_ratio) +
-      "× the time on this machine" + proportion_remark(work_ratio, time_ratio) + ".";
+      "× the time on this machine" + proportion_remark(work_ratio, time_ratio, run->runs, smaller->runs) +
+      ".";
   // Q, K and V by the tensors' labels (response/tensor_names.hpp); the gradients as written here ("dL/d" +
   // label at run time cost this module 250 bytes of gzip).
   constexpr const char* q = tensor_name<TensorRole::Output>(0).label;

@@ -858,9 +858,9 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     const radio = await tabUntil((f) => f.exercise === 'ch26-change-query-only' && f.type === 'radio', 'the radio group of ch26-change-query-only');
     assert.equal(radio.checked, false, 'nothing is chosen yet');
     const back = await step('Shift+Tab');
-    // The question sits right after the history part it follows in the diagram: Shift+Tab goes back to that
-    // part's folded evidence (its summary).
-    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: where attention')], ['summary', true], `Shift+Tab from the radios goes back to the history part's fold, got ${describeFocus(back)}`);
+    // The question sits right after what the views are for in the diagram (the history part is in the optional
+    // part since issue 38): Shift+Tab goes back to that part's folded scores (its summary).
+    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: the query–key scores')], ['summary', true], `Shift+Tab from the radios goes back to the query–key scores' fold, got ${describeFocus(back)}`);
     await step('Tab');
     const no = await step('ArrowDown');
     assert.deepEqual([no.type, no.value, no.checked], ['radio', 'no', true], `ArrowDown should choose "No", got ${JSON.stringify(no)}`);

@@ -303,7 +303,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     h(
       'p',
       { id: `${idPrefix}-diagram-description` },
-      'Follow one hidden-state sequence through the query, key and value projections, see what the three views are for, then compare where attention’s inputs come from and check independence, sizes and empty axes. Every cell of X and of the three weights can be edited; the core recomputes everything below.',
+      'Follow one hidden-state sequence through the query, key and value projections, see what the three views are for, then check independence, sizes and empty axes. Every cell of X and of the three weights can be edited; the core recomputes everything below.',
     ),
     h(
       'ul',
@@ -429,7 +429,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     h(
       'p',
       {},
-      'The lesson’s main path ends above. This part is for learners who want to see the layer’s backward pass, check its gradients numerically, and see which inputs it refuses. It uses the same numbers as ',
+      'The lesson’s main path ends above. This part is for learners who want to see where attention’s inputs come from, the layer’s backward pass, check its gradients numerically, see which inputs it refuses, and run it at the size of real models. It uses the same numbers as ',
       link('#diagram', 'the diagram'),
       '; its upstream tensors U_Q, U_K and U_V can be edited here, everything else there.',
     ),
@@ -493,6 +493,9 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
   );
 
   lookAheadHome.append(lookAhead);
+  // Where attention's inputs come from is optional reading (issue 38, a shorter main path): it opens the optional
+  // part, after its introduction; moved before pathOrder below reads the questions' reading order.
+  deeper.insertBefore(root.querySelector('#history')!.parentElement!, deeper.children[2]);
   const pathOrder = [root, deeper].flatMap((container) => [...container.querySelectorAll<HTMLElement>('[data-prediction-for]')].map((home) => home.dataset.predictionFor!));
 
   // The three branch cards fold their outputs together: opening one opens the others.

@@ -20,7 +20,7 @@ import { layOutInSteps } from './laid-out';
 import { LessonRecord, defaultActivityId } from './lesson-record';
 import { LessonView, lessonSheets } from './lesson-view';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
-import { followLink, showFragment } from './section-links';
+import { followLink, returnFromLink, showFragment } from './section-links';
 import { cellIndexOf } from './tables';
 import { linkPrefixFor } from './url-state';
 import { WarmUp } from './warm-up';
@@ -59,6 +59,11 @@ export class QkvLessonElement extends LessonAttributes {
   private readonly record = new LessonRecord(() => this.activityId ?? defaultActivityId(location.href), (statement) => this.report(statement));
   private readonly onPageHide = () => this.record.leave();
   private readonly onPageShow = (event: PageTransitionEvent) => event.persisted && this.record.begin();
+  // Back after an in-lesson link: the place the learner left, and the page URL showing today's numbers again
+  // (the entry gone back to holds the link written before the link was followed).
+  private readonly onPopState = (event: PopStateEvent) => {
+    if (returnFromLink(event)) this.writeUrl();
+  };
 
   attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
     if (previous === next) return;
@@ -124,6 +129,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.shadowRoot?.removeEventListener('click', this.onClick);
     removeEventListener('pagehide', this.onPageHide);
     removeEventListener('pageshow', this.onPageShow);
+    removeEventListener('popstate', this.onPopState);
     this.record.leave();
     this.view?.release();
     this.bridge.cancel();
@@ -153,6 +159,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.shadowRoot!.addEventListener('click', this.onClick);
     addEventListener('pagehide', this.onPageHide);
     addEventListener('pageshow', this.onPageShow);
+    addEventListener('popstate', this.onPopState);
     this.record.begin();
     // data-laid-out and qkv-lesson-laid-out: the whole lesson is laid out (laid-out.ts); then a section the
     // page URL's #fragment names is scrolled to, once, and the idle work starts (the checks, the self-score
@@ -196,6 +203,12 @@ export class QkvLessonElement extends LessonAttributes {
     if (!read) return;
     if (this.dataset.state !== 'ready') this.pendingProgress = read;
     else this.applyProgress(read);
+  }
+
+  /** Forgets the work kept under progress-key (every answer, the challenge's text, the attempt's registration);
+   * what is on screen stays until the page reloads. False when the browser's storage refused. */
+  forgetKeptProgress(): boolean {
+    return this.bridge.forgetProgress();
   }
 
   /** The core's grading of the questions shown, under the course's passing fraction (0.8 without one); null

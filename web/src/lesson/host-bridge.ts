@@ -177,6 +177,21 @@ export class HostBridge {
     return this.stored('registration') ?? undefined;
   }
 
+  // Start over: everything kept under this lesson's progress-key (every answer, the challenge, the registration)
+  // is removed. Returns false when the storage refused (the learner is told, as for any refusal).
+  forgetProgress(): boolean {
+    const key = this.ownKey;
+    if (!key) return true;
+    try {
+      const names = Array.from({ length: localStorage.length }, (_, i) => localStorage.key(i)).filter((name): name is string => name?.startsWith(`${key}:`) ?? false);
+      for (const name of names) localStorage.removeItem(name);
+      return true;
+    } catch (error) {
+      this.sayNotKept(`the browser's storage cannot be changed here (${errorName(error)})`);
+      return false;
+    }
+  }
+
   postAnswer(statement: AnswerStatement): void {
     const target = answerTarget(this.settings.parentOrigin());
     if (target) window.parent.postMessage({ type: answerMessageType, statement }, target);

@@ -1,6 +1,7 @@
-// The lesson as the learner sees it: the sections in the lesson's order (the opening prediction, the forward
-// rule, the diagram, the scale presets, the questions left over, the self-score experiment, what comes next),
-// built once the core is ready, and shown or hidden as the sections attribute asks.
+// The lesson as the learner sees it: the main path's sections in the lesson's order (the opening prediction, the
+// forward rule, the diagram, the questions left over, the self-score experiment, what comes next), then the
+// optional part ("Going deeper"), which ends with the scale presets; built once the core is ready, and shown or
+// hidden as the sections attribute asks.
 import katexCss from 'katex/dist/katex.min.css?inline';
 import math, { css as mathLayoutCss } from 'virtual:math';
 import lessonCss from './styles.css?inline';
@@ -84,11 +85,13 @@ export class LessonView {
       this.sections[name].dataset.section = name;
       this.sections[name].id = name; // a link target: #diagram, #self-score…
     }
-    // The optional part (reverse mode, the checks, rejected inputs) comes after the main path, with the diagram.
-    const ordered = sectionNames.map((name) => this.sections[name]);
+    // The optional part (reverse mode, the checks, rejected inputs, then the layer at scale, which times forward
+    // and backward) comes after the main path, with the diagram; the scale section sits at its end (applySections).
+    const mainPath = sectionNames.filter((name) => name !== 'scale').map((name) => this.sections[name]);
     const intro = renderIntro();
     intro.append(this.notKeptNote);
-    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, intro, mathProbe(math.queryBranch), ...ordered, this.diagram.diagram.deeper);
+    this.diagram.diagram.deeper.append(this.sections.scale);
+    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, intro, mathProbe(math.queryBranch), ...mainPath, this.diagram.diagram.deeper);
     waitForLayout(this.article); // laid out a stretch at a time after ready (laid-out.ts)
   }
 
@@ -116,6 +119,9 @@ export class LessonView {
     for (const name of sectionNames) this.sections[name].hidden = !shown.includes(name);
     const { deeper, lookAhead, lookAheadHome } = this.diagram.diagram;
     deeper.hidden = !shown.includes('diagram');
+    // The scale section ends the optional part; without the diagram (and so without that part), it ends the lesson.
+    (deeper.hidden ? this.article : deeper).append(this.sections.scale);
+    this.scale.headingLevel(deeper.hidden ? 3 : 4);
     // What the views are for comes right after Q, K and V: in the diagram after the branches, or, when the
     // diagram is hidden, at the end of the opening prediction (right after its question and its comment).
     (!shown.includes('diagram') && shown.includes('prediction') ? this.sections.prediction : lookAheadHome).append(lookAhead);

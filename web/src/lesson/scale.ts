@@ -17,6 +17,8 @@ import { buttons as presetButtons } from './scale-presets.json';
 
 export interface ScaleView {
   element: HTMLElement;
+  // h4 inside the optional part ("Going deeper", an h3), h3 where the section stands alone.
+  headingLevel(level: 3 | 4): void;
   // The lesson left the page: a running preset stops, and its worker (with the scale module) goes.
   release(): void;
 }
@@ -32,11 +34,12 @@ export function buildScale(idPrefix: string): ScaleView {
   // Shown only when the engine could not load: the reason, and what trying again does.
   const failure = h('div', { class: 'scale-failure', hidden: '' });
   const results = h('div', { class: 'scale-results', 'aria-live': 'polite' });
+  let heading = h('h3', { id: id('title') }, 'The same layer at the size of real models');
   const section = h(
     'section',
     { class: 'scale', 'aria-labelledby': id('title') },
-    h('h3', { id: id('title') }, 'The same layer at the size of real models'),
-    h('p', {}, 'Pick a size: the core runs the projection layer forward and backward at that size, here in your browser, and times it.'),
+    heading,
+    h('p', {}, 'Pick a size: the core runs the projection layer forward and backward at that size, here in your browser, once untimed as a warm-up, then timed.'),
     h('p', { class: 'scale-presets' }, ...buttons),
     status,
     failure,
@@ -63,5 +66,11 @@ export function buildScale(idPrefix: string): ScaleView {
     );
   };
   for (const button of buttons) button.addEventListener('click', () => choose(button.dataset.preset!));
-  return { element: section, release: () => void running?.then((scaleRun) => scaleRun.release(), () => undefined) };
+  const headingLevel = (level: 3 | 4) => {
+    if (heading.tagName === `H${level}`) return;
+    const replacement = h(`h${level}`, { id: id('title') }, ...heading.childNodes);
+    heading.replaceWith(replacement);
+    heading = replacement;
+  };
+  return { element: section, headingLevel, release: () => void running?.then((scaleRun) => scaleRun.release(), () => undefined) };
 }
