@@ -425,6 +425,9 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       h('p', {}, 'Queries meet only the keys of their own batch item: S[b,i,j] is the dot product of token i’s query and token j’s key in batch item b, S = Q Kᵀ, and the table stacks the rows of every batch item. These are the raw dot products, before any scaling or softmax.'),
       ...explained('Query–key scores', 'scores'),
     ),
+    // Two predictions on the scores: each answer and its numbers come from the core's explanation.
+    predict('ch26-double-key-weight'),
+    predict('ch26-key-bias'),
   );
 
   const deeper = h(
