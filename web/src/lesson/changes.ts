@@ -46,8 +46,9 @@ export function describeChanges(before: Evidence, after: Evidence): Changes {
       if (key === 'scores') for (const column of changed) changes.push(`${name} at ${row.name}, key ${column} is now ${columns[column]}`);
       index += width;
     }
-    if (changes.length) sentences.push(changes[0]);
-    unnamed += Math.max(changes.length - 1, 0);
+    if (!changes.length) continue;
+    sentences.push(changes[0]);
+    unnamed += changes.length - 1;
   }
   if (!sentences.length) return { message: 'Recomputed: Q, K, V and S are unchanged. The numerical checks follow.', cells };
   const more = unnamed ? `; ${unnamed} more rows and scores changed` : '';
