@@ -207,7 +207,7 @@ test('320 px: every box that scrolls sideways can be focused and fades on the si
   }
 });
 
-test('320 px: the fixture’s X and three weights sit two by two beside the q₀ question, and numeric fields bring up a number keyboard', async () => {
+test('320 px: the fixture’s X and three weights sit two by two beside the q₀ question, size fields bring up a number keyboard and cells one with a minus sign', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url, { width: 320, height: 800 });
   try {
     const layout = await page.evaluate(() => {
@@ -235,7 +235,8 @@ test('320 px: the fixture’s X and three weights sit two by two beside the q₀
         sizes: [...new Set([...root.querySelectorAll('.controls input[data-size]')].map((input) => input.inputMode))],
       };
     });
-    assert.deepEqual(modes, { cells: ['decimal'], sizes: ['numeric'] }, 'cells take decimals, sizes whole numbers');
+    // iOS's decimal and numeric keypads have no minus sign, and most fixture weights need one (issue 38).
+    assert.deepEqual(modes, { cells: ['text'], sizes: ['numeric'] }, 'cells keep a keyboard with a minus sign, sizes take whole numbers');
     assertNoProblems(problems, 'worked tables at 320 px');
   } finally {
     await close();
