@@ -428,6 +428,12 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     // Two predictions on the scores: each answer and its numbers come from the core's explanation.
     predict('ch26-double-key-weight'),
     predict('ch26-key-bias'),
+    fold(
+      ['ch26-double-key-weight', 'ch26-key-bias'],
+      'why a weight scales the scores and why there is no bias',
+      h('p', {}, 'Each score qᵢ·kⱼ is a sum of products with one factor from the key. Scaling every key scales every score by the same factor; the queries and values never read W_K. Try it in the diagram: type each entry of W_K twice as large, and the status line names what changed.'),
+      h('p', {}, 'With a key bias b_K, a score becomes qᵢ·kⱼ + qᵢ·b_K. The added term depends on the query alone, so the whole row of scores moves by one number, and the softmax of the next lesson gives the same probabilities for a row moved by one number: a key bias would be parameters that change nothing. A query bias b_Q adds b_Q·kⱼ instead, which differs from key to key: a fixed preference for some keys, whatever the query. This lesson’s layer, like the original Transformer’s, has no bias.'),
+    ),
   );
 
   const deeper = h(
