@@ -355,7 +355,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
         {},
         'The Transformer of ',
         link('https://arxiv.org/abs/1706.03762', 'Vaswani et al. (2017)'),
-        ' builds its attention from dot products of learned projections (the scores you met in ',
+        ' scores with dot products instead (the scores you met in ',
         link('#views-for', 'what the views are for'),
         ') and calls the three roles queries, keys and values. Neither idea was new: ',
         link('https://arxiv.org/abs/1508.04025', 'Luong, Pham and Manning (2015)'),
