@@ -121,8 +121,28 @@ Result<double, ReadError> read_number(const std::string& text) {
   return value;
 }
 
-Result<Extent, ReadError> read_count(const std::string& text, Extent min, Extent max) {
+// "3×3×2" as a count: every factor a whole number, written the way a shape is; the product in range.
+static Result<Extent, ReadError> read_product(const std::string& text, Extent min, Extent max,
+                                              const std::string& expected) {
+  const std::vector<std::string> factors = items(ascii_signs(text), "xX*");
+  if (factors.size() < 2) return not_read(text, expected);
+  double product = 1.0;
+  for (const std::string& factor : factors) {
+    if (factor.find('/') != std::string::npos) return not_read(text, expected);
+    auto extent = read_count(factor, 0, max);
+    if (!extent) return not_read(text, expected);
+    product *= static_cast<double>(*extent);
+  }
+  if (product < static_cast<double>(min) || product > static_cast<double>(max))
+    return not_read(text, expected);
+  return static_cast<Extent>(product);
+}
+
+Result<Extent, ReadError> read_count(const std::string& text, Extent min, Extent max,
+                                     std::optional<Extent> question_total) {
   const std::string expected = "a whole number from " + format_count(min) + " to " + format_count(max);
+  if (ascii_signs(text).find_first_of("xX*") != std::string::npos)
+    return read_product(text, min, max, expected);
   // A count out of a total, the page's own "2 of 5" and the usual "2 out of 5", "2/5": the count is the
   // first number, never a quotient. The total must be a whole number at least as large as the count.
   std::vector<std::string> words = items(text, "");
@@ -148,6 +168,9 @@ Result<Extent, ReadError> read_count(const std::string& text, Extent min, Extent
       return not_read(text, expected);
     total = *read;
     words.resize(1);
+    if (question_total && *total != static_cast<double>(*question_total))
+      return not_read(text, "a count out of the question's " + format_count(*question_total) +
+                                ", such as 2 or 2 of " + format_count(*question_total));
   }
   if (words.size() != 1) return not_read(text, expected);
   const auto number = read_number(words[0]);

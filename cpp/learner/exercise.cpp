@@ -127,6 +127,31 @@ std::vector<std::string> answer_text(const Exercise& exercise) {
   return out;
 }
 
+namespace {
+
+// "  An  Error " as "an error": how a typed word is matched against an exercise's word hints.
+std::string lowercase_words(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!out.empty() && out.back() != ' ') out += ' ';
+    } else {
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    }
+  }
+  if (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+const std::string* hint_for_word(const Exercise& exercise, const std::string& response) {
+  const std::string typed = lowercase_words(response);
+  for (const auto& [word, hint] : exercise.word_hints)
+    if (typed == word) return &hint;
+  return nullptr;
+}
+
+}  // namespace
+
 Result<Verdict, LessonError> check_answer(const Exercise& exercise,
                                           const std::vector<std::string>& responses) {
   if (responses.size() != exercise.blanks.size())
@@ -149,53 +174,60 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
     };
     bool right = false;
     std::string hint;
-    switch (blank.kind) {
-      case AnswerKind::Choice: {
-        if (response.empty())
-          return fail(
-              LessonError{ErrorKind::Number, "nothing chosen: expected one of the options", "responses", 0});
-        if (std::find(exercise.choices.begin(), exercise.choices.end(), response) == exercise.choices.end())
-          return fail(LessonError{
-              ErrorKind::Exercise,
-              "exercise " + exercise.id + " has no option \"" + shortened(response) + "\"", "responses", 0});
-        verdict.read.push_back(response);
-        right = response == blank.choice;
-        for (const auto& [choice, text] : exercise.choice_hints)
-          if (choice == response) hint = text;
-        break;
-      }
-      case AnswerKind::Count: {
-        auto count = read_count(response, 0, blank.count_max);
-        if (!count) return not_read(count.error());
-        verdict.read.push_back(std::to_string(*count));
-        right = *count == blank.count;
-        if (!right) {
-          hint = *count > blank.count ? "too many" : "too few";
-          for (const auto& [slip, counted] : blank.count_slips) {
-            if (slip != *count) continue;
-            hint += ": " + counted;
-            break;
-          }
+    const std::string* word_hint =
+        blank.kind == AnswerKind::Choice ? nullptr : hint_for_word(exercise, response);
+    if (word_hint) {
+      verdict.read.push_back(lowercase_words(response));
+      hint = *word_hint;
+    } else
+      switch (blank.kind) {
+        case AnswerKind::Choice: {
+          if (response.empty())
+            return fail(LessonError{ErrorKind::Number, "nothing chosen: expected one of the options",
+                                    "responses", 0});
+          if (std::find(exercise.choices.begin(), exercise.choices.end(), response) == exercise.choices.end())
+            return fail(
+                LessonError{ErrorKind::Exercise,
+                            "exercise " + exercise.id + " has no option \"" + shortened(response) + "\"",
+                            "responses", 0});
+          verdict.read.push_back(response);
+          right = response == blank.choice;
+          for (const auto& [choice, text] : exercise.choice_hints)
+            if (choice == response) hint = text;
+          break;
         }
-        break;
+        case AnswerKind::Count: {
+          auto count = read_count(response, 0, blank.count_max, blank.count_total);
+          if (!count) return not_read(count.error());
+          verdict.read.push_back(std::to_string(*count));
+          right = *count == blank.count;
+          if (!right) {
+            hint = *count > blank.count ? "too many" : "too few";
+            for (const auto& [slip, counted] : blank.count_slips) {
+              if (slip != *count) continue;
+              hint += ": " + counted;
+              break;
+            }
+          }
+          break;
+        }
+        case AnswerKind::Shape: {
+          auto shape = read_shape(response);
+          if (!shape) return not_read(shape.error());
+          verdict.read.push_back(shape_text(*shape));
+          right = *shape == blank.shape;
+          if (!right) hint = shape_hint(*shape, blank.shape);
+          break;
+        }
+        case AnswerKind::Vector: {
+          auto vector = read_vector(response);
+          if (!vector) return not_read(vector.error());
+          verdict.read.push_back(vector_text(*vector));
+          right = *vector == blank.vector;
+          if (!right) hint = vector_hint(*vector, blank);
+          break;
+        }
       }
-      case AnswerKind::Shape: {
-        auto shape = read_shape(response);
-        if (!shape) return not_read(shape.error());
-        verdict.read.push_back(shape_text(*shape));
-        right = *shape == blank.shape;
-        if (!right) hint = shape_hint(*shape, blank.shape);
-        break;
-      }
-      case AnswerKind::Vector: {
-        auto vector = read_vector(response);
-        if (!vector) return not_read(vector.error());
-        verdict.read.push_back(vector_text(*vector));
-        right = *vector == blank.vector;
-        if (!right) hint = vector_hint(*vector, blank);
-        break;
-      }
-    }
     verdict.correct = verdict.correct && right;
     if (blanks > 1)
       hints.push_back(with_label(blank, right ? "right" : hint, blanks));

@@ -3,6 +3,7 @@
 // exercise the same way, through the one answer reader.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -35,6 +36,9 @@ struct Blank {
   std::string row_name;  // "x₀"
   std::vector<double> row;
   std::string weight_name;  // "W_Q"
+  // Count: the total the question names ("how many of the 5 rows"), if any; a count out of another is
+  // refused.
+  std::optional<Extent> count_total;
 };
 
 struct Exercise {
@@ -45,6 +49,9 @@ struct Exercise {
   std::vector<std::pair<std::string, std::string>> choice_hints;
   std::string hint;
   std::string explanation;  // why the answer is right, from the values the learner is looking at
+  // Words a learner may type in a blank instead of an answer ("error"), each with the hint it gets: graded
+  // wrong with that hint rather than refused as unreadable.
+  std::vector<std::pair<std::string, std::string>> word_hints;
 };
 
 struct Verdict {

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <functional>
 
+#include "chapter26/score_changes.hpp"
 #include "learner/provenance.hpp"
 #include "response/tensor_names.hpp"
 #include "text/format.hpp"
@@ -65,6 +66,67 @@ std::string diagonal_story(const ScoreSummary& summary, std::size_t tokens, cons
     }
   }
   return story;
+}
+
+// Row `row` of batch item 0 of the scores [B, T, T], or an empty list when there is no such row.
+std::vector<double> score_row(const Tensor& scores, std::size_t row) {
+  if (scores.rank() != 3 || row >= scores.shape()[1] || scores.shape()[0] == 0) return {};
+  return first_batch_row(scores, row);
+}
+
+// W_K doubled, and why the layer has no bias: both computed on the fixture by the core.
+void append_score_change_exercises(const ChapterEvidence& e, std::vector<Exercise>& out) {
+  auto doubled = double_key_weight(e.request, e.primary);
+  if (doubled) {
+    const bool as_taught = doubled->key_doubled && doubled->scores_doubled && doubled->query_unchanged &&
+                           doubled->value_unchanged;
+    out.push_back(
+        {"ch26-double-key-weight",
+         {"key-only", "key-and-scores", "all-double", "scores-quadruple"},
+         {choice(as_taught ? "key-and-scores" : "key-only")},
+         {{"key-only", "A score q_i·k_j is a sum of products, each with one factor from k_j."},
+          {"all-double", "Q is X times W_Q and V is X times W_V: which of them reads W_K?"},
+          {"scores-quadruple", "Only the keys double; the queries in q_i·k_j stay as they were."}},
+         "",
+         "The core doubled every entry of W_K: k₀ went from " +
+             vector_text(first_batch_row(e.primary.key, 0)) + " to " +
+             vector_text(first_batch_row(doubled->key, 0)) + ", and token 0's scores from " +
+             vector_text(score_row(e.primary.scores, 0)) + " to " +
+             vector_text(score_row(doubled->scores, 0)) + ". K " +
+             (doubled->key_doubled ? "doubled" : "did not double") + " and every score " +
+             (doubled->scores_doubled ? "doubled" : "did not double") + ", entry for entry; Q " +
+             (doubled->query_unchanged ? "and V stayed the same bit for bit" : "changed") +
+             ". Each score q_i·k_j has one factor from the key in every product. Try it on the diagram: "
+             "double each entry of W_K and watch K and S."});
+  }
+  const std::vector<double> ones(e.head_width, 1.0);
+  auto bias = bias_shifts(e.primary, ones, ones);
+  if (!bias) return;
+  const std::string b = vector_text(ones);
+  out.push_back(
+      {"ch26-key-bias",
+       {"per-key-shift", "unchanged", "same-shift"},
+       {choice(bias->key_shift_same_across_row ? "same-shift" : "per-key-shift")},
+       {{"per-key-shift",
+         "Write the score with the bias: q_i·(k_j + b_K) = q_i·k_j + q_i·b_K. Which "
+         "part depends on j?"},
+        {"unchanged", "Write the score with the bias: q_i·(k_j + b_K) = q_i·k_j + q_i·b_K."}},
+       "",
+       "q_i·(k_j + b_K) = q_i·k_j + q_i·b_K: the added part depends on the query only. The core added b_K "
+       "= " +
+           b + " to every key: token 0's scores went from " + vector_text(score_row(e.primary.scores, 0)) +
+           " to " + vector_text(score_row(bias->key_bias_scores, 0)) + ", each shifted by " +
+           vector_text(score_row(bias->key_bias_shift, 0)) + " (" +
+           (bias->key_shift_same_across_row ? "one shift per row" : "not one shift per row") +
+           "). Softmax, the next lesson's step, gives a row the same probabilities when one number is added "
+           "to all its scores, so a key bias changes nothing attention computes from them. A query bias is "
+           "different: b_Q = " +
+           b +
+           " added to every query shifts S[b,i,j] by b_Q·k_j, which depends on the "
+           "key; token 0's scores shifted by " +
+           vector_text(score_row(bias->query_bias_shift, 0)) +
+           (bias->query_shift_differs_across_row ? ", a preference for some keys whatever the query."
+                                                 : ".")});
 }
 
 std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
@@ -168,6 +230,11 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
                      shape_text(e.empty_batch.query) + " for " + shape_text(e.empty_batch.input) + " and " +
                      shape_text(e.empty_token.query) + " for " + shape_text(e.empty_token.input) +
                      ". The last axis still maps " + d + " to " + h + ", and backward still runs."});
+  const std::string no_error =
+      "The layer raises no error here: an axis of extent 0 is still an axis, and the layer returns a shape "
+      "for it. Write that shape as [B, T, d_head].";
+  for (const char* word : {"error", "an error", "exception", "none", "nothing", "fails", "it fails"})
+    out.back().word_hints.push_back({word, no_error});
   out.push_back(
       {"ch26-rank-two",
        {"cannot-multiply", "needs-bias", "explicit-axes"},
@@ -189,8 +256,9 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
        "",
        "The fixture itself has d_model = " + d + " and d_head = " + h + ", and the layer " +
            (indivisible_accepted ? "accepts it" : "is used with them") +
-           ". Divisibility matters only when multi-head attention splits d_model into several heads, "
-           "a later step."});
+           ". Divisibility matters only when multi-head attention splits d_model into h heads of d_head "
+           "features each, a later step: there d_model = h · d_head, so d_model must be a multiple of "
+           "d_head."});
   out.push_back(
       {"ch26-history",
        {"additive-one-self-two", "additive-two-self-one", "both-two"},
@@ -241,6 +309,7 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
                      (e.bitwise->input_gradient_changed
                           ? ": X feeds all three branches, so its gradient sums all three paths."
                           : ".")});
+  append_score_change_exercises(e, out);
   return out;
 }
 
@@ -382,6 +451,7 @@ std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int6
                                "tokens, width 8.",
        of_total(module.separate.diagonal_rows.size(), n) + ": " + rows_text(module.separate.diagonal_rows) +
            " of the separate scores peak on their own token." + separate_story});
+  out.back().blanks[0].count_total = n;  // the question names its total: the module's n rows
   out.push_back({"qkv04-quiz-4",
                  {"every-row", "conditional", "avoids"},
                  {choice(tied.answer)},
@@ -409,9 +479,9 @@ const std::vector<std::string>& exercise_ids() {
   static const std::vector<std::string> ids = {
       "ch26-output-shapes",   "ch26-first-token",   "ch26-best-key",     "ch26-change-query-only",
       "ch26-parameter-count", "ch26-empty-axes",    "ch26-rank-two",     "ch26-divisibility",
-      "ch26-history",         "ch26-still-missing", "ch26-upstream-key", "qkv04-exercise-1",
-      "qkv04-exercise-2",     "qkv04-exercise-3",   "qkv04-quiz-6",      "qkv04-quiz-3",
-      "qkv04-quiz-4",         "qkv04-quiz-5"};  // qkv04-quiz-1 and -2 are retired: never reuse them
+      "ch26-history",         "ch26-still-missing", "ch26-upstream-key", "ch26-double-key-weight",
+      "ch26-key-bias",        "qkv04-exercise-1",   "qkv04-exercise-2",  "qkv04-exercise-3",
+      "qkv04-quiz-6",         "qkv04-quiz-3",       "qkv04-quiz-4",      "qkv04-quiz-5"};  // qkv04-quiz-1 and -2 are retired: never reuse them
   return ids;
 }
 

@@ -207,7 +207,7 @@ test('320 px: every box that scrolls sideways can be focused and fades on the si
   }
 });
 
-test('320 px: the fixture’s X and three weights sit two by two beside the q₀ question, and numeric fields bring up a number keyboard', async () => {
+test('320 px: the fixture’s X and three weights sit two by two beside the q₀ question, size fields bring up a number keyboard and cells one with a minus sign', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url, { width: 320, height: 800 });
   try {
     const layout = await page.evaluate(() => {
@@ -235,7 +235,8 @@ test('320 px: the fixture’s X and three weights sit two by two beside the q₀
         sizes: [...new Set([...root.querySelectorAll('.controls input[data-size]')].map((input) => input.inputMode))],
       };
     });
-    assert.deepEqual(modes, { cells: ['decimal'], sizes: ['numeric'] }, 'cells take decimals, sizes whole numbers');
+    // iOS's decimal and numeric keypads have no minus sign, and most fixture weights need one (issue 38).
+    assert.deepEqual(modes, { cells: ['text'], sizes: ['numeric'] }, 'cells keep a keyboard with a minus sign, sizes take whole numbers');
     assertNoProblems(problems, 'worked tables at 320 px');
   } finally {
     await close();
@@ -368,14 +369,14 @@ test('keyboard: a score’s full value is reached from the keyboard, and the foc
     await page.keyboard.press('Tab');
     const first = await focused();
     assert.equal(first.tag, 'TD', 'Tab goes from the scrolling box into the scores');
-    assert.equal(await full(), `Full value: ${first.title}`);
+    assert.ok((await full()).endsWith(`query token 0 with key 0, full value: ${first.title}`), 'the full value says whose score it is');
     assert.ok(first.own, 'the first score is the own-token one (row 0, key 0)');
     assert.equal(first.outline, 'solid 3px', 'the focus ring, not the dotted outline, shows on a focused own-token cell');
     assert.equal(first.offset, '-3px', 'drawn inside the cell, inside the scrolling box');
     await page.keyboard.press('ArrowRight');
     const second = await focused();
     assert.notEqual(second.title, first.title);
-    assert.equal(await full(), `Full value: ${second.title}`, 'an arrow key moves to the next score and shows its full value');
+    assert.ok((await full()).endsWith(`query token 0 with key 1, full value: ${second.title}`), 'an arrow key moves to the next score and shows its full value');
     assert.match(second.title, /^-?\d+\.\d{3,}/, `the full value has more digits than the two shown: ${second.title}`);
     assertNoProblems(problems, 'keyboard scores');
   } finally {

@@ -112,6 +112,36 @@ TEST(AnswerReader, ReadsCountsInEveryForm) {
   EXPECT_EQ(read_count("x", 0, 1000000000).error().expected, "a whole number from 0 to 1,000,000,000");
 }
 
+// Issue 38: "3×3×2" is read for a count as it is for a shape (its product), and a count out of a total other
+// than the question's ("2/4" for "how many of the 5 rows") is refused with the question's total named.
+TEST(AnswerReader, ReadsAProductForACountAndRefusesAnotherTotal) {
+  for (const std::string& text : std::vector<std::string>{"3" + kTimes + "3" + kTimes + "2", "3 x 3 x 2",
+                                                          "3X3X2", "3*3*2", "3 " + kTimes + " 6", "18"}) {
+    auto value = read_count(text, 0, 100);
+    ASSERT_TRUE(value) << text << ": " << value.error().message();
+    EXPECT_EQ(*value, 18u) << text;
+  }
+  for (const std::string& text : std::vector<std::string>{"3x", "x3", "3 x -2", "3 x 1.5", "10 x 11",
+                                                          "2/5 x 3", "2 of 5 x 3", "3 x two"}) {
+    auto value = read_count(text, 0, 100);
+    ASSERT_FALSE(value) << text;
+    EXPECT_EQ(value.error().expected, "a whole number from 0 to 100") << text;
+  }
+  for (const std::string& text : std::vector<std::string>{"2/5", "2 of 5", "2 out of 5", "2"}) {
+    auto value = read_count(text, 0, 5, Extent{5});
+    ASSERT_TRUE(value) << text << ": " << value.error().message();
+    EXPECT_EQ(*value, 2u) << text;
+  }
+  for (const std::string& text : std::vector<std::string>{"2/4", "2 of 4", "2 out of 6", "2/10"}) {
+    auto value = read_count(text, 0, 5, Extent{5});
+    ASSERT_FALSE(value) << text;
+    EXPECT_EQ(value.error().message(),
+              "\"" + text + "\" is not read: expected a count out of the question's 5, such as 2 or 2 of 5");
+  }
+  // Without a total in the question, any total at least as large as the count is read, as before.
+  EXPECT_EQ(*read_count("2/4", 0, 5), 2u);
+}
+
 TEST(AnswerReader, ReadsShapesInEveryForm) {
   const Shape expected{4, 7, 2};
   for (const std::string& text :

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "chapter26/evidence_cost.hpp"
+#include "chapter26/score_changes.hpp"
 #include "fixture.hpp"
 
 namespace qkv {
@@ -686,6 +687,66 @@ TEST(Chapter26Evidence, ANonFiniteUpstreamIsRefusedByNameEvenAtIndexZero) {
     EXPECT_EQ(evidence.error().kind, ErrorKind::Tensor);
     EXPECT_EQ(evidence.error().field, "value_upstream");
   }
+}
+
+}  // namespace
+}  // namespace qkv
+
+namespace qkv {
+namespace {
+
+// Issue 38, why the layer has no bias: a key bias b_K adds q_i · b_K to every score of row i (one number per
+// row, which softmax ignores); a query bias b_Q adds b_Q · k_j, which differs from key to key. Checked on the
+// fixture (whole numbers: exact) against sums this test writes out itself, and on a request with fractions.
+TEST(ScoreChanges, AKeyBiasShiftsEachRowByOneNumberAndAQueryBiasByKey) {
+  const ChapterEvidence evidence = compute_chapter_evidence(chapter_fixture()).value();
+  const ProjectionEvidence& p = evidence.primary;
+  const std::vector<double> key_bias{1.0, -2.0}, query_bias{0.5, 3.0};
+  const BiasShifts shifts = bias_shifts(p, key_bias, query_bias).value();
+  const Extent batch = p.query.shape()[0], tokens = p.query.shape()[1], width = p.query.shape()[2];
+  for (Extent b = 0; b < batch; ++b)
+    for (Extent i = 0; i < tokens; ++i)
+      for (Extent j = 0; j < tokens; ++j) {
+        double query_dot_bias = 0.0, bias_dot_key = 0.0;
+        for (Extent c = 0; c < width; ++c) {
+          query_dot_bias += p.query[(b * tokens + i) * width + c] * key_bias[c];
+          bias_dot_key += query_bias[c] * p.key[(b * tokens + j) * width + c];
+        }
+        const std::size_t at = (b * tokens + i) * tokens + j;
+        EXPECT_EQ(shifts.key_bias_shift[at], query_dot_bias)
+            << "key bias, S[" << b << "," << i << "," << j << "]";
+        EXPECT_EQ(shifts.query_bias_shift[at], bias_dot_key)
+            << "query bias, S[" << b << "," << i << "," << j << "]";
+      }
+  EXPECT_TRUE(shifts.key_shift_same_across_row);
+  EXPECT_TRUE(shifts.query_shift_differs_across_row);
+}
+
+TEST(ScoreChanges, WithFractionsTheKeyBiasShiftIsStillOnePerRowWithinRounding) {
+  ProjectionRequest request = chapter_fixture();
+  request.upstream.reset();
+  for (double& value : request.input.mutable_values()) value = value / 3.0 + 0.1;
+  for (double& value : request.key_weight.mutable_values()) value = value * 0.7 - 0.3;
+  const ProjectionEvidence p = compute_projection_evidence(request, EvidenceParts{false, true}).value();
+  const BiasShifts shifts = bias_shifts(p, {0.1, -0.37}, {0.1, -0.37}).value();
+  EXPECT_TRUE(shifts.key_shift_same_across_row);
+  EXPECT_TRUE(shifts.query_shift_differs_across_row);
+  // Without a bias there is no shift at all: the check does not pass everything.
+  const BiasShifts none = bias_shifts(p, {0.0, 0.0}, {0.0, 0.0}).value();
+  EXPECT_TRUE(none.key_shift_same_across_row);
+  EXPECT_FALSE(none.query_shift_differs_across_row);
+}
+
+// Issue 38: W_K doubled doubles K and every score, entry for entry, and leaves Q and V bit for bit.
+TEST(ScoreChanges, DoublingTheKeyWeightDoublesKeysAndScoresOnly) {
+  const ChapterEvidence evidence = compute_chapter_evidence(chapter_fixture()).value();
+  const DoubledKeyWeight doubled = double_key_weight(evidence.request, evidence.primary).value();
+  EXPECT_TRUE(doubled.key_doubled);
+  EXPECT_TRUE(doubled.scores_doubled);
+  EXPECT_TRUE(doubled.query_unchanged);
+  EXPECT_TRUE(doubled.value_unchanged);
+  for (std::size_t i = 0; i < doubled.scores.size(); ++i)
+    EXPECT_EQ(doubled.scores[i], 2.0 * evidence.primary.scores[i]);
 }
 
 }  // namespace

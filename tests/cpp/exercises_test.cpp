@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 
+#include "chapter26/score_changes.hpp"
 #include "fixture.hpp"
 
 namespace qkv {
@@ -43,13 +44,75 @@ TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
   std::vector<std::string> ids;
   for (const Exercise& exercise : all) ids.push_back(exercise.id);
   EXPECT_EQ(ids, exercise_ids());
-  EXPECT_EQ(ids.size(), 18u);  // qkv04-quiz-2 is retired (merged into qkv04-exercise-1)
+  EXPECT_EQ(ids.size(), 20u);  // qkv04-quiz-2 is retired (merged into qkv04-exercise-1)
   EXPECT_EQ(std::count(ids.begin(), ids.end(), "qkv04-quiz-2"), 0);
   // The two added for the look-ahead and reverse mode, each where the lesson asks it.
   EXPECT_EQ(ids[2], "ch26-best-key");
   EXPECT_EQ(ids[1], "ch26-first-token");
   EXPECT_EQ(ids[10], "ch26-upstream-key");
   EXPECT_EQ(ids[9], "ch26-still-missing");
+  // Issue 38's two on the scores, after the chapter's others.
+  EXPECT_EQ(ids[11], "ch26-double-key-weight");
+  EXPECT_EQ(ids[12], "ch26-key-bias");
+}
+
+// Issue 38: doubling W_K doubles K and every score and leaves Q and V; the answer and its numbers are the
+// core's own measurement on the fixture.
+TEST(Exercises, DoubledKeyWeightIsAnsweredFromTheRecomputedScores) {
+  Registry registry;
+  SelfScoreResult current;
+  const auto all = registry.at(1, current);
+  const auto doubled = double_key_weight(registry.fixture.request, registry.fixture.primary).value();
+  EXPECT_TRUE(doubled.key_doubled && doubled.scores_doubled && doubled.query_unchanged &&
+              doubled.value_unchanged);
+  EXPECT_TRUE(check(all, "ch26-double-key-weight", {"key-and-scores"}).correct);
+  for (const char* wrong : {"key-only", "all-double", "scores-quadruple"}) {
+    const Verdict verdict = check(all, "ch26-double-key-weight", {wrong});
+    EXPECT_FALSE(verdict.correct) << wrong;
+    EXPECT_FALSE(verdict.hint.empty()) << wrong;
+  }
+  // The explanation names token 0's scores before and after, as the core computed them.
+  const std::string& explanation = find(all, "ch26-double-key-weight").explanation;
+  std::vector<double> before, after;
+  for (std::size_t j = 0; j < 2; ++j) {
+    before.push_back(registry.fixture.primary.scores[j]);
+    after.push_back(doubled.scores[j]);
+  }
+  EXPECT_NE(explanation.find("from " + vector_text(before) + " to " + vector_text(after)), std::string::npos)
+      << explanation;
+}
+
+// Issue 38: why the layer has no bias, on the numbers: a key bias shifts a row by one amount, a query bias
+// by an amount that depends on the key.
+TEST(Exercises, KeyBiasIsAnsweredFromTheComputedShifts) {
+  Registry registry;
+  SelfScoreResult current;
+  const auto all = registry.at(1, current);
+  EXPECT_TRUE(check(all, "ch26-key-bias", {"same-shift"}).correct);
+  EXPECT_FALSE(check(all, "ch26-key-bias", {"per-key-shift"}).correct);
+  EXPECT_FALSE(check(all, "ch26-key-bias", {"unchanged"}).correct);
+  const std::string& explanation = find(all, "ch26-key-bias").explanation;
+  EXPECT_NE(explanation.find("one shift per row"), std::string::npos) << explanation;
+  EXPECT_NE(explanation.find("a preference for some keys"), std::string::npos) << explanation;
+}
+
+// Issue 38: "error" for the empty-axes question is graded wrong with a hint, not refused as unreadable;
+// a count out of another total than the question's 5 rows is refused, naming the question's total.
+TEST(Exercises, TypedWordsAndOtherTotalsGetHints) {
+  Registry registry;
+  SelfScoreResult current;
+  const auto all = registry.at(1, current);
+  for (const std::string& typed : {std::string("error"), std::string("  An Error "), std::string("ERROR")}) {
+    const Verdict verdict = check(all, "ch26-empty-axes", {typed, "[2, 0, 2]"});
+    EXPECT_FALSE(verdict.correct) << typed;
+    EXPECT_NE(verdict.hint.find("raises no error"), std::string::npos) << verdict.hint;
+  }
+  auto other_total = check_answer(find(all, "qkv04-quiz-3"), {"2/4"});
+  ASSERT_FALSE(other_total);
+  EXPECT_EQ(other_total.error().kind, ErrorKind::Number);
+  EXPECT_NE(other_total.error().message.find("the question's 5"), std::string::npos)
+      << other_total.error().message;
+  EXPECT_EQ(check(all, "ch26-parameter-count", {"3" + kTimes + "3" + kTimes + "2"}).correct, true);
 }
 
 TEST(Exercises, TheRightOptionIsNotAlwaysTheFirst) {

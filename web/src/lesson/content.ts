@@ -15,7 +15,7 @@ export function renderIntro(): HTMLElement {
     h(
       'p',
       {},
-      'Self-attention starts by giving one hidden-state sequence three learned views: queries, keys and values. Each view is the same sequence multiplied by its own weight. This lesson leaves out the bias; the original Transformer, BERT and GPT-2 add one to each of these projections. Every number on this page is computed by the lesson’s C++ core, running in your browser as WebAssembly.',
+      'Self-attention starts by giving one hidden-state sequence three learned views: queries, keys and values. Each view is the same sequence multiplied by its own weight. This lesson leaves out the bias, as the original Transformer does: its 2017 paper writes these projections without one, and its reference code (tensor2tensor) builds them with use_bias=False. BERT and GPT-2 do add a bias to each projection. Every number on this page is computed by the lesson’s C++ core, running in your browser as WebAssembly.',
     ),
   );
 }

@@ -4,10 +4,14 @@
 import type { ChecksStep, Outcome } from './controller';
 import type { GradcheckRules } from './core-api';
 import { attachProvenance, buildDiagram, renderBitwise, renderChecks, renderDiagram, type DiagramRefs, type Explain } from './diagram';
+import { describeChanges } from './changes';
 import { h } from './dom';
 import { whenIdle, whenIdleNext } from './idle';
 import { buildSizesBar, type SizesBar } from './sizes-bar';
-import { sizeFields, type CoreError, type SizeField, type SizeLimitView } from './types';
+import { sizeFields, type CoreError, type Evidence, type SizeField, type SizeLimitView } from './types';
+
+// How long cells an edit changed stay marked: long enough to find them after looking back from the field.
+const changedMarkMilliseconds = 4000;
 
 export class DiagramSection {
   readonly diagram: DiagramRefs;
@@ -18,6 +22,8 @@ export class DiagramSection {
   private cancelChecks?: () => void;
   private invalid?: HTMLInputElement; // the input a refusal marked aria-invalid
   private errorShown?: HTMLElement; // the refusal's message area
+  private shownEvidence?: Evidence; // the numbers on screen, to name what the next edit changes
+  private unmark?: ReturnType<typeof setTimeout>;
 
   // check: the next step of the gradcheck and the bitwise checks of the numbers on screen (the core leaves them
   // out of an evaluation: they are most of its work), asked once the page is idle after new numbers are shown,
@@ -47,12 +53,39 @@ export class DiagramSection {
     if (!edited || outcome.notes.length) this.sizesBar.showNotes(outcome.notes);
     this.sizesBar.showSizes(outcome.state);
     renderDiagram(this.diagram, outcome.evidence, outcome.state);
-    if (edited) this.announce('Recomputed: Q, K, V and the gradients; the numerical checks follow.');
+    if (edited) this.tellChanges(outcome.evidence);
     else if (outcome.notes.length) this.readOut(outcome.notes.join(' '));
+    this.shownEvidence = outcome.evidence;
     this.unchecked = true;
     this.cancelChecks?.();
     this.cancelChecks = undefined;
     this.scheduleChecks();
+  }
+
+  // After an edit: the live region names what changed (the core's texts, compared), and the changed cells are
+  // marked for a moment (styles.css: an outline and heavier text, not colour alone; no fade with reduced motion).
+  private tellChanges(evidence: Evidence): void {
+    if (!this.shownEvidence) {
+      this.announce('Recomputed: Q, K, V, S and the gradients. The numerical checks follow.');
+      return;
+    }
+    const changes = describeChanges(this.shownEvidence, evidence);
+    this.announce(changes.message);
+    clearTimeout(this.unmark);
+    const containers = [this.diagram.root, this.diagram.lookAhead, this.diagram.deeper];
+    const marked: Element[] = [];
+    for (const { key, index } of changes.cells) {
+      for (const container of containers) {
+        for (const table of container.querySelectorAll(`table[data-tensor="${key}"]`)) {
+          const cell = table.querySelectorAll('tbody td')[index];
+          if (cell) marked.push(cell);
+        }
+      }
+    }
+    for (const cell of marked) cell.classList.add('changed');
+    this.unmark = setTimeout(() => {
+      for (const cell of marked) cell.classList.remove('changed');
+    }, changedMarkMilliseconds);
   }
 
   // From the end of the lesson's layout (element.ts) until it leaves the page: the numbers' checks may run. The

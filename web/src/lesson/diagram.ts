@@ -348,7 +348,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
         {},
         'Attention is older than the Transformer. In the encoder–decoder translation model of ',
         link('https://arxiv.org/abs/1409.0473', 'Bahdanau, Cho and Bengio (2014)'),
-        ', an encoder reads the source sentence into a sequence of annotations, one per source word. Before the decoder writes each output word, a small feed-forward network scores its previous hidden state against every annotation (additive scoring: both are projected, added, passed through tanh and reduced to one number). A softmax turns the scores into weights, and the weighted mix of the annotations is the context the decoder reads for that word.',
+        ', an encoder reads the source sentence into a sequence of annotations, one per source word, and a decoder writes the translation one word at a time. Before the decoder writes each output word, a small feed-forward network scores its previous hidden state against every annotation (additive scoring: both are projected, added, passed through tanh and reduced to one number). A softmax turns the scores into weights, and the weighted mix of the annotations is the context the decoder reads for that word.',
       ),
       h(
         'p',
@@ -357,7 +357,11 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
         link('https://arxiv.org/abs/1706.03762', 'Vaswani et al. (2017)'),
         ' scores with dot products instead (the scores you met in ',
         link('#views-for', 'what the views are for'),
-        ') and gives the three roles the names this lesson uses: queries, keys and values.',
+        ') and calls the three roles queries, keys and values. Neither idea was new: ',
+        link('https://arxiv.org/abs/1508.04025', 'Luong, Pham and Manning (2015)'),
+        ' already scored with dot products, and ',
+        link('https://arxiv.org/abs/1606.03126', 'key–value memory networks (Miller et al., 2016)'),
+        ' kept separate keys for addressing and values for reading.',
       ),
       h(
         'details',
@@ -368,6 +372,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
           {},
           h('li', {}, link('https://arxiv.org/abs/1409.0473', 'D. Bahdanau, K. Cho, Y. Bengio: Neural Machine Translation by Jointly Learning to Align and Translate (2014)'), ', the additive attention described above.'),
           h('li', {}, link('https://arxiv.org/abs/1508.04025', 'M.-T. Luong, H. Pham, C. D. Manning: Effective Approaches to Attention-based Neural Machine Translation (2015)'), ', dot-product and other scoring functions.'),
+          h('li', {}, link('https://arxiv.org/abs/1606.03126', 'A. Miller et al.: Key-Value Memory Networks for Directly Reading Documents (2016)'), ', a memory addressed by keys and read through values.'),
           h('li', {}, link('https://arxiv.org/abs/1706.03762', 'A. Vaswani et al.: Attention Is All You Need (2017)'), ', self-attention with queries, keys and values (section 3.2).'),
         ),
       ),
@@ -378,7 +383,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
         h(
           'p',
           {},
-          'In self-attention all three roles come from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. The Transformer’s decoder also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
+          'In self-attention all three roles come from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. The Transformer’s decoder (the half that writes the output) also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
         ),
         history,
       ),
@@ -409,7 +414,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       h(
         'p',
         {},
-        'The projections themselves compare nothing: each works on one token position at a time, with no scores, probabilities, mask or value mixture. Attention needs three more steps: scores that compare every query with every key, probabilities from each row of scores, and a mixture of the values weighted by those probabilities. V is not used until then: it carries the content that will be mixed. Dividing the scores by √d_head, the softmax that turns them into probabilities, and the mixture of the values are the next lesson, not this one. The first step, the scores, can already be computed from Q and K.',
+        'The projections themselves compare nothing: each works on one token position at a time, with no scores, probabilities, mask (a rule that hides some keys from a query, such as the keys of later tokens) or value mixture. Attention needs three more steps: scores that compare every query with every key, probabilities from each row of scores, and a mixture of the values weighted by those probabilities. V is not used until then: it carries the content that will be mixed. Dividing the scores by √d_head, the softmax that turns them into probabilities, and the mixture of the values are the next lesson, not this one. The first step, the scores, can already be computed from Q and K.',
       ),
     ),
     h('p', {}, 'A query and a key are compared by their dot product, the sum of their coordinates multiplied pairwise: the larger qᵢ·kⱼ, the better the key of token j matches the query of token i.'),
@@ -417,8 +422,17 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     fold(
       ['ch26-best-key'],
       'the query–key scores',
-      h('p', {}, 'Each batch item gets its own table: row i is token i’s query, column j is token j’s key, and each cell is their dot product, S = Q Kᵀ. These are the raw dot products, before any scaling or softmax.'),
+      h('p', {}, 'Queries meet only the keys of their own batch item: S[b,i,j] is the dot product of token i’s query and token j’s key in batch item b, S = Q Kᵀ, and the table stacks the rows of every batch item. These are the raw dot products, before any scaling or softmax.'),
       ...explained('Query–key scores', 'scores'),
+    ),
+    // Two predictions on the scores: each answer and its numbers come from the core's explanation.
+    predict('ch26-double-key-weight'),
+    predict('ch26-key-bias'),
+    fold(
+      ['ch26-double-key-weight', 'ch26-key-bias'],
+      'why a weight scales the scores and why there is no bias',
+      h('p', {}, 'Each score qᵢ·kⱼ is a sum of products with one factor from the key. Scaling every key scales every score by the same factor; the queries and values never read W_K. Try it in the diagram: type each entry of W_K twice as large, and the status line names what changed.'),
+      h('p', {}, 'With a key bias b_K, a score becomes qᵢ·kⱼ + qᵢ·b_K. The added term depends on the query alone, so the whole row of scores moves by one number, and the softmax of the next lesson gives the same probabilities for a row moved by one number: a key bias would be parameters that change nothing. A query bias b_Q adds b_Q·kⱼ instead, which differs from key to key: a fixed preference for some keys, whatever the query. This lesson’s layer, like the original Transformer’s, has no bias.'),
     ),
   );
 

@@ -118,6 +118,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       const blank = prose.blanks?.[i] ?? { label: `Answer ${i + 1}`, placeholder: '' };
       const id = `${name}-blank-${i}`;
       const input = h('input', { id, type: 'text', placeholder: blank.placeholder, autocomplete: 'off', spellcheck: 'false' });
+      if (view.kind === 'count') input.inputMode = 'numeric';
       inputs.push(input);
       fields.push(h('p', { class: 'blank' }, h('label', { for: id }, blank.label), ' ', input));
     }

@@ -49,7 +49,7 @@ function scoreTable(key: string, title: string, summary: KindSummaryView, result
       const isMax = summary.argmax[r] === c;
       const isOwn = r === c;
       // One tab stop per table (a roving tabindex); the arrow keys move between scores.
-      const td = h('td', { class: `${isMax ? 'row-max' : ''} ${isOwn ? 'own' : ''}`.trim(), 'data-heat': `${summary.heat[cell]}`, tabindex: cell === 0 ? '0' : '-1' });
+      const td = h('td', { class: `${isMax ? 'row-max' : ''} ${isOwn ? 'own' : ''}`.trim(), 'data-heat': `${summary.heat[cell]}`, 'data-query': `${r}`, 'data-key': `${c}`, tabindex: cell === 0 ? '0' : '-1' });
       td.title = summary.scores.text[cell];
       td.append(h('bdi', { dir: 'ltr' }, summary.scores.rounded[cell++]));
       if (isMax) td.append(h('span', { 'aria-hidden': 'true' }, ' ▲'), hiddenText(' (row maximum)'));
@@ -63,7 +63,7 @@ function scoreTable(key: string, title: string, summary: KindSummaryView, result
   const full = h('p', { class: 'note full-value', 'aria-live': 'polite' });
   const showFull = (event: Event) => {
     const td = (event.target as HTMLElement).closest('td');
-    if (td?.title) full.textContent = `Full value: ${td.title}`;
+    if (td?.title) full.textContent = `${title}, query token ${td.dataset.query} with key ${td.dataset.key}, full value: ${td.title}`;
   };
   table.addEventListener('click', showFull);
   table.addEventListener('focusin', showFull);

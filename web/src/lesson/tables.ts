@@ -152,9 +152,10 @@ export function editableTable(
 ): HTMLTableElement {
   const attributes = { 'data-tensor': key, 'data-editable': key, class: 'matrix editable' };
   return matrix(attributes, tensorCaption(label, shapeText), tensor.shape, (cell, row, column) => {
+    // Not inputmode "decimal": its iOS keypad has no minus sign, and most weights need one.
     const input = h('input', {
       type: 'text',
-      inputmode: 'decimal',
+      inputmode: 'text',
       autocomplete: 'off',
       spellcheck: 'false',
       'data-field': key,
