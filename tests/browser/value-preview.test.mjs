@@ -12,7 +12,7 @@ const preview = 'qkv-lesson .value-preview';
 
 // The preview's rows as shown: step → values text.
 function shownSteps(page) {
-  return page.locator(preview).evaluate((section) => Object.fromEntries([...section.querySelectorAll('tbody tr')].map((tr) => [tr.cells[0].textContent, tr.cells[1].textContent])));
+  return page.locator(preview).evaluate((section) => Object.fromEntries([...section.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling.querySelector('bdi').textContent])));
 }
 
 // The core's preview for the numbers on screen (the state read as look-ahead.test.mjs reads it), as the same
