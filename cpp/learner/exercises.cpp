@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <functional>
 
+#include "attention/value_preview.hpp"
 #include "learner/provenance.hpp"
 #include "response/tensor_names.hpp"
 #include "text/format.hpp"
@@ -64,6 +65,48 @@ std::string diagonal_story(const ScoreSummary& summary, std::size_t tokens, cons
     }
   }
   return story;
+}
+
+// The preview's prediction: what dividing token 0's scores by √d_head does to its softmax weights, judged by
+// the core from the fixture's row (value_preview): nothing (equal bits), or the largest weight lower
+// (flattens) or higher (sharpens). The order never changes: each score is divided by the same positive
+// number.
+Exercise preview_weights_exercise(const ChapterEvidence& e) {
+  const auto preview = value_preview(e.primary.query, e.primary.key, e.primary.value, 0);
+  const auto largest = [](const std::vector<double>& w) { return *std::max_element(w.begin(), w.end()); };
+  const double scaled = preview ? largest(preview->weights) : 0.0,
+               unscaled = preview ? largest(preview->unscaled_weights) : 0.0;
+  const std::string answer = scaled < unscaled ? "flattens" : scaled > unscaled ? "sharpens" : "nothing";
+  const auto two_decimals = [](const std::vector<double>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) text += (i > 0 ? ", " : "") + format_fixed(values[i], 2);
+    return text + "]";
+  };
+  const std::string rows = preview ? "Token 0's weights with the division " + two_decimals(preview->weights) +
+                                         ", without it " + two_decimals(preview->unscaled_weights)
+                                   : std::string("No row: an axis is empty");
+  std::vector<std::pair<std::string, std::string>> hints;
+  hints.push_back(
+      {"reorders",
+       "Every score is divided by the same positive number: can a larger score become the smaller?"});
+  for (const char* option : {"flattens", "sharpens", "nothing"})
+    if (answer != option)
+      hints.push_back(
+          {option,
+           "Divide token 0's scores by √d_head and compare the gaps between them before the softmax."});
+  return {
+      "ch26-preview-weights",
+      {"reorders", "flattens", "sharpens", "nothing"},
+      {choice(answer)},
+      hints,
+      "",
+      rows + ". Dividing by √d_head = " + format_prose(preview ? preview->scale : 0.0) +
+          " keeps the order of the scores" +
+          (answer == "flattens" ? " and shrinks the gaps between them, so the largest weight goes from " +
+                                      format_fixed(unscaled, 2) + " down to " + format_fixed(scaled, 2) + "."
+           : answer == "sharpens" ? " and widens the gaps between them, so the largest weight goes from " +
+                                        format_fixed(unscaled, 2) + " up to " + format_fixed(scaled, 2) + "."
+                                  : " and here leaves the weights as they were.")};
 }
 
 std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
@@ -240,6 +283,7 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
                      (e.bitwise->input_gradient_changed
                           ? ": X feeds all three branches, so its gradient sums all three paths."
                           : ".")});
+  out.push_back(preview_weights_exercise(e));
   return out;
 }
 
@@ -357,9 +401,9 @@ const std::vector<std::string>& exercise_ids() {
   static const std::vector<std::string> ids = {
       "ch26-output-shapes",   "ch26-first-token",   "ch26-best-key",     "ch26-change-query-only",
       "ch26-parameter-count", "ch26-empty-axes",    "ch26-rank-two",     "ch26-divisibility",
-      "ch26-history",         "ch26-still-missing", "ch26-upstream-key", "qkv04-exercise-1",
-      "qkv04-exercise-2",     "qkv04-exercise-3",   "qkv04-quiz-1",      "qkv04-quiz-2",
-      "qkv04-quiz-3",         "qkv04-quiz-4",       "qkv04-quiz-5"};
+      "ch26-history",         "ch26-still-missing", "ch26-upstream-key", "ch26-preview-weights",
+      "qkv04-exercise-1",     "qkv04-exercise-2",   "qkv04-exercise-3",  "qkv04-quiz-1",
+      "qkv04-quiz-2",         "qkv04-quiz-3",       "qkv04-quiz-4",      "qkv04-quiz-5"};
   return ids;
 }
 

@@ -42,12 +42,13 @@ TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
   std::vector<std::string> ids;
   for (const Exercise& exercise : all) ids.push_back(exercise.id);
   EXPECT_EQ(ids, exercise_ids());
-  EXPECT_EQ(ids.size(), 19u);
+  EXPECT_EQ(ids.size(), 20u);
   // The two added for the look-ahead and reverse mode, each where the lesson asks it.
   EXPECT_EQ(ids[2], "ch26-best-key");
   EXPECT_EQ(ids[1], "ch26-first-token");
   EXPECT_EQ(ids[10], "ch26-upstream-key");
   EXPECT_EQ(ids[9], "ch26-still-missing");
+  EXPECT_EQ(ids[11], "ch26-preview-weights");  // the next lesson's preview, after the look-ahead's scores
 }
 
 TEST(Exercises, TheRightOptionIsNotAlwaysTheFirst) {

@@ -418,8 +418,9 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       // A figure of its own, which scrolls (if ever) inside itself and keeps its caption in view.
       outputs.scores,
       explanations.scores,
-      valuePreview,
     ),
+    predict('ch26-preview-weights'),
+    fold(['ch26-preview-weights'], 'one row of the next lesson', valuePreview),
   );
 
   const deeper = h(
