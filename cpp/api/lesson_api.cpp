@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <utility>
 
+#include "attention/value_preview.hpp"
 #include "learner/answer_reader.hpp"
 #include "learner/exercises.hpp"
 #include "response/tensor_names.hpp"
@@ -22,6 +23,17 @@ TensorView tensor_view(const Tensor& tensor) {
 }
 
 NumberView number_view(double value) { return {value, format_shortest(value)}; }
+
+// A heatmap's colour of each score: round(4 · score / the largest |score| given), from −4 to 4 (a diverging
+// scale centred on 0); all zeros when every score is 0.
+std::vector<int> heat_levels(const std::vector<double>& scores) {
+  double largest = 0.0;
+  for (double score : scores) largest = std::max(largest, std::fabs(score));
+  std::vector<int> levels;
+  for (double score : scores)
+    levels.push_back(largest > 0.0 ? static_cast<int>(std::lround(4.0 * score / largest)) : 0);
+  return levels;
+}
 
 RoundedView rounded_view(const std::vector<double>& values) {
   RoundedView out{values, {}, {}};
@@ -109,6 +121,16 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
   out.key = tensor_view(e.primary.key);
   out.value = tensor_view(e.primary.value);
   out.scores = tensor_view(e.primary.scores);
+  out.score_heat = heat_levels(e.primary.scores.values());
+  if (auto preview = value_preview(e.primary.query, e.primary.key, e.primary.value, 0)) {
+    out.value_preview = ValuePreviewView{preview->row,
+                                         rounded_view(preview->scores),
+                                         rounded_view(preview->scaled),
+                                         rounded_view(preview->weights),
+                                         rounded_view(preview->unscaled_weights),
+                                         rounded_view(preview->output),
+                                         number_view(preview->scale)};
+  }
   out.token_names = token_names(r.input.shape()[1]);
   out.input_gradient = tensor_view(g.input);
   out.query_weight_gradient = tensor_view(g.query_weight);
@@ -496,10 +518,7 @@ SelfScoreSummaryResponse self_score_summary(const SelfScoreRequest& typed) {
     for (std::size_t i = 0; i < shown; ++i)
       for (std::size_t j = 0; j < shown; ++j) corner.push_back(s.scores[i * n + j]);
     view.scores = rounded_view(corner);
-    double largest = 0.0;
-    for (double score : corner) largest = std::max(largest, std::fabs(score));
-    for (double score : corner)
-      view.heat.push_back(largest > 0.0 ? static_cast<int>(std::lround(4.0 * score / largest)) : 0);
+    view.heat = heat_levels(corner);
     view.argmax = s.argmax;
     view.diagonal_count = s.diagonal_rows.size();
     view.diagonal_rows = s.diagonal_rows;

@@ -62,11 +62,22 @@ struct GradcheckView {
   NumberView max_allowance;
   std::string verdict;
 };
+// The next lesson's preview (cpp/attention/value_preview.hpp): query token 0 of batch item 0, its scores
+// divided by √d_head, their softmax (and the unscaled scores' softmax beside it), and the weighted sum of V.
+struct ValuePreviewView {
+  std::size_t row = 0;
+  RoundedView scores, scaled, weights, unscaled_weights, output;
+  NumberView scale;  // √d_head
+};
 struct EvidenceView {
   TensorView input, query_weight, key_weight, value_weight, query_upstream, key_upstream, value_upstream;
   TensorView query, key, value;
   TensorView scores;  // [B, T, T]: scores[b,i,j] = q_{b,i}·k_{b,j}, raw dot products (not scaled, no softmax)
-  std::vector<std::string> token_names;  // [T]: the fixture story's word for each token position
+  // The score figure's colour of each score, as the self-score heatmaps colour theirs (heat_levels): relative
+  // to the largest |score| of the whole tensor, so equal scores look equal in every batch item.
+  std::vector<int> score_heat;
+  std::optional<ValuePreviewView> value_preview;  // none when an axis is empty
+  std::vector<std::string> token_names;           // [T]: the fixture story's word for each token position
   TensorView input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
   NumberView loss;
   std::vector<std::string> parameter_names;
@@ -374,10 +385,16 @@ template <class V> void describe(V& v, const BitwiseChecks& t) {
   QKV_FIELD(query_gradient_unchanged); QKV_FIELD(value_gradient_unchanged); QKV_FIELD(input_gradient_changed);
   QKV_FIELD(replay_bitwise);
 }
+template <class V> void describe(V& v, const ValuePreviewView& t) {
+  QKV_FIELD(row); QKV_FIELD(scores); QKV_FIELD(scaled); QKV_FIELD(weights); QKV_FIELD(unscaled_weights);
+  QKV_FIELD(output); QKV_FIELD(scale);
+}
 template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
   QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
-  QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); QKV_FIELD(scores); QKV_FIELD(token_names);
+  QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); QKV_FIELD(scores); QKV_FIELD(score_heat);
+  QKV_FIELD(value_preview);
+  QKV_FIELD(token_names);
   QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
   QKV_FIELD(value_weight_gradient); QKV_FIELD(loss); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count);
   QKV_FIELD(model_width); QKV_FIELD(head_width); QKV_FIELD(gradcheck);

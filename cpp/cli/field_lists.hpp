@@ -31,6 +31,7 @@ QKV_DESCRIBED(RejectionView)
 QKV_DESCRIBED(GradcheckRules)
 QKV_DESCRIBED(BitwiseChecks)
 QKV_DESCRIBED(GradcheckView)
+QKV_DESCRIBED(ValuePreviewView)
 QKV_DESCRIBED(EvidenceView)
 QKV_DESCRIBED(SizeLimitView)
 QKV_DESCRIBED(EditableCells)
@@ -113,15 +114,16 @@ ordered_json field_lists_of() {
 }
 
 inline ordered_json field_lists() {
-  return field_lists_of<
-      ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView, GradcheckRules,
-      BitwiseChecks, GradcheckView, EvidenceView, SizeLimitView, EditableCells, EditableTensor, LessonState,
-      FixtureResponse, LessonResponse, ProvenanceRequest, SourceCells, ProvenanceResponse, ExperimentFacts,
-      SelfScoreRequest, ScoreSummaryView, SelfScoreView, SelfScoreResponse, OffDiagonalRowView,
-      KindSummaryView, SelfScoreSummaryView, SelfScoreSummaryResponse, SeedSearchRequest, SeedSearchResponse,
-      ExerciseView, ExercisesResponse, AnswerRequest, AnswerResponse, QuestionStandingView, OutcomeRequest,
-      OutcomeResponse, RandnRequest, RandnResponse, TextResponse, TensorData, GradcheckData,
-      ProjectionResponse, UpstreamData, EvidenceRequest, BenchRequest, BenchResponse>();
+  return field_lists_of<ErrorView, TensorView, NumberView, RoundedView, ShapeProbeView, RejectionView,
+                        GradcheckRules, BitwiseChecks, GradcheckView, ValuePreviewView, EvidenceView,
+                        SizeLimitView, EditableCells, EditableTensor, LessonState, FixtureResponse,
+                        LessonResponse, ProvenanceRequest, SourceCells, ProvenanceResponse, ExperimentFacts,
+                        SelfScoreRequest, ScoreSummaryView, SelfScoreView, SelfScoreResponse,
+                        OffDiagonalRowView, KindSummaryView, SelfScoreSummaryView, SelfScoreSummaryResponse,
+                        SeedSearchRequest, SeedSearchResponse, ExerciseView, ExercisesResponse, AnswerRequest,
+                        AnswerResponse, QuestionStandingView, OutcomeRequest, OutcomeResponse, RandnRequest,
+                        RandnResponse, TextResponse, TensorData, GradcheckData, ProjectionResponse,
+                        UpstreamData, EvidenceRequest, BenchRequest, BenchResponse>();
 }
 
 }  // namespace qkv::cli

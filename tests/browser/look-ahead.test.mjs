@@ -86,10 +86,13 @@ test('the best-key question comes before the folded scores; checked, they show t
     const names = (await coreScores(page, 0)).names;
     // Not a fixture value: the lesson's own words for its two tokens (token_word, cpp/chapter26/chapter26.cpp).
     assert.deepEqual(names, ['fresh', 'bread'], 'the core names the two tokens');
-    for (const key of ['input', 'query', 'key', 'value', 'scores']) {
+    for (const key of ['input', 'query', 'key', 'value']) {
       const rows = await inLesson(page, `table[data-tensor="${key}"] tbody th[scope="row"]`).allTextContents(); // Q, K and V may still be folded
       names.forEach((name, i) => assert.ok(rows[i].includes(`“${name}”`), `${key}: row ${i} is named “${name}” (${rows[i]})`));
     }
+    // The score figure names its queries short: "q₀ fresh" (score-figure.test.mjs checks its keys and layout).
+    const queries = await inLesson(page, 'table[data-tensor="scores"] tbody th[scope="row"]').allTextContents();
+    names.forEach((name, i) => assert.ok(queries[i].startsWith(`q${'₀₁'[i]} ${name}`), `scores: row ${i} is query ${i} “${name}” (${queries[i]})`));
 
     // Each score explains its sum, built here from the Q and K on screen.
     const { query, key, scores } = fixture.expected;
@@ -136,7 +139,7 @@ test('after an edit of X and a change of T, the scores and a score’s sum follo
     assert.equal(core.scores.length, 9, 'test sanity: T = 3 gives 9 scores');
     assert.deepEqual(await tableTexts(page, 'scores'), core.scores, 'after T = 3, the scores are the core’s');
     const rows = await inLesson(page, 'table[data-tensor="scores"] tbody th[scope="row"]').allInnerTexts();
-    assert.ok(rows[2].includes(`“${core.names[2]}”`), `the third row is named by the core (${rows[2]}, ${core.names[2]})`);
+    assert.ok(rows[2].startsWith(`q₂ ${core.names[2]}`), `the third row is query 2, named by the core (${rows[2]}, ${core.names[2]})`);
     await inLesson(page, 'table[data-tensor="scores"] td[data-index="5"]').focus();
     assert.equal(await line(page).innerText(), core.expression, 'S[0,1,2] writes out the core’s sum');
     assertNoProblems(problems, 'look-ahead after edits');

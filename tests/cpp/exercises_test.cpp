@@ -44,7 +44,7 @@ TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
   std::vector<std::string> ids;
   for (const Exercise& exercise : all) ids.push_back(exercise.id);
   EXPECT_EQ(ids, exercise_ids());
-  EXPECT_EQ(ids.size(), 20u);  // qkv04-quiz-2 is retired (merged into qkv04-exercise-1)
+  EXPECT_EQ(ids.size(), 21u);  // qkv04-quiz-2 is retired (merged into qkv04-exercise-1)
   EXPECT_EQ(std::count(ids.begin(), ids.end(), "qkv04-quiz-2"), 0);
   // The two added for the look-ahead and reverse mode, each where the lesson asks it.
   EXPECT_EQ(ids[2], "ch26-best-key");
@@ -54,6 +54,7 @@ TEST(Exercises, IdsAreStableAndInTheLessonsOrder) {
   // Issue 38's two on the scores, after the chapter's others.
   EXPECT_EQ(ids[11], "ch26-double-key-weight");
   EXPECT_EQ(ids[12], "ch26-key-bias");
+  EXPECT_EQ(ids[13], "ch26-preview-weights");  // the next lesson's preview, after the look-ahead's scores
 }
 
 // Issue 38: doubling W_K doubles K and every score and leaves Q and V; the answer and its numbers are the

@@ -324,7 +324,7 @@ TEST(LessonApi, SeedSearchStartsWhereAskedAndWraps) {
 TEST(LessonApi, ExercisesAndAnswersComeFromOneRegistry) {
   const ExercisesResponse listed = exercises({"1", "5", "8"});
   ASSERT_TRUE(listed.ok);
-  EXPECT_EQ(listed.exercises.size(), 20u);
+  EXPECT_EQ(listed.exercises.size(), 21u);
   EXPECT_EQ(listed.exercises[4].id, "ch26-parameter-count");
   EXPECT_EQ(listed.exercises[4].kind, "count");
   EXPECT_EQ(listed.exercises[4].answer, (std::vector<std::string>{"18"}));

@@ -85,11 +85,11 @@ describe('fixture', () => {
     assert.equal(testCore.trace().text, await readFile(`${root}fixtures/golden/learn-llm-ch26-diagram-trace.txt`, 'utf8'));
   });
 
-  test('the thirteen chapter exercises check against computed answers, in every notation', () => {
+  test('the fourteen chapter exercises check against computed answers, in every notation', () => {
     const listed = core.exercises({ seed: '1', tokens: '5', dim: '8' });
     assert.equal(listed.ok, true);
     const ids = listed.exercises.map((view) => view.id).filter((id) => id.startsWith('ch26-'));
-    assert.equal(ids.length, 13);
+    assert.equal(ids.length, 14);
     const right = {
       'ch26-output-shapes': ['[4,7,2]'],
       'ch26-first-token': ['[0, 3]', '3,0', '3 −3'],
@@ -104,6 +104,7 @@ describe('fixture', () => {
       'ch26-upstream-key': ['key-only'],
       'ch26-double-key-weight': ['key-and-scores'],
       'ch26-key-bias': ['same-shift'],
+      'ch26-preview-weights': ['flattens'],
     };
     const self_score = { seed: '1', tokens: '5', dim: '8' };
     for (const id of ids) {

@@ -70,6 +70,16 @@ export interface GradcheckView {
   max_allowance: NumberView; // the largest τ + r a judged number was held to
   verdict: string; // the outcome in the core's words: agree, do not agree, or cannot be checked at this scale
 }
+// The next lesson's preview for query token 0 of batch item 0 (cpp/attention/value_preview.hpp).
+export interface ValuePreviewView {
+  row: number;
+  scores: RoundedView; // [T]: q_row · k_j
+  scaled: RoundedView; // [T]: the scores / √d_head
+  weights: RoundedView; // [T]: softmax of the scaled scores
+  unscaled_weights: RoundedView; // [T]: softmax of the raw scores, for comparison
+  output: RoundedView; // [d_head]: Σ_j weights_j · v_j
+  scale: NumberView; // √d_head
+}
 export interface EvidenceView {
   input: TensorView;
   query_weight: TensorView;
@@ -82,6 +92,8 @@ export interface EvidenceView {
   key: TensorView;
   value: TensorView;
   scores: TensorView; // [B, T, T]: scores[b,i,j] = q_{b,i}·k_{b,j}, raw dot products (not scaled, no softmax)
+  score_heat: number[]; // per score, −4 … 4, as the self-score heatmaps colour theirs (relative to the largest |score| of the tensor)
+  value_preview?: ValuePreviewView; // absent when an axis is empty
   token_names: string[]; // [T]: "fresh", "bread", then "token 2", "token 3", ...
   input_gradient: TensorView;
   query_weight_gradient: TensorView;

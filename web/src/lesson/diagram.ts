@@ -4,6 +4,8 @@
 // value shown comes from the evidence object; `renderDiagram` is a function of (evidence, state).
 import math from 'virtual:math';
 import { h, math as mathSpan, part, partClass, symbols } from './dom';
+import { markProduct, renderScoreFigure } from './score-figure';
+import { valuePreviewParts } from './value-preview';
 import { arrowTarget, cellIndexOf, editableTable, focusCell, matrixTable, tensorCaption } from './tables';
 import { computedKeys } from './types';
 import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, ProvenanceResponse, TensorEvidence, TensorKey } from './types';
@@ -113,14 +115,6 @@ export function nameTokenRows(table: HTMLTableElement, shape: number[], tokenNam
   }
 }
 
-// The scores' columns are keys: "key 1 “bread”"; its rows are queries.
-function nameScoreColumns(table: HTMLTableElement, tokenNames: string[]): void {
-  const headers = table.querySelectorAll('thead th');
-  if (headers.length !== tokenNames.length + 1) return;
-  headers[0].textContent = 'query ↓ key →';
-  tokenNames.forEach((name, j) => headers[j + 1].replaceChildren(`key ${j} `, h('span', { class: 'token-name' }, `“${name}”`)));
-}
-
 // A read-only table that is rebuilt only when its shape (or its tokens' names) changes; otherwise only its
 // cell texts change.
 function renderOutput(container: HTMLElement, key: TensorKey, tensor: TensorEvidence, tokenNames: string[]): void {
@@ -130,7 +124,6 @@ function renderOutput(container: HTMLElement, key: TensorKey, tensor: TensorEvid
     const fresh = matrixTable(key, labels[key], tensor, 'data-tensor', true);
     fresh.dataset.shape = shapeKey;
     nameTokenRows(fresh, tensor.shape, tokenNames);
-    if (key === 'scores') nameScoreColumns(fresh, tokenNames);
     container.replaceChildren(fresh);
     return;
   }
@@ -176,6 +169,8 @@ export interface DiagramRefs {
   readonly gradcheckRules: GradcheckRules;
   selected?: { tensor: ComputedKey; index: number };
   inputShape: HTMLElement;
+  // The next lesson's preview row (value-preview.ts), under the scores.
+  valuePreview: HTMLElement;
   branchFacts: Record<'query' | 'key' | 'value', HTMLElement>;
   loss: HTMLElement;
   history: HTMLElement;
@@ -227,11 +222,13 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     value_upstream: slot('value_upstream'),
   } satisfies Record<EditableKey, EditableSlot>;
   const outputs = perComputed(() => h('div', { class: 'slot' }));
+  outputs.scores.id = `${idPrefix}-scores`; // names the score figure's caption (score-figure.ts)
   const explanations = perComputed((key) => h('p', { class: 'provenance', 'data-provenance': key, 'aria-live': 'polite' }, provenancePrompt));
   const explained = (label: string, key: ComputedKey) => [scroller(label, outputs[key]), explanations[key]];
   const predictions: Record<string, HTMLElement> = {};
   const predict = (id: string) => (predictions[id] = prediction(id));
   const inputShape = h('dl', { class: 'facts' });
+  const valuePreview = h('section', { class: 'value-preview card' });
   const branchFacts = { query: h('dl', { class: 'facts' }), key: h('dl', { class: 'facts' }), value: h('dl', { class: 'facts' }) };
 
   const branchCards = branches.map((branch) =>
@@ -423,7 +420,9 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       ['ch26-best-key'],
       'the query–key scores',
       h('p', {}, 'Queries meet only the keys of their own batch item: S[b,i,j] is the dot product of token i’s query and token j’s key in batch item b, S = Q Kᵀ, and the table stacks the rows of every batch item. These are the raw dot products, before any scaling or softmax.'),
-      ...explained('Query–key scores', 'scores'),
+      // A figure of its own, which scrolls (if ever) inside itself and keeps its caption in view.
+      outputs.scores,
+      explanations.scores,
     ),
     // Two predictions on the scores: each answer and its numbers come from the core's explanation.
     predict('ch26-double-key-weight'),
@@ -434,6 +433,8 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       h('p', {}, 'Each score qᵢ·kⱼ is a sum of products with one factor from the key. Scaling every key scales every score by the same factor; the queries and values never read W_K. Try it in the diagram: type each entry of W_K twice as large, and the status line names what changed.'),
       h('p', {}, 'With a key bias b_K, a score becomes qᵢ·kⱼ + qᵢ·b_K. The added term depends on the query alone, so the whole row of scores moves by one number, and the softmax of the next lesson gives the same probabilities for a row moved by one number: a key bias would be parameters that change nothing. A query bias b_Q adds b_Q·kⱼ instead, which differs from key to key: a fixed preference for some keys, whatever the query. This lesson’s layer, like the original Transformer’s, has no bias.'),
     ),
+    predict('ch26-preview-weights'),
+    fold(['ch26-preview-weights'], 'one row of the next lesson', valuePreview),
   );
 
   const deeper = h(
@@ -537,6 +538,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     implementers,
     replayVerdict,
     inputShape,
+    valuePreview,
     branchFacts,
     loss,
     history,
@@ -642,7 +644,8 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
     );
     renderOutput(refs.outputs[branch.output], branch.output, t[branch.output], names);
   });
-  renderOutput(refs.outputs.scores, 'scores', t.scores, names);
+  renderScoreFigure(refs.outputs.scores, t);
+  renderPart(refs.valuePreview, [t.value_preview, t.token_names, t.head_width], () => valuePreviewParts(t));
 
   renderPart(refs.history, 'static', () => [
     scroller(
@@ -804,6 +807,7 @@ function cellsOf(root: ParentNode, tensor: string, indices: number[]): HTMLEleme
 
 function clearHighlight(refs: DiagramRefs): void {
   for (const cell of lessonRoot(refs).querySelectorAll('td.source, td.target')) cell.classList.remove('source', 'target');
+  markProduct(lessonRoot(refs), undefined);
 }
 
 function resetLine(line: HTMLElement): void {
@@ -826,6 +830,7 @@ function explainCell(refs: DiagramRefs, tensor: ComputedKey, index: number): voi
   const root = lessonRoot(refs);
   for (const source of answer.sources) for (const cell of cellsOf(root, source.tensor, source.indices)) cell.classList.add('source');
   for (const cell of cellsOf(root, tensor, [index])) cell.classList.add('target');
+  if (tensor === 'scores') markProduct(root, index);
   const expression = h('bdi', { dir: 'ltr', class: 'expression' }, answer.expression);
   if (line.dataset.shown !== answer.expression) {
     line.dataset.shown = answer.expression;

@@ -175,3 +175,7 @@ const cellIndexes = new WeakMap<Element, number>();
 export function cellIndexOf(cell: Element): number | undefined {
   return cellIndexes.get(cell);
 }
+// Records the row-major cell a cell made outside `matrix` stands for (the score figure's).
+export function indexCell(cell: Element, index: number): void {
+  cellIndexes.set(cell, index);
+}
