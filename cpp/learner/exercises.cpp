@@ -128,402 +128,394 @@ void append_score_change_exercises(const ChapterEvidence& e, std::vector<Exercis
            vector_text(score_row(bias->query_bias_shift, 0)) +
            (bias->query_shift_differs_across_row ? ", a preference for some keys whatever the query."
                                                  : ".")});
+}
 
-  // The preview's prediction: what dividing token 0's scores by √d_head does to its softmax weights, judged
-  // by the core from the fixture's row (value_preview): nothing (equal bits), or the largest weight lower
-  // (flattens) or higher (sharpens). The order never changes: each score is divided by the same positive
-  // number.
-  Exercise preview_weights_exercise(const ChapterEvidence& e) {
-    const auto preview = value_preview(e.primary.query, e.primary.key, e.primary.value, 0);
-    const auto largest = [](const std::vector<double>& w) { return *std::max_element(w.begin(), w.end()); };
-    const double scaled = preview ? largest(preview->weights) : 0.0,
-                 unscaled = preview ? largest(preview->unscaled_weights) : 0.0;
-    const std::string answer = scaled < unscaled ? "flattens" : scaled > unscaled ? "sharpens" : "nothing";
-    const auto two_decimals = [](const std::vector<double>& values) {
-      std::string text = "[";
-      for (std::size_t i = 0; i < values.size(); ++i)
-        text += (i > 0 ? ", " : "") + format_fixed(values[i], 2);
-      return text + "]";
-    };
-    const std::string rows = preview
-                                 ? "Token 0's weights with the division " + two_decimals(preview->weights) +
-                                       ", without it " + two_decimals(preview->unscaled_weights)
-                                 : std::string("No row: an axis is empty");
-    std::vector<std::pair<std::string, std::string>> hints;
-    hints.push_back(
-        {"reorders",
-         "Every score is divided by the same positive number: can a larger score become the smaller?"});
-    for (const char* option : {"flattens", "sharpens", "nothing"})
-      if (answer != option)
-        hints.push_back(
-            {option,
-             "Divide token 0's scores by √d_head and compare the gaps between them before the softmax."});
-    return {"ch26-preview-weights",
-            {"reorders", "flattens", "sharpens", "nothing"},
-            {choice(answer)},
-            hints,
-            "",
-            rows + ". Dividing by √d_head = " + format_prose(preview ? preview->scale : 0.0) +
-                " keeps the order of the scores" +
-                (answer == "flattens"
-                     ? " and shrinks the gaps between them, so the largest weight goes from " +
-                           format_fixed(unscaled, 2) + " down to " + format_fixed(scaled, 2) + "."
-                 : answer == "sharpens"
-                     ? " and widens the gaps between them, so the largest weight goes from " +
-                           format_fixed(unscaled, 2) + " up to " + format_fixed(scaled, 2) + "."
-                     : " and here leaves the weights as they were.")};
-  }
-
-  std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
-    const ProjectionRequest& r = e.request;
-    const std::string d = std::to_string(e.model_width), h = std::to_string(e.head_width);
-
-    // Run the fixture's layer on a [4, 7, d_model] input and read the shape it gives.
-    Shape batch_shape;
-    if (auto layer = projections_from_weights(r.query_weight, r.key_weight, r.value_weight)) {
-      if (auto input = TensorValue::constant(Tensor::zeros({4, 7, e.model_width}).value()))
-        if (auto outputs = layer->forward(*input)) batch_shape = outputs->query.shape();
-    }
-    const std::vector<double> x0 = first_batch_row(r.input, 0);
-    const std::vector<double> q0 = first_batch_row(e.primary.query, 0),
-                              k0 = first_batch_row(e.primary.key, 0),
-                              v0 = first_batch_row(e.primary.value, 0);
-    const Extent per_weight = e.model_width * e.head_width;
-
-    std::vector<Exercise> out;
-    out.push_back({"ch26-output-shapes",
-                   {},
-                   {shape("", batch_shape)},
-                   {},
-                   "Only the last axis changes: it becomes d_head.",
-                   "The core ran the layer on a [4, 7, " + d + "] input: each of Q, K and V came out " +
-                       shape_text(batch_shape) + ". Each branch maps the last axis, " + d + " features to " +
-                       h + "; the batch and token axes pass through."});
-    out.push_back(
-        {"ch26-first-token",
-         {},
-         {row_times("q₀", q0, "x₀", x0, tensor_name<TensorRole::Weight>(0).label),
-          row_times("k₀", k0, "x₀", x0, tensor_name<TensorRole::Weight>(1).label),
-          row_times("v₀", v0, "x₀", x0, tensor_name<TensorRole::Weight>(2).label)},
-         {},
-         "",
-         "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
-             " times that branch's weight: coordinate j is x₀ dotted with column j. The three weights "
-             "differ, so the three views differ."});
-    // Token 0's query against the keys of tokens 0 and 1 (batch item 0): the sums written out, and the
-    // scores the core computed for them.
-    const Extent tokens = r.input.shape()[1];
-    const auto score_sum = [&](Extent j) {
-      return j < tokens ? written_products(q0, first_batch_row(e.primary.key, j)) : std::string("(no token)");
-    };
-    const auto score_of = [&](Extent j) { return j < e.primary.scores.size() ? e.primary.scores[j] : 0.0; };
-    const double s00 = score_of(0), s01 = score_of(1);
-    const std::string best = s00 > s01 ? "token-0" : s01 > s00 ? "token-1" : "tie";
-    const std::string both_sums =
-        "q₀·k₀ = " + score_sum(0) + " and q₀·k₁ = " + score_sum(1) + ", with q₀ = " + vector_text(q0);
-    std::vector<std::pair<std::string, std::string>> best_key_hints;
-    for (const char* option : {"token-0", "token-1"})
-      if (best != option)
-        best_key_hints.push_back({option, "Work out both sums: " + both_sums + ". Which is larger?"});
-    if (best != "tie")
-      best_key_hints.push_back({"tie", "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + both_sums + "."});
-    out.push_back(
-        {"ch26-best-key",
-         {"token-0", "token-1", "tie"},
-         {choice(best)},
-         best_key_hints,
-         "",
-         "The score of a query with a key is their dot product: q₀·k₀ = " + score_sum(0) + " = " +
-             format_prose(s00) + ", q₀·k₁ = " + score_sum(1) + " = " + format_prose(s01) + ". " +
-             (best == "tie"
-                  ? std::string("The two scores are equal: token 0's query matches both keys alike.")
-                  : "The larger score is with k" + std::string(best == "token-0" ? "₀" : "₁") +
-                        ", so token 0's query (“" + token_name(0) + "”) matches the key of " +
-                        (best == "token-0" ? "its own token" : "token 1 (“" + token_name(1) + "”)") +
-                        " best.") +
-             " These are raw scores: not yet scaled by 1/√d_head, and not yet turned into probabilities."});
-    out.push_back(
-        {"ch26-change-query-only",
-         {"yes", "no"},
-         {choice(e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "no" : "yes")},
-         {{"yes", "K is computed from X and W_K only, V from X and W_V only: which of them reads W_Q?"}},
-         "",
-         std::string("K and V are computed from X, W_K and W_V only. The core added 1 to W_Q[0,0]: Q ") +
-             (e.bitwise->query_changed ? "changed" : "did not change") + ", while K and V stayed " +
-             (e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "the same bit for bit."
-                                                                     : "not the same.")});
-    const std::string per_weight_text = std::to_string(per_weight);
-    out.push_back(
-        {"ch26-parameter-count",
-         {},
-         {count(e.primary.parameter_count, 1000000000,
-                {{per_weight, per_weight_text + " is one weight's entries; the layer has W_Q, W_K and W_V"},
-                 {2 * per_weight, "that is two weights' entries; the layer has three, W_Q, W_K and W_V"},
-                 {e.primary.parameter_count + 3 * e.head_width,
-                  "that counts a bias of " + h + " per weight; this layer has none"}})},
-         {},
-         "Count the entries of one d_model × d_head weight (" + d + " rows, " + h +
-             " columns), then multiply by the number of weights; there is no bias.",
-         "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
-             " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
-             " trainable scalars, as the layer itself reports."});
-    out.push_back({"ch26-empty-axes",
-                   {},
-                   {shape("for " + shape_text(e.empty_batch.input), e.empty_batch.query),
-                    shape("for " + shape_text(e.empty_token.input), e.empty_token.query)},
-                   {},
-                   "An empty axis is still an axis: only the last extent changes.",
-                   "An empty batch or token axis is a valid shape: the layer gave " +
-                       shape_text(e.empty_batch.query) + " for " + shape_text(e.empty_batch.input) + " and " +
-                       shape_text(e.empty_token.query) + " for " + shape_text(e.empty_token.input) +
-                       ". The last axis still maps " + d + " to " + h + ", and backward still runs."});
-    const std::string no_error =
-        "The layer raises no error here: an axis of extent 0 is still an axis, and the layer returns a shape "
-        "for it. Write that shape as [B, T, d_head].";
-    for (const char* word : {"error", "an error", "exception", "none", "nothing", "fails", "it fails"})
-      out.back().word_hints.push_back({word, no_error});
-    out.push_back(
-        {"ch26-rank-two",
-         {"cannot-multiply", "needs-bias", "explicit-axes"},
-         {choice(e.rank.expected_variant ? "explicit-axes" : "cannot-multiply")},
-         {{"cannot-multiply", "A [T, " + d + "] matrix times a [" + d + ", " + h +
-                                  "] weight is a valid product: the refusal is this layer's choice."},
-          {"needs-bias",
-           "This layer has no bias at all, and a bias would not change which shapes it accepts."}},
-         "",
-         "A plain Linear layer would accept [T, d_model]; this layer refuses it on purpose, so that batch "
-         "and token axes can never be confused. Its own words: \"" +
-             e.rank.message + "\"."});
-    const bool indivisible_accepted = e.model_width % e.head_width != 0;
-    out.push_back(
-        {"ch26-divisibility",
-         {"yes", "no"},
-         {choice(indivisible_accepted ? "no" : "yes")},
-         {{"yes", "Look at the fixture's own widths: d_model = " + d + ", d_head = " + h + "."}},
-         "",
-         "The fixture itself has d_model = " + d + " and d_head = " + h + ", and the layer " +
-             (indivisible_accepted ? "accepts it" : "is used with them") +
-             ". Divisibility matters only when multi-head attention splits d_model into h heads of d_head "
-             "features each, a later step: there d_model = h · d_head, so d_model must be a multiple of "
-             "d_head."});
-    out.push_back(
-        {"ch26-history",
-         {"additive-one-self-two", "additive-two-self-one", "both-two"},
-         {choice("additive-two-self-one")},
-         {{"additive-one-self-two", "Additive attention compares a decoder state with encoder annotations."},
-          {"both-two", "Self-attention takes queries, keys and values from one and the same sequence."}},
-         "",
-         "Additive (Bahdanau-style) attention scores the encoder's annotations against the previous decoder "
-         "state: two streams. Self-attention feeds one previous-layer sequence to all three roles."});
-    out.push_back(
-        {"ch26-still-missing",
-         {"fourth-projection", "scores-probabilities-mixture", "bias"},
-         {choice("scores-probabilities-mixture")},
-         {{"fourth-projection", "Three views are all attention needs; what is missing is how they are used."},
-          {"bias",
-           "A bias is optional (this lesson leaves it out); what is missing is how the views are used."}},
-         "",
-         "These projections compare nothing yet. Next, each query is dotted with every key to give scores, "
-         "a softmax turns each row of scores into probabilities, and those weights mix the values."});
-    // U_K[0] + 1 and backward again (ChapterEvidence): the gradients that changed, bit for bit.
-    const bool key_only = e.bitwise->key_gradient_changed && e.bitwise->query_gradient_unchanged &&
-                          e.bitwise->value_gradient_unchanged;
-    const std::string upstream_answer = key_only                              ? "key-only"
-                                        : e.bitwise->value_gradient_unchanged ? "key-and-query"
-                                                                              : "all-three";
-    const std::pair<std::string, std::string> upstream_hints[] = {
-        {"key-only", "Read W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V again, and what the core measured."},
-        {"all-three", "W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V: does either of them read U_K?"},
-        {"key-and-query",
-         "W̄_Q = Xᵀ U_Q reads X and U_Q only. Which tensor changed, and which gradient reads it?"}};
-    std::vector<std::pair<std::string, std::string>> upstream_key_hints;
-    for (const auto& hint : upstream_hints)
-      if (hint.first != upstream_answer) upstream_key_hints.push_back(hint);
-    const auto measured = [](bool changed) {
-      return std::string(changed ? "changed" : "stayed the same bit for bit");
-    };
-    out.push_back({"ch26-upstream-key",
-                   {"key-only", "all-three", "key-and-query"},
-                   {choice(upstream_answer)},
-                   upstream_key_hints,
-                   "",
-                   "Each weight's gradient reads only its own branch's upstream: W̄_Q = Xᵀ U_Q, W̄_K = Xᵀ U_K, "
-                   "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K " +
-                       measured(e.bitwise->key_gradient_changed) + ", W̄_Q " +
-                       measured(!e.bitwise->query_gradient_unchanged) + ", W̄_V " +
-                       measured(!e.bitwise->value_gradient_unchanged) + ", and X̄ " +
-                       measured(e.bitwise->input_gradient_changed) +
-                       (e.bitwise->input_gradient_changed
-                            ? ": X feeds all three branches, so its gradient sums all three paths."
-                            : ".")});
-    append_score_change_exercises(e, out);
-    out.push_back(preview_weights_exercise(e));
-    return out;
-  }
-
-  // Question 16's two given vectors (exercise-prose.json states them): is x·x ≥ x·y guaranteed by the
-  // lengths alone, and what do the dot products say?
-  struct GivenPair {
-    bool guaranteed;
-    std::string explanation;
+// The preview's prediction: what dividing token 0's scores by √d_head does to its softmax weights, judged
+// by the core from the fixture's row (value_preview): nothing (equal bits), or the largest weight lower
+// (flattens) or higher (sharpens). The order never changes: each score is divided by the same positive
+// number.
+Exercise preview_weights_exercise(const ChapterEvidence& e) {
+  const auto preview = value_preview(e.primary.query, e.primary.key, e.primary.value, 0);
+  const auto largest = [](const std::vector<double>& w) { return *std::max_element(w.begin(), w.end()); };
+  const double scaled = preview ? largest(preview->weights) : 0.0,
+               unscaled = preview ? largest(preview->unscaled_weights) : 0.0;
+  const std::string answer = scaled < unscaled ? "flattens" : scaled > unscaled ? "sharpens" : "nothing";
+  const auto two_decimals = [](const std::vector<double>& values) {
+    std::string text = "[";
+    for (std::size_t i = 0; i < values.size(); ++i) text += (i > 0 ? ", " : "") + format_fixed(values[i], 2);
+    return text + "]";
   };
-  GivenPair given_pair() {
-    const std::vector<double> x = {4, 0}, y = {1, 5};
-    const double xx = x[0] * x[0] + x[1] * x[1], xy = x[0] * y[0] + x[1] * y[1];
-    const double x_length = std::sqrt(xx), y_length = std::sqrt(y[0] * y[0] + y[1] * y[1]);
-    const bool guaranteed = y_length <= x_length;
-    const std::string lengths = "|x| = " + score_text(x_length) + " and |y| = " + score_text(y_length);
-    const std::string products =
-        "x·x = " + score_text(xx) + " and x·y = " + score_text(xy) + " (x = [4, 0], y = [1, 5])";
-    if (guaranteed)
-      return {true,
-              lengths + ": y is no longer than x, so x·y ≤ |x| |y| ≤ |x|² = x·x. Here " + products + "."};
-    return {false, lengths + ": y is longer, so Cauchy–Schwarz bounds x·y only by |x| |y| = " +
-                       score_text(x_length * y_length) +
-                       ", more than x·x. Nothing is guaranteed; here it holds "
-                       "anyway: " +
-                       products + "."};
-  }
+  const std::string rows = preview ? "Token 0's weights with the division " + two_decimals(preview->weights) +
+                                         ", without it " + two_decimals(preview->unscaled_weights)
+                                   : std::string("No row: an axis is empty");
+  std::vector<std::pair<std::string, std::string>> hints;
+  hints.push_back(
+      {"reorders",
+       "Every score is divided by the same positive number: can a larger score become the smaller?"});
+  for (const char* option : {"flattens", "sharpens", "nothing"})
+    if (answer != option)
+      hints.push_back(
+          {option,
+           "Divide token 0's scores by √d_head and compare the gaps between them before the softmax."});
+  return {
+      "ch26-preview-weights",
+      {"reorders", "flattens", "sharpens", "nothing"},
+      {choice(answer)},
+      hints,
+      "",
+      rows + ". Dividing by √d_head = " + format_prose(preview ? preview->scale : 0.0) +
+          " keeps the order of the scores" +
+          (answer == "flattens" ? " and shrinks the gaps between them, so the largest weight goes from " +
+                                      format_fixed(unscaled, 2) + " down to " + format_fixed(scaled, 2) + "."
+           : answer == "sharpens" ? " and widens the gaps between them, so the largest weight goes from " +
+                                        format_fixed(unscaled, 2) + " up to " + format_fixed(scaled, 2) + "."
+                                  : " and here leaves the weights as they were.")};
+}
 
-  // Question 14's three projected vectors with tied weights (exercise-prose.json states them): which rows
-  // are sure to peak on their own vector, and which do.
-  struct GivenTied {
-    std::string answer;  // every-row, conditional or avoids
-    std::string explanation;
+std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
+  const ProjectionRequest& r = e.request;
+  const std::string d = std::to_string(e.model_width), h = std::to_string(e.head_width);
+
+  // Run the fixture's layer on a [4, 7, d_model] input and read the shape it gives.
+  Shape batch_shape;
+  if (auto layer = projections_from_weights(r.query_weight, r.key_weight, r.value_weight)) {
+    if (auto input = TensorValue::constant(Tensor::zeros({4, 7, e.model_width}).value()))
+      if (auto outputs = layer->forward(*input)) batch_shape = outputs->query.shape();
+  }
+  const std::vector<double> x0 = first_batch_row(r.input, 0);
+  const std::vector<double> q0 = first_batch_row(e.primary.query, 0), k0 = first_batch_row(e.primary.key, 0),
+                            v0 = first_batch_row(e.primary.value, 0);
+  const Extent per_weight = e.model_width * e.head_width;
+
+  std::vector<Exercise> out;
+  out.push_back({"ch26-output-shapes",
+                 {},
+                 {shape("", batch_shape)},
+                 {},
+                 "Only the last axis changes: it becomes d_head.",
+                 "The core ran the layer on a [4, 7, " + d + "] input: each of Q, K and V came out " +
+                     shape_text(batch_shape) + ". Each branch maps the last axis, " + d + " features to " +
+                     h + "; the batch and token axes pass through."});
+  out.push_back(
+      {"ch26-first-token",
+       {},
+       {row_times("q₀", q0, "x₀", x0, tensor_name<TensorRole::Weight>(0).label),
+        row_times("k₀", k0, "x₀", x0, tensor_name<TensorRole::Weight>(1).label),
+        row_times("v₀", v0, "x₀", x0, tensor_name<TensorRole::Weight>(2).label)},
+       {},
+       "",
+       "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
+           " times that branch's weight: coordinate j is x₀ dotted with column j. The three weights "
+           "differ, so the three views differ."});
+  // Token 0's query against the keys of tokens 0 and 1 (batch item 0): the sums written out, and the
+  // scores the core computed for them.
+  const Extent tokens = r.input.shape()[1];
+  const auto score_sum = [&](Extent j) {
+    return j < tokens ? written_products(q0, first_batch_row(e.primary.key, j)) : std::string("(no token)");
   };
-  GivenTied given_tied() {
-    const std::vector<std::string> names = {"a", "b", "c"};
-    const std::vector<std::vector<double>> rows = {{4, 0}, {0, 1}, {3, -1}};
-    const auto dot = [](const std::vector<double>& u, const std::vector<double>& v) {
-      return u[0] * v[0] + u[1] * v[1];
-    };
-    std::vector<double> lengths;
-    for (const auto& row : rows) lengths.push_back(std::sqrt(dot(row, row)));
-    std::vector<std::size_t> sure;
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      bool longest = true;
-      for (std::size_t j = 0; j < rows.size(); ++j)
-        if (j != i && (lengths[j] > lengths[i] || rows[j] == rows[i])) longest = false;
-      if (longest) sure.push_back(i);
-    }
-    std::string story = "|a| = " + score_text(lengths[0]) + ", |b| = " + score_text(lengths[1]) +
-                        ", |c| = " + score_text(lengths[2]) + ". ";
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      std::size_t peak = 0;
-      std::string scores;
-      for (std::size_t j = 0; j < rows.size(); ++j) {
-        if (dot(rows[i], rows[j]) > dot(rows[i], rows[peak])) peak = j;
-        scores +=
-            (j == 0 ? "" : ", ") + names[i] + "·" + names[j] + " = " + score_text(dot(rows[i], rows[j]));
-      }
-      const bool promised = std::find(sure.begin(), sure.end(), i) != sure.end();
-      story += "Row " + names[i] + " (" + scores + ") peaks on " + names[peak] +
-               (promised    ? ": promised, as the longest vector, equal to no other. "
-                : peak == i ? ": not promised, it happens. "
-                            : ": nothing was promised. ");
-    }
-    const std::string answer = sure.size() == rows.size() ? "every-row"
-                               : sure.empty()             ? "avoids"
-                                                          : "conditional";
-    return {answer, story +
-                        "Tied scores are dot products of the projected vectors, so the longest one is sure "
-                        "to peak on itself, and the others are not."};
-  }
+  const auto score_of = [&](Extent j) { return j < e.primary.scores.size() ? e.primary.scores[j] : 0.0; };
+  const double s00 = score_of(0), s01 = score_of(1);
+  const std::string best = s00 > s01 ? "token-0" : s01 > s00 ? "token-1" : "tie";
+  const std::string both_sums =
+      "q₀·k₀ = " + score_sum(0) + " and q₀·k₁ = " + score_sum(1) + ", with q₀ = " + vector_text(q0);
+  std::vector<std::pair<std::string, std::string>> best_key_hints;
+  for (const char* option : {"token-0", "token-1"})
+    if (best != option)
+      best_key_hints.push_back({option, "Work out both sums: " + both_sums + ". Which is larger?"});
+  if (best != "tie")
+    best_key_hints.push_back({"tie", "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + both_sums + "."});
+  out.push_back(
+      {"ch26-best-key",
+       {"token-0", "token-1", "tie"},
+       {choice(best)},
+       best_key_hints,
+       "",
+       "The score of a query with a key is their dot product: q₀·k₀ = " + score_sum(0) + " = " +
+           format_prose(s00) + ", q₀·k₁ = " + score_sum(1) + " = " + format_prose(s01) + ". " +
+           (best == "tie" ? std::string("The two scores are equal: token 0's query matches both keys alike.")
+                          : "The larger score is with k" + std::string(best == "token-0" ? "₀" : "₁") +
+                                ", so token 0's query (“" + token_name(0) + "”) matches the key of " +
+                                (best == "token-0" ? "its own token" : "token 1 (“" + token_name(1) + "”)") +
+                                " best.") +
+           " These are raw scores: not yet scaled by 1/√d_head, and not yet turned into probabilities."});
+  out.push_back(
+      {"ch26-change-query-only",
+       {"yes", "no"},
+       {choice(e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "no" : "yes")},
+       {{"yes", "K is computed from X and W_K only, V from X and W_V only: which of them reads W_Q?"}},
+       "",
+       std::string("K and V are computed from X, W_K and W_V only. The core added 1 to W_Q[0,0]: Q ") +
+           (e.bitwise->query_changed ? "changed" : "did not change") + ", while K and V stayed " +
+           (e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "the same bit for bit."
+                                                                   : "not the same.")});
+  const std::string per_weight_text = std::to_string(per_weight);
+  out.push_back(
+      {"ch26-parameter-count",
+       {},
+       {count(e.primary.parameter_count, 1000000000,
+              {{per_weight, per_weight_text + " is one weight's entries; the layer has W_Q, W_K and W_V"},
+               {2 * per_weight, "that is two weights' entries; the layer has three, W_Q, W_K and W_V"},
+               {e.primary.parameter_count + 3 * e.head_width,
+                "that counts a bias of " + h + " per weight; this layer has none"}})},
+       {},
+       "Count the entries of one d_model × d_head weight (" + d + " rows, " + h +
+           " columns), then multiply by the number of weights; there is no bias.",
+       "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
+           " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
+           " trainable scalars, as the layer itself reports."});
+  out.push_back({"ch26-empty-axes",
+                 {},
+                 {shape("for " + shape_text(e.empty_batch.input), e.empty_batch.query),
+                  shape("for " + shape_text(e.empty_token.input), e.empty_token.query)},
+                 {},
+                 "An empty axis is still an axis: only the last extent changes.",
+                 "An empty batch or token axis is a valid shape: the layer gave " +
+                     shape_text(e.empty_batch.query) + " for " + shape_text(e.empty_batch.input) + " and " +
+                     shape_text(e.empty_token.query) + " for " + shape_text(e.empty_token.input) +
+                     ". The last axis still maps " + d + " to " + h + ", and backward still runs."});
+  const std::string no_error =
+      "The layer raises no error here: an axis of extent 0 is still an axis, and the layer returns a shape "
+      "for it. Write that shape as [B, T, d_head].";
+  for (const char* word : {"error", "an error", "exception", "none", "nothing", "fails", "it fails"})
+    out.back().word_hints.push_back({word, no_error});
+  out.push_back(
+      {"ch26-rank-two",
+       {"cannot-multiply", "needs-bias", "explicit-axes"},
+       {choice(e.rank.expected_variant ? "explicit-axes" : "cannot-multiply")},
+       {{"cannot-multiply", "A [T, " + d + "] matrix times a [" + d + ", " + h +
+                                "] weight is a valid product: the refusal is this layer's choice."},
+        {"needs-bias",
+         "This layer has no bias at all, and a bias would not change which shapes it accepts."}},
+       "",
+       "A plain Linear layer would accept [T, d_model]; this layer refuses it on purpose, so that batch "
+       "and token axes can never be confused. Its own words: \"" +
+           e.rank.message + "\"."});
+  const bool indivisible_accepted = e.model_width % e.head_width != 0;
+  out.push_back(
+      {"ch26-divisibility",
+       {"yes", "no"},
+       {choice(indivisible_accepted ? "no" : "yes")},
+       {{"yes", "Look at the fixture's own widths: d_model = " + d + ", d_head = " + h + "."}},
+       "",
+       "The fixture itself has d_model = " + d + " and d_head = " + h + ", and the layer " +
+           (indivisible_accepted ? "accepts it" : "is used with them") +
+           ". Divisibility matters only when multi-head attention splits d_model into h heads of d_head "
+           "features each, a later step: there d_model = h · d_head, so d_model must be a multiple of "
+           "d_head."});
+  out.push_back(
+      {"ch26-history",
+       {"additive-one-self-two", "additive-two-self-one", "both-two"},
+       {choice("additive-two-self-one")},
+       {{"additive-one-self-two", "Additive attention compares a decoder state with encoder annotations."},
+        {"both-two", "Self-attention takes queries, keys and values from one and the same sequence."}},
+       "",
+       "Additive (Bahdanau-style) attention scores the encoder's annotations against the previous decoder "
+       "state: two streams. Self-attention feeds one previous-layer sequence to all three roles."});
+  out.push_back(
+      {"ch26-still-missing",
+       {"fourth-projection", "scores-probabilities-mixture", "bias"},
+       {choice("scores-probabilities-mixture")},
+       {{"fourth-projection", "Three views are all attention needs; what is missing is how they are used."},
+        {"bias",
+         "A bias is optional (this lesson leaves it out); what is missing is how the views are used."}},
+       "",
+       "These projections compare nothing yet. Next, each query is dotted with every key to give scores, "
+       "a softmax turns each row of scores into probabilities, and those weights mix the values."});
+  // U_K[0] + 1 and backward again (ChapterEvidence): the gradients that changed, bit for bit.
+  const bool key_only = e.bitwise->key_gradient_changed && e.bitwise->query_gradient_unchanged &&
+                        e.bitwise->value_gradient_unchanged;
+  const std::string upstream_answer = key_only                              ? "key-only"
+                                      : e.bitwise->value_gradient_unchanged ? "key-and-query"
+                                                                            : "all-three";
+  const std::pair<std::string, std::string> upstream_hints[] = {
+      {"key-only", "Read W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V again, and what the core measured."},
+      {"all-three", "W̄_Q = Xᵀ U_Q and W̄_V = Xᵀ U_V: does either of them read U_K?"},
+      {"key-and-query",
+       "W̄_Q = Xᵀ U_Q reads X and U_Q only. Which tensor changed, and which gradient reads it?"}};
+  std::vector<std::pair<std::string, std::string>> upstream_key_hints;
+  for (const auto& hint : upstream_hints)
+    if (hint.first != upstream_answer) upstream_key_hints.push_back(hint);
+  const auto measured = [](bool changed) {
+    return std::string(changed ? "changed" : "stayed the same bit for bit");
+  };
+  out.push_back({"ch26-upstream-key",
+                 {"key-only", "all-three", "key-and-query"},
+                 {choice(upstream_answer)},
+                 upstream_key_hints,
+                 "",
+                 "Each weight's gradient reads only its own branch's upstream: W̄_Q = Xᵀ U_Q, W̄_K = Xᵀ U_K, "
+                 "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K " +
+                     measured(e.bitwise->key_gradient_changed) + ", W̄_Q " +
+                     measured(!e.bitwise->query_gradient_unchanged) + ", W̄_V " +
+                     measured(!e.bitwise->value_gradient_unchanged) + ", and X̄ " +
+                     measured(e.bitwise->input_gradient_changed) +
+                     (e.bitwise->input_gradient_changed
+                          ? ": X feeds all three branches, so its gradient sums all three paths."
+                          : ".")});
+  append_score_change_exercises(e, out);
+  out.push_back(preview_weights_exercise(e));
+  return out;
+}
 
-  std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int64_t seed,
-                                             const SelfScoreResult& module) {
-    const std::string setting = "At seed " + std::to_string(seed) + " with " + std::to_string(now.tokens) +
-                                " tokens of width " + std::to_string(now.dim);
-    const bool all_none = now.none.diagonal_rows.size() == now.tokens;
-    const bool all_tied = now.tied.diagonal_rows.size() == now.tokens;
-    const std::size_t n = module.tokens;
-    const GivenPair given = given_pair();
-    const GivenTied tied = given_tied();
+// Question 16's two given vectors (exercise-prose.json states them): is x·x ≥ x·y guaranteed by the
+// lengths alone, and what do the dot products say?
+struct GivenPair {
+  bool guaranteed;
+  std::string explanation;
+};
+GivenPair given_pair() {
+  const std::vector<double> x = {4, 0}, y = {1, 5};
+  const double xx = x[0] * x[0] + x[1] * x[1], xy = x[0] * y[0] + x[1] * y[1];
+  const double x_length = std::sqrt(xx), y_length = std::sqrt(y[0] * y[0] + y[1] * y[1]);
+  const bool guaranteed = y_length <= x_length;
+  const std::string lengths = "|x| = " + score_text(x_length) + " and |y| = " + score_text(y_length);
+  const std::string products =
+      "x·x = " + score_text(xx) + " and x·y = " + score_text(xy) + " (x = [4, 0], y = [1, 5])";
+  if (guaranteed)
+    return {true, lengths + ": y is no longer than x, so x·y ≤ |x| |y| ≤ |x|² = x·x. Here " + products + "."};
+  return {false, lengths + ": y is longer, so Cauchy–Schwarz bounds x·y only by |x| |y| = " +
+                     score_text(x_length * y_length) +
+                     ", more than x·x. Nothing is guaranteed; here it holds "
+                     "anyway: " +
+                     products + "."};
+}
 
-    // The last row of the separate scores that peaks on itself, and what its own score beats.
-    std::string separate_story;
-    if (!module.separate.diagonal_rows.empty()) {
-      const std::size_t row = module.separate.diagonal_rows.back();
-      std::vector<double> others;
-      for (std::size_t j = 0; j < n; ++j)
-        if (j != row) others.push_back(module.separate.scores[row * n + j]);
-      std::sort(others.begin(), others.end(), std::greater<double>());
-      separate_story = " In row " + std::to_string(row) + " the own score " +
-                       score_text(module.separate.scores[row * n + row]) + " beats ";
-      for (std::size_t i = 0; i < others.size(); ++i)
-        separate_story += (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") + score_text(others[i]);
-      separate_story += ".";
-    }
-    std::vector<Exercise> out;
-    out.push_back(
-        {"qkv04-exercise-1",
-         {"yes", "no"},
-         {choice(all_none ? "yes" : "no")},
-         {},
-         "Open No projection (scores = X Xᵀ): does every row's ▲ (its largest score) sit on the ◆ of "
-         "its own token?",
-         setting + ", " + diagonal_story(now.none, now.tokens, "X Xᵀ") +
-             ". Cauchy–Schwarz guarantees it for " + rows_text(now.none.guaranteed_rows) +
-             " (at least as long as every other row, and equal to none)."});
-    out.push_back({"qkv04-exercise-2",
-                   {"any-longer", "orthogonal", "never"},
-                   {choice("orthogonal")},
-                   {{"any-longer", "A longer y can point away from x; then x·y is small or even negative."},
-                    {"never", "Try y = x."}},
-                   "",
-                   "x·y = x·x means x·(y − x) = 0: y − x is orthogonal to x. y = x is one such vector; among "
-                   "vectors as "
-                   "long as x it is the only one, the equality case of Cauchy–Schwarz."});
-    out.push_back(
-        {"qkv04-exercise-3",
-         {"yes", "no"},
-         {choice(all_tied ? "yes" : "no")},
-         {},
-         "Open Tied projections: does every row's ▲ (its largest score) sit on the ◆ of its own token?",
-         setting + ", " + diagonal_story(now.tied, now.tokens, "the tied scores") + "."});
-    // qkv04-quiz-1 (what Cauchy–Schwarz guarantees, asked in the abstract, and stated by the prose above it)
-    // is retired; qkv04-quiz-6 applies it to two given vectors.
-    out.push_back({"qkv04-quiz-6",
-                   {"yes", "no"},
-                   {choice(given.guaranteed ? "yes" : "no")},
-                   {{given.guaranteed ? "no" : "yes",
-                     "Cauchy–Schwarz bounds x·y by |x| |y|. Compare that bound with x·x = |x|²: which length "
-                     "decides?"}},
-                   "",
-                   given.explanation});
-    // qkv04-quiz-2 (how many rows of X Xᵀ peak on their own token) is retired: qkv04-exercise-1 asks it.
-    out.push_back(
-        {"qkv04-quiz-3",
-         {},
-         {count(module.separate.diagonal_rows.size(), n,
-                {{n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
-         {},
-         std::string(kOwnPeak) + " Count those rows in Separate projections, (X W_q)(X W_k)ᵀ, for seed 1, 5 "
-                                 "tokens, width 8.",
-         of_total(module.separate.diagonal_rows.size(), n) + ": " + rows_text(module.separate.diagonal_rows) +
-             " of the separate scores peak on their own token." + separate_story});
-    out.back().blanks[0].count_total = n;  // the question names its total: the module's n rows
-    out.push_back({"qkv04-quiz-4",
-                   {"every-row", "conditional", "avoids"},
-                   {choice(tied.answer)},
-                   {{"every-row", "Work out each row's three scores: does every row peak on its own vector?"},
-                    {"conditional", "Compare the three lengths: is one longer than the others?"},
-                    {"avoids",
-                     "Tied scores are dot products of the projected vectors with each other, as with no "
-                     "projection: what does Cauchy–Schwarz promise the longest one?"}},
-                   "",
-                   tied.explanation});
-    out.push_back(
-        {"qkv04-quiz-5",
-         {"roles", "shapes", "bias"},
-         {choice("roles")},
-         {{"shapes", "Keys and values have the same shape in this lesson."},
-          {"bias", "No projection in this lesson has a bias."}},
-         "",
-         "Nothing forces different shapes or biases: matching a position (keys) and carrying what is "
-         "retrieved (values) are different jobs, and separate weights let each specialise."});
-    return out;
+// Question 14's three projected vectors with tied weights (exercise-prose.json states them): which rows
+// are sure to peak on their own vector, and which do.
+struct GivenTied {
+  std::string answer;  // every-row, conditional or avoids
+  std::string explanation;
+};
+GivenTied given_tied() {
+  const std::vector<std::string> names = {"a", "b", "c"};
+  const std::vector<std::vector<double>> rows = {{4, 0}, {0, 1}, {3, -1}};
+  const auto dot = [](const std::vector<double>& u, const std::vector<double>& v) {
+    return u[0] * v[0] + u[1] * v[1];
+  };
+  std::vector<double> lengths;
+  for (const auto& row : rows) lengths.push_back(std::sqrt(dot(row, row)));
+  std::vector<std::size_t> sure;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    bool longest = true;
+    for (std::size_t j = 0; j < rows.size(); ++j)
+      if (j != i && (lengths[j] > lengths[i] || rows[j] == rows[i])) longest = false;
+    if (longest) sure.push_back(i);
   }
+  std::string story = "|a| = " + score_text(lengths[0]) + ", |b| = " + score_text(lengths[1]) +
+                      ", |c| = " + score_text(lengths[2]) + ". ";
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::size_t peak = 0;
+    std::string scores;
+    for (std::size_t j = 0; j < rows.size(); ++j) {
+      if (dot(rows[i], rows[j]) > dot(rows[i], rows[peak])) peak = j;
+      scores += (j == 0 ? "" : ", ") + names[i] + "·" + names[j] + " = " + score_text(dot(rows[i], rows[j]));
+    }
+    const bool promised = std::find(sure.begin(), sure.end(), i) != sure.end();
+    story += "Row " + names[i] + " (" + scores + ") peaks on " + names[peak] +
+             (promised    ? ": promised, as the longest vector, equal to no other. "
+              : peak == i ? ": not promised, it happens. "
+                          : ": nothing was promised. ");
+  }
+  const std::string answer = sure.size() == rows.size() ? "every-row"
+                             : sure.empty()             ? "avoids"
+                                                        : "conditional";
+  return {answer, story +
+                      "Tied scores are dot products of the projected vectors, so the longest one is sure "
+                      "to peak on itself, and the others are not."};
+}
+
+std::vector<Exercise> self_score_exercises(const SelfScoreResult& now, std::int64_t seed,
+                                           const SelfScoreResult& module) {
+  const std::string setting = "At seed " + std::to_string(seed) + " with " + std::to_string(now.tokens) +
+                              " tokens of width " + std::to_string(now.dim);
+  const bool all_none = now.none.diagonal_rows.size() == now.tokens;
+  const bool all_tied = now.tied.diagonal_rows.size() == now.tokens;
+  const std::size_t n = module.tokens;
+  const GivenPair given = given_pair();
+  const GivenTied tied = given_tied();
+
+  // The last row of the separate scores that peaks on itself, and what its own score beats.
+  std::string separate_story;
+  if (!module.separate.diagonal_rows.empty()) {
+    const std::size_t row = module.separate.diagonal_rows.back();
+    std::vector<double> others;
+    for (std::size_t j = 0; j < n; ++j)
+      if (j != row) others.push_back(module.separate.scores[row * n + j]);
+    std::sort(others.begin(), others.end(), std::greater<double>());
+    separate_story = " In row " + std::to_string(row) + " the own score " +
+                     score_text(module.separate.scores[row * n + row]) + " beats ";
+    for (std::size_t i = 0; i < others.size(); ++i)
+      separate_story += (i == 0 ? "" : i + 1 == others.size() ? " and " : ", ") + score_text(others[i]);
+    separate_story += ".";
+  }
+  std::vector<Exercise> out;
+  out.push_back({"qkv04-exercise-1",
+                 {"yes", "no"},
+                 {choice(all_none ? "yes" : "no")},
+                 {},
+                 "Open No projection (scores = X Xᵀ): does every row's ▲ (its largest score) sit on the ◆ of "
+                 "its own token?",
+                 setting + ", " + diagonal_story(now.none, now.tokens, "X Xᵀ") +
+                     ". Cauchy–Schwarz guarantees it for " + rows_text(now.none.guaranteed_rows) +
+                     " (at least as long as every other row, and equal to none)."});
+  out.push_back({"qkv04-exercise-2",
+                 {"any-longer", "orthogonal", "never"},
+                 {choice("orthogonal")},
+                 {{"any-longer", "A longer y can point away from x; then x·y is small or even negative."},
+                  {"never", "Try y = x."}},
+                 "",
+                 "x·y = x·x means x·(y − x) = 0: y − x is orthogonal to x. y = x is one such vector; among "
+                 "vectors as "
+                 "long as x it is the only one, the equality case of Cauchy–Schwarz."});
+  out.push_back(
+      {"qkv04-exercise-3",
+       {"yes", "no"},
+       {choice(all_tied ? "yes" : "no")},
+       {},
+       "Open Tied projections: does every row's ▲ (its largest score) sit on the ◆ of its own token?",
+       setting + ", " + diagonal_story(now.tied, now.tokens, "the tied scores") + "."});
+  // qkv04-quiz-1 (what Cauchy–Schwarz guarantees, asked in the abstract, and stated by the prose above it)
+  // is retired; qkv04-quiz-6 applies it to two given vectors.
+  out.push_back({"qkv04-quiz-6",
+                 {"yes", "no"},
+                 {choice(given.guaranteed ? "yes" : "no")},
+                 {{given.guaranteed ? "no" : "yes",
+                   "Cauchy–Schwarz bounds x·y by |x| |y|. Compare that bound with x·x = |x|²: which length "
+                   "decides?"}},
+                 "",
+                 given.explanation});
+  // qkv04-quiz-2 (how many rows of X Xᵀ peak on their own token) is retired: qkv04-exercise-1 asks it.
+  out.push_back(
+      {"qkv04-quiz-3",
+       {},
+       {count(module.separate.diagonal_rows.size(), n,
+              {{n, "that would be every row: look for a row whose ▲ is off the diagonal"}})},
+       {},
+       std::string(kOwnPeak) + " Count those rows in Separate projections, (X W_q)(X W_k)ᵀ, for seed 1, 5 "
+                               "tokens, width 8.",
+       of_total(module.separate.diagonal_rows.size(), n) + ": " + rows_text(module.separate.diagonal_rows) +
+           " of the separate scores peak on their own token." + separate_story});
+  out.back().blanks[0].count_total = n;  // the question names its total: the module's n rows
+  out.push_back({"qkv04-quiz-4",
+                 {"every-row", "conditional", "avoids"},
+                 {choice(tied.answer)},
+                 {{"every-row", "Work out each row's three scores: does every row peak on its own vector?"},
+                  {"conditional", "Compare the three lengths: is one longer than the others?"},
+                  {"avoids",
+                   "Tied scores are dot products of the projected vectors with each other, as with no "
+                   "projection: what does Cauchy–Schwarz promise the longest one?"}},
+                 "",
+                 tied.explanation});
+  out.push_back({"qkv04-quiz-5",
+                 {"roles", "shapes", "bias"},
+                 {choice("roles")},
+                 {{"shapes", "Keys and values have the same shape in this lesson."},
+                  {"bias", "No projection in this lesson has a bias."}},
+                 "",
+                 "Nothing forces different shapes or biases: matching a position (keys) and carrying what is "
+                 "retrieved (values) are different jobs, and separate weights let each specialise."});
+  return out;
+}
 
 }  // namespace
 
