@@ -859,8 +859,8 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     assert.equal(radio.checked, false, 'nothing is chosen yet');
     const back = await step('Shift+Tab');
     // The question sits right after what the views are for in the diagram (the history part is in the optional
-    // part since issue 38): Shift+Tab goes back to that part's folded scores (its summary).
-    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: the query–key scores')], ['summary', true], `Shift+Tab from the radios goes back to the query–key scores' fold, got ${describeFocus(back)}`);
+    // part since issue 38), whose last fold is the next lesson's preview row: Shift+Tab goes back to its summary.
+    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: one row of the next')], ['summary', true], `Shift+Tab from the radios goes back to the preview row's fold, got ${describeFocus(back)}`);
     await step('Tab');
     const no = await step('ArrowDown');
     assert.deepEqual([no.type, no.value, no.checked], ['radio', 'no', true], `ArrowDown should choose "No", got ${JSON.stringify(no)}`);

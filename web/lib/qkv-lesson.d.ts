@@ -165,6 +165,8 @@ export declare class QkvLessonElement extends HTMLElement {
   /** The `activity-id` attribute when it is an absolute IRI, else null. */
   get activityId(): string | null;
   set activityId(value: string | null);
+  /** Forgets the work kept under progress-key (answers, the challenge, the registration); false if storage refused. */
+  forgetKeptProgress(): boolean;
   /** The core's grading of the questions shown, under a passing fraction (0.8 by default); null before ready. */
   outcome(passing?: number): LessonOutcome | null;
   /** The learner's work now. */
