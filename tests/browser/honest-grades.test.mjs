@@ -6,7 +6,7 @@
 //   node --test --test-concurrency=1 tests/browser/honest-grades.test.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertNoProblems, openLesson, readFixture, useServerAndBrowser } from './harness.mjs';
+import { answerExercise, assertNoProblems, openLesson, readFixture, useServerAndBrowser } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const answered = 'http://adlnet.gov/expapi/verbs/answered';
@@ -20,33 +20,20 @@ const record = (page) =>
   });
 const sent = (page) => page.evaluate(() => window.statements);
 
-async function check(page, id, responses) {
-  await page.evaluate(
-    ([exercise, given]) => {
-      const form = document.querySelector('qkv-lesson').shadowRoot.querySelector(`form[data-exercise="${exercise}"]`);
-      const radios = [...form.querySelectorAll('input[type="radio"]')];
-      if (radios.length) for (const radio of radios) radio.checked = radio.value === given[0];
-      else [...form.querySelectorAll('input[type="text"]')].forEach((input, i) => (input.value = given[i]));
-      form.requestSubmit();
-    },
-    [id, responses],
-  );
-}
-
 test('an answer the lesson showed by itself after two wrong checks never counts, and the showing is recorded', async () => {
   const fixture = await readFixture();
   const right = String(fixture.expected.parameter_count);
   const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
   try {
     await record(page);
-    await check(page, 'ch26-parameter-count', ['17']);
-    await check(page, 'ch26-parameter-count', ['16']);
+    await answerExercise(page, 'ch26-parameter-count', ['17']);
+    await answerExercise(page, 'ch26-parameter-count', ['16']);
     const afterTwo = await sent(page);
     assert.deepEqual(afterTwo.map((statement) => statement.verb.id), [answered, answered, viewed], 'the second wrong check shows the answer, and that is recorded');
     assert.deepEqual(afterTwo[2].context.extensions, { 'urn:qkv-lesson:exercise': 'ch26-parameter-count', 'urn:qkv-lesson:shown-by': 'lesson' });
     assert.equal(afterTwo[2].object.id, `${run.server.origin}/embed.html#qkv-lesson/exercise/ch26-parameter-count/answer`);
     assert.equal(afterTwo[2].result, undefined, 'showing is not a response');
-    await check(page, 'ch26-parameter-count', [right]);
+    await answerExercise(page, 'ch26-parameter-count', [right]);
     const last = (await sent(page)).at(-1);
     assert.equal(last.result.extensions['urn:qkv-lesson:matched'], true);
     assert.equal(last.result.success, false, 'typed in after the lesson showed it: right, not earned');
