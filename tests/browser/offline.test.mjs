@@ -139,13 +139,7 @@ test('caches deleted with the worker still registered: a load online rebuilds th
     const registration = await navigator.serviceWorker.getRegistration();
     const where = (worker) => worker && `${worker.scriptURL} ${worker.state}`;
     return JSON.stringify({ controller: navigator.serviceWorker.controller?.scriptURL, installing: where(registration?.installing), waiting: where(registration?.waiting), active: where(registration?.active) });
-  });
-  // The registration's newest worker (the one register() compares a script URL with) and its state.
-  const newestWorker = () => page.evaluate(async () => {
-    const registration = await navigator.serviceWorker.getRegistration();
-    const worker = registration?.installing ?? registration?.waiting ?? registration?.active;
-    return { url: worker?.scriptURL, state: worker?.state };
-  });
+  }).catch((error) => `workers unknown: ${error.message}`);
   let online = true;
   try {
     await goto(`${origin}/`);
@@ -161,21 +155,15 @@ test('caches deleted with the worker still registered: a load online rebuilds th
       });
       assert.equal(await entries(), 0, `${time} time: every cache deleted`);
       assert.ok(await page.evaluate(() => navigator.serviceWorker.getRegistration().then((registration) => Boolean(registration?.active))), 'the worker is still registered');
-      const before = await newestWorker();
+      const before = await controlledBy(page);
 
-      await reload();
+      await reload().catch(async (error) => assert.fail(`${time} time: the reload did not load (${await workers()}): ${error.message}`));
       await waitReady(page);
       await waitLaidOut(page);
       // (page.waitForFunction would take the predicate's promise itself as true: polled here.)
       await eventually(async () => (await entries()) >= whole, { timeout: 30000, interval: 250, message: `${time} time: the precache rebuilt to ${whole} entries` });
-      // The rebuild is a fresh install under the other script URL. When it takes control of the page is the
-      // browser's to say (Chromium lets the old worker finish its work first, up to minutes with DevTools attached,
-      // as Playwright is): the lesson works offline either way, as the precache is one cache for the scope.
-      await eventually(async () => {
-        const { url, state } = await newestWorker();
-        return url !== before.url && ['installed', 'activating', 'activated'].includes(state);
-      }, { timeout: 30000, interval: 250, message: `${time} time: a worker other than ${before.url} installed` })
-        .catch(async (error) => assert.fail(`${error.message} (${await workers()})`));
+      await page.waitForFunction((old) => navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL !== old, before, { timeout: 30000 })
+        .catch(async (error) => assert.fail(`${time} time: the page is still controlled by ${before} (${await workers()}): ${error.message}`));
     }
 
     await context.setOffline(true);
