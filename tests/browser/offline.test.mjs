@@ -133,6 +133,13 @@ test('caches deleted with the worker still registered: a load online rebuilds th
     for (const name of await caches.keys()) count += (await (await caches.open(name)).keys()).length;
     return count;
   });
+  // Where each of the registration's workers is (and which controls the page), for a failure's message: a rebuilt
+  // precache with no new controller is told apart from a worker installed but not activated, or never installed.
+  const workers = () => page.evaluate(async () => {
+    const registration = await navigator.serviceWorker.getRegistration();
+    const where = (worker) => worker && `${worker.scriptURL} ${worker.state}`;
+    return JSON.stringify({ controller: navigator.serviceWorker.controller?.scriptURL, installing: where(registration?.installing), waiting: where(registration?.waiting), active: where(registration?.active) });
+  }).catch((error) => `workers unknown: ${error.message}`);
   let online = true;
   try {
     await goto(`${origin}/`);
@@ -150,12 +157,13 @@ test('caches deleted with the worker still registered: a load online rebuilds th
       assert.ok(await page.evaluate(() => navigator.serviceWorker.getRegistration().then((registration) => Boolean(registration?.active))), 'the worker is still registered');
       const before = await controlledBy(page);
 
-      await reload();
+      await reload().catch(async (error) => assert.fail(`${time} time: the reload did not load (${await workers()}): ${error.message}`));
       await waitReady(page);
       await waitLaidOut(page);
       // (page.waitForFunction would take the predicate's promise itself as true: polled here.)
       await eventually(async () => (await entries()) >= whole, { timeout: 30000, interval: 250, message: `${time} time: the precache rebuilt to ${whole} entries` });
-      await page.waitForFunction((old) => navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL !== old, before, { timeout: 30000 });
+      await page.waitForFunction((old) => navigator.serviceWorker.controller && navigator.serviceWorker.controller.scriptURL !== old, before, { timeout: 30000 })
+        .catch(async (error) => assert.fail(`${time} time: the page is still controlled by ${before} (${await workers()}): ${error.message}`));
     }
 
     await context.setOffline(true);

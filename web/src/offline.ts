@@ -20,12 +20,17 @@ async function precacheLost(): Promise<boolean> {
 // The worker's script URL to register. A worker installs only when its script changes, so a precache deleted under
 // it would stay empty for this build: then the worker is registered under its other URL (sw.js and
 // sw.js?precache=rebuild are the same file), which installs a fresh copy whose install precaches the whole build
-// again (Workbox). Otherwise the active worker's own URL, which the browser does not fetch again before its update
+// again (Workbox). Otherwise the newest worker's own URL, which the browser does not fetch again before its update
 // check (so an offline load says nothing on the console); a new build reaches either URL as an update.
-function workerScript(lost: boolean): string {
+// "Other" is told from the registration's newest worker, not from the controller: a worker that has installed but
+// not yet taken over (the browser lets the old one finish its work first) is what register() compares with, and
+// registering its own URL again would install nothing.
+async function workerScript(lost: boolean): Promise<string> {
   const rebuildUrl = './sw.js?precache=rebuild';
-  const activeIsRebuild = navigator.serviceWorker.controller?.scriptURL.endsWith('?precache=rebuild') ?? false;
-  const [current, other] = activeIsRebuild ? [rebuildUrl, './sw.js'] : ['./sw.js', rebuildUrl];
+  const registration = await navigator.serviceWorker.getRegistration('./');
+  const newest = registration?.installing ?? registration?.waiting ?? registration?.active;
+  const newestIsRebuild = newest?.scriptURL.endsWith('?precache=rebuild') ?? false;
+  const [current, other] = newestIsRebuild ? [rebuildUrl, './sw.js'] : ['./sw.js', rebuildUrl];
   return lost ? other : current;
 }
 
@@ -35,7 +40,8 @@ export function registerOffline(lesson: Element): void {
       if (!isSecureContext || self.origin === 'null' || !/^https?:$/.test(location.protocol) || !('serviceWorker' in navigator)) return;
       precacheLost()
         .catch(() => false)
-        .then((lost) => navigator.serviceWorker.register(trustedWorkerScript(workerScript(lost)), { scope: './' }))
+        .then(workerScript)
+        .then((script) => navigator.serviceWorker.register(trustedWorkerScript(script), { scope: './' }))
         .catch(() => undefined);
     } catch {
       // no service worker here (see above)
