@@ -4,7 +4,7 @@
 //   node --test --test-concurrency=1 tests/browser/work-kept.test.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answerExercise, assertNoProblems, openLesson, useServerAndBrowser, waitLaidOut, waitReady } from './harness.mjs';
+import { answerExercise, assertNoProblems, openLesson, rendered, useServerAndBrowser, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const question = 'ch26-parameter-count';
@@ -65,6 +65,11 @@ test('Back after an in-lesson link returns to where the learner was, in the less
     const before = { top: await linkTop(), url: page.url() };
     await link.click();
     await page.waitForFunction(() => Math.abs(document.querySelector('qkv-lesson').shadowRoot.getElementById('diagram').getBoundingClientRect().top) <= 2);
+    // At the diagram the learner tries something: 6 tokens, so every table above the link grows (as idle work
+    // can grow the page too). Back must still bring the link back where it was, not the old scroll offset.
+    const previous = await rendered(page);
+    await page.locator('qkv-lesson input[data-size="tokens"]').fill('6');
+    await waitRenderedAfter(page, previous);
 
     await page.goBack();
     // Same document: wait until the page has scrolled back down, past the diagram (another document: go on and fail below).
@@ -72,7 +77,10 @@ test('Back after an in-lesson link returns to where the learner was, in the less
     const after = await page.evaluate(() => ({ url: location.href, same: window.sameDocument === true, state: document.querySelector('qkv-lesson')?.dataset.state }));
     assert.equal(after.same, true, `Back stayed in the lesson’s page (now at ${after.url})`);
     assert.equal(after.state, 'ready');
-    assert.equal(after.url, before.url, 'the address is the lesson’s, as before');
+    const page_ = (url) => new URL(url).pathname;
+    assert.equal(page_(after.url), page_(before.url), 'the address is the lesson’s page, as before (its numbers now say 6 tokens)');
+    // The entry Back returned to carried the numbers of its time; the lesson writes the ones on screen again.
+    await page.waitForFunction(() => /[?&#]t=6(&|$)/.test(location.href));
     const top = await linkTop();
     assert.ok(Math.abs(top - before.top) <= 2, `Back returned to where the learner was: the link at ${before.top} px in the window before, at ${top} px after`);
     assertNoProblems(problems, 'Back after an in-lesson link');

@@ -62,7 +62,7 @@ export class QkvLessonElement extends LessonAttributes {
   // Back after an in-lesson link: the place the learner left, and the page URL showing today's numbers again
   // (the entry gone back to holds the link written before the link was followed).
   private readonly onPopState = (event: PopStateEvent) => {
-    if (returnFromLink(event)) this.writeUrl();
+    if (this.shadowRoot && returnFromLink(this.shadowRoot, event)) this.writeUrl();
   };
 
   attributeChangedCallback(name: string, previous: string | null, next: string | null): void {
