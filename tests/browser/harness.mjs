@@ -242,6 +242,22 @@ export async function answerExercise(scope, id, responses) {
   return form;
 }
 
+// A page for axe: axe's script is injected, so this context bypasses the CSP (openPage's pages keep it). Reduced
+// motion, the given viewport and colour scheme; ready and laid out. Collects page errors and console errors/warnings.
+export async function openForAxe(browser, url, { width, height, colorScheme = 'light' }) {
+  const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true, reducedMotion: 'reduce', colorScheme });
+  const page = await context.newPage();
+  const problems = [];
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()}: ${message.text()}`);
+  });
+  await page.goto(url);
+  await waitReady(page);
+  await waitLaidOut(page);
+  return { page, problems, close: () => context.close() };
+}
+
 // Opens the lesson at `url` and waits for it to be ready and laid out.
 export async function openLesson(browser, url, options) {
   const opened = await openPage(browser, options);

@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { assertNoProblems, cell, openEvidence, openLesson, repo, useServerAndBrowser, waitLaidOut, waitReady } from './harness.mjs';
+import { assertNoProblems, cell, openEvidence, openForAxe, openLesson, repo, useServerAndBrowser } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const scaleSection = 'qkv-lesson section.scale';
@@ -92,20 +92,7 @@ function frames(page) {
   return page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
 }
 
-// A page for axe: axe's script is injected, so this context bypasses the CSP (the harness's pages keep it).
-async function openForAxe(width, height, colorScheme) {
-  const context = await run.browser.newContext({ viewport: { width, height }, bypassCSP: true, reducedMotion: 'reduce', colorScheme });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()}: ${message.text()}`);
-  });
-  await page.goto(run.server.url);
-  await waitReady(page);
-  await waitLaidOut(page);
-  return { page, problems, close: () => context.close() };
-}
+const openAxePage = (width, height, colorScheme) => openForAxe(run.browser, run.server.url, { width, height, colorScheme });
 
 // --- 6. phones -------------------------------------------------------------------------------------------
 
@@ -428,7 +415,7 @@ for (const [width, height] of [
 ]) {
   for (const colorScheme of ['light', 'dark']) {
     test(`axe-core at ${width} px, ${colorScheme}: no serious or critical violation, folds open, a scale preset run, a cell rejected`, async () => {
-      const { page, problems, close } = await openForAxe(width, height, colorScheme);
+      const { page, problems, close } = await openAxePage(width, height, colorScheme);
       try {
         await page.locator('qkv-lesson .self-score-results[data-shown]').waitFor({ timeout: 60000 });
         await openEvidence(page);

@@ -5,25 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { resolve } from 'node:path';
-import { assertNoProblems, readFixture, repo, useServerAndBrowser, waitLaidOut, waitReady } from './harness.mjs';
+import { assertNoProblems, openForAxe, readFixture, repo, useServerAndBrowser } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const figure = 'qkv-lesson figure.score-product';
 
-// A page for axe too: axe's script is injected, so this context bypasses the CSP (as layout.test.mjs does).
-async function openPhone(width, colorScheme = 'light') {
-  const context = await run.browser.newContext({ viewport: { width, height: 740 }, bypassCSP: true, reducedMotion: 'reduce', colorScheme });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()}: ${message.text()}`);
-  });
-  await page.goto(run.server.url);
-  await waitReady(page);
-  await waitLaidOut(page);
-  return { page, problems, close: () => context.close() };
-}
+const openPhone = (width, colorScheme = 'light') => openForAxe(run.browser, run.server.url, { width, height: 740, colorScheme });
 
 // Opens the scores' fold the way a learner does: by showing the best-key question's answer.
 async function showScores(page) {
