@@ -395,6 +395,14 @@ async function launchWebKit() {
           driverProblems: () => [],
           close: async () => {
             await driver.switchTo().window(handle);
+            // One WebDriver session shares the origin's storage between its windows, where Chromium and Firefox
+            // give each page a fresh context: so each page leaves it empty for the next (the lesson keeps a
+            // learner's work in localStorage; one test's answers showed up in the next page's lesson).
+            await driver.executeAsyncScript(`const done = arguments[arguments.length - 1];
+              try { localStorage.clear(); sessionStorage.clear(); } catch {}
+              const caches_ = self.caches ? caches.keys().then((keys) => Promise.all(keys.map((key) => caches.delete(key)))) : null;
+              const workers = navigator.serviceWorker ? navigator.serviceWorker.getRegistrations().then((all) => Promise.all(all.map((one) => one.unregister()))) : null;
+              Promise.allSettled([caches_, workers]).then(() => done(null));`);
             await driver.close();
             await driver.switchTo().window(first);
           },

@@ -317,7 +317,8 @@ function picture() {
   const sections = [...root.querySelectorAll('[data-section]')]
     .filter((section) => !section.hidden && visible(section))
     .map((section) => {
-      const heading = section.querySelector('h2, h3');
+      // The scale section's heading is an h4 when it sits in the optional part (under its h3, web/src/lesson/scale.ts).
+      const heading = section.querySelector('h2, h3, h4');
       return { name: section.dataset.section, heading: heading ? heading.textContent.trim() : null, headingVisible: !!heading && visible(heading) };
     });
   // Text for screen readers only (.visually-hidden: a 1 px clipped box) is meant to be clipped. KaTeX's italic
