@@ -858,9 +858,9 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     const radio = await tabUntil((f) => f.exercise === 'ch26-change-query-only' && f.type === 'radio', 'the radio group of ch26-change-query-only');
     assert.equal(radio.checked, false, 'nothing is chosen yet');
     const back = await step('Shift+Tab');
-    // The question sits right after what the views are for in the diagram (the history part is in the optional
-    // part since issue 38), whose last fold is the next lesson's preview row: Shift+Tab goes back to its summary.
-    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: one row of the next')], ['summary', true], `Shift+Tab from the radios goes back to the preview row's fold, got ${describeFocus(back)}`);
+    // The question opens the checks of sizes in the optional part (issue 38, a shorter main path), right after
+    // where attention's inputs come from, whose last fold is its evidence: Shift+Tab goes back to its summary.
+    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: where attention’s inp')], ['summary', true], `Shift+Tab from the radios goes back to the history part's fold, got ${describeFocus(back)}`);
     await step('Tab');
     const no = await step('ArrowDown');
     assert.deepEqual([no.type, no.value, no.checked], ['radio', 'no', true], `ArrowDown should choose "No", got ${JSON.stringify(no)}`);

@@ -348,7 +348,7 @@ test('7. a copied URL reproduces an edit in a new page, and Reset restores the f
     assert.ok((await second.page.locator('qkv-lesson .loss').innerText()).includes(`L = ${expected.loss}`), 'the copied link should show the recomputed loss');
     assertNoProblems(second.problems, 'page opened from the copied URL');
 
-    await second.page.locator('qkv-lesson').getByRole('button', { name: 'Reset to the frozen fixture' }).click();
+    await second.page.locator('qkv-lesson').getByRole('button', { name: 'Reset to the fixture' }).click();
     await assertOutputs(second.page, Object.fromEntries(outputKeys.map((key) => [key, fixture.expected[key].values])), 'after Reset');
     assert.equal(await cell(second.page, 'value_weight', 0).inputValue(), String(fixture.value_weight.values[0]), 'Reset should restore W_V[0]');
     const params = new URL(await waitUrlSynced(second.page)).searchParams;

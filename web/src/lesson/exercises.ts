@@ -92,6 +92,28 @@ export function numberExercises(root: ParentNode): void {
     if (!label) continue;
     label.textContent = form.closest('[hidden]') ? '' : `${++number}. `;
   }
+  nestQuestionHeadings(root);
+}
+
+// A question's heading is one level below the heading of the part it sits in (an h4 under a section's h3, an h5
+// under a part's h4), wherever the sections shown put it: headings nest, sections above questions. The part's
+// heading is the last one before the question that heads something holding the question (not a fold's).
+function nestQuestionHeadings(root: ParentNode): void {
+  const headings: HTMLElement[] = [];
+  for (const element of root.querySelectorAll<HTMLElement>('h2, h3, h4, h5, form.exercise')) {
+    if (element.closest('[hidden]')) continue;
+    if (!(element instanceof HTMLFormElement)) {
+      if (!element.closest('form.exercise')) headings.push(element);
+      continue;
+    }
+    const part = [...headings].reverse().find((heading) => heading.parentElement?.contains(element));
+    const wanted = `H${Math.min(part ? Number(part.tagName[1]) + 1 : 4, 6)}`;
+    const title = element.querySelector<HTMLElement>('.question-title')!;
+    if (title.tagName === wanted) continue;
+    const nested = h(wanted.toLowerCase() as 'h4', { id: title.id, class: title.className });
+    nested.append(...title.childNodes);
+    title.replaceWith(nested);
+  }
 }
 
 // One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
@@ -128,7 +150,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   const form = h(
     'form',
     { class: 'exercise', 'data-exercise': view.id, 'aria-labelledby': `${name}-question` },
-    h('h4', { id: `${name}-question` }, h('span', { class: 'exercise-number' }), prose.question),
+    h('h4', { id: `${name}-question`, class: 'question-title' }, h('span', { class: 'exercise-number' }), prose.question),
     ...fields,
     h('p', { class: 'exercise-actions' }, h('button', { type: 'submit' }, 'Check'), ' ', showAnswer),
     feedback,

@@ -26,7 +26,7 @@ function steps(evidence: Evidence): HTMLElement {
 export function valuePreviewParts(evidence: Evidence): Node[] {
   const body = evidence.value_preview
     ? [
-        h('p', {}, 'Compare the two rows of weights: the first comes from the scores divided by √d_head, the second from the raw scores. The next lesson explains the division, the softmax and the mixture.'),
+        h('p', {}, 'The first row of weights comes from the scores divided by √d_head, the second from the raw scores; the next lesson explains the division, the softmax and the mixture.'),
         h('p', { class: 'table-title' }, `Query token ${evidence.value_preview.row} (“${evidence.token_names[evidence.value_preview.row]}”), batch item 0, d_head = ${evidence.head_width}, values to two decimals:`),
         steps(evidence),
       ]
