@@ -876,7 +876,7 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     assert.deepEqual([show.kind, show.exercise], ['button', 'ch26-change-query-only'], `Tab should reach "Show the answer", got ${describeFocus(show)}`);
     // Then the evidence this question unfolded (its summary), then the next question's blank.
     const evidence = await step('Tab');
-    assert.deepEqual([evidence.kind, evidence.label], ['summary', 'Show the evidence: change only W_Q'], `Tab should reach the opened evidence, got ${describeFocus(evidence)}`);
+    assert.deepEqual([evidence.kind, evidence.label], ['summary', 'Show the evidence: change only WQ'], `Tab should reach the opened evidence, got ${describeFocus(evidence)}`);
     const blank = await step('Tab');
     assert.deepEqual([blank.type, blank.exercise], ['text', 'ch26-parameter-count'], `Tab should reach the next blank, got ${describeFocus(blank)}`);
     await page.keyboard.type('18');

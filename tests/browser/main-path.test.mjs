@@ -22,10 +22,18 @@ function measureMainPath() {
   const deeperHeading = root.getElementById('going-deeper');
   const before = (node) => node.compareDocumentPosition(deeperHeading) & Node.DOCUMENT_POSITION_FOLLOWING;
   const texts = [];
+  const names = new Set();
   for (const container of [document.body, root]) {
     const walker = document.createTreeWalker(container, NodeFilter.SHOW_TEXT);
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
       const parent = node.parentElement;
+      // A symbol's name in prose (MathML: W sub Q) is one word, as its typed form W_Q was.
+      const name = parent?.closest('math[data-name]');
+      if (name) {
+        if (!names.has(name) && name.checkVisibility() && (container !== root || before(name))) texts.push(name.dataset.name);
+        names.add(name);
+        continue;
+      }
       // KaTeX writes each formula twice: once as MathML for assistive technology (visually clipped), once to be seen;
       // .visually-hidden text (table captions shown above their box, "(row maximum)" beside ▲) is heard, not read.
       if (!parent || parent.closest('.katex-mathml, .visually-hidden, script, style, noscript') || !parent.checkVisibility({ visibilityProperty: true })) continue;

@@ -180,10 +180,16 @@ function visibleText(id) {
   const form = root.querySelector(`form[data-exercise="${id}"]`);
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   let text = '';
+  let lastName;
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const position = form.compareDocumentPosition(node);
     if (position & Node.DOCUMENT_POSITION_CONTAINED_BY) continue;
-    if (node.parentElement?.checkVisibility()) text += `${node.data} `;
+    // A symbol's name in prose is MathML (W sub Q): read as it is typed, W_Q, joined to the text around it.
+    const name = node.parentElement?.closest('math[data-name]');
+    if (name) {
+      if (name !== lastName && name.checkVisibility()) text = text.replace(/ $/, '') + name.dataset.name;
+      lastName = name;
+    } else if (node.parentElement?.checkVisibility()) text += `${node.data} `;
   }
   return text;
 }
