@@ -17,7 +17,6 @@ import {
   cell,
   csp,
   dist,
-  eventually,
   launchBrowser,
   openPage,
   qkvExpected,
@@ -125,8 +124,8 @@ test('after one visit, the standalone page, embed.html and the scale section wor
 // when a worker installs, so without a repair the precache would stay empty for this build, and the lesson would
 // never work offline again. The worker that serves the page repairs its own precache when the page asks
 // (src/sw.ts): no second worker installs beside it, so nothing waits for the browser to hand the page from one
-// worker to another, which Chromium does only once the old one is idle, and with DevTools attached (as Playwright
-// is) only after up to five minutes (docs/offline.md).
+// worker to another, which Chromium does once the old one has no work left, or else after five minutes, and with
+// DevTools attached (as Playwright is) the five minutes can be what it waits (docs/offline.md).
 // Asks the page's worker for a repair, as the page itself does, with a port for the answer, which the worker sends
 // once its repairs before this one and this one's are done. A worker that never answers fails the test after two
 // minutes instead of holding the run.

@@ -7,8 +7,9 @@
 // worker stayed registered) is repaired by this worker itself, when a page asks (src/offline.ts, once the lesson has
 // laid out): Workbox fetches only at install, so the lesson would otherwise never work offline again for this build.
 // The repair is not left to a second worker: a worker that installs beside an active one waits until the browser
-// hands over, which Chromium does only once the active worker has no work left, and with DevTools attached only after
-// up to five minutes (docs/offline.md). Meanwhile a request the precache lacks goes to the network at once.
+// hands over, which Chromium does once the active worker has no work left, or else after five minutes, and with
+// DevTools attached the five minutes can be what it waits (docs/offline.md). Meanwhile a request the precache lacks
+// goes to the network at once.
 import { clientsClaim } from 'workbox-core';
 import { cleanupOutdatedCaches, PrecacheController, PrecacheRoute, type PrecacheEntry } from 'workbox-precaching';
 import { registerRoute } from 'workbox-routing';
@@ -36,8 +37,8 @@ precache.precache(self.__WB_MANIFEST);
 registerRoute(new PrecacheRoute(precache, { ignoreURLParametersMatching: [/./] }));
 
 // Fetches and stores every entry of this build that the precache lacks. Returns how many it stored and how many are
-// still missing (the network failed for them: the next page that asks tries again). 'no-cache': a hashed file the
-// HTTP cache holds is revalidated (one 304), a page is fetched afresh, as Workbox's install would.
+// still missing (the network failed for them: the next page that asks tries again). 'no-cache': whatever the HTTP
+// cache holds is revalidated with the server first (a 304 when it is current), so a page is never stored stale.
 async function repairPrecache(): Promise<Omit<PrecacheRepaired, 'type'>> {
   const cache = await caches.open(precache.strategy.cacheName);
   let repaired = 0;
