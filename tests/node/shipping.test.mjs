@@ -68,7 +68,7 @@ test("the site's build: LICENSE and the notices, which name KaTeX and its fonts,
   const fonts = (await readdir(join(dist, 'assets'))).filter((file) => /^KaTeX_.*\.woff2$/.test(file));
   assertKatexAndEmscripten(noticesText, fonts);
   assert.match(noticesText, /^## vite \d/m, "Vite's preload helpers are in the bundle");
-  const workbox = [...new Set([...(await readFile(join(dist, 'sw.js'), 'utf8')).matchAll(/"workbox:([\w-]+):/g)].map(([, module]) => module))];
+  const workbox = [...new Set([...(await readFile(join(dist, 'sw.js'), 'utf8')).matchAll(/["'`]workbox:([\w-]+):/g)].map(([, module]) => module))];
   assert.ok(workbox.length >= 2, 'sw.js holds Workbox modules');
   for (const module of workbox) assert.match(noticesText, new RegExp(`^## workbox-${module} \\d.* \\(MIT\\)$`, 'm'), `workbox-${module}`);
 });
