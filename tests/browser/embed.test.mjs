@@ -10,29 +10,7 @@ import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
-import {
-  assertNoProblems,
-  cell,
-  csp,
-  dist,
-  launchBrowser,
-  matmul,
-  openLesson,
-  openPage,
-  qkvExpected,
-  readFixture,
-  rendered,
-  repo,
-  tableTexts,
-  waitLaidOut,
-  waitReady,
-  waitRenderedAfter,
-  vendorFile,
-  frameHeights,
-  answerExercise,
-  eventually,
-  waitFrameFitsContent,
-} from './harness.mjs';
+import { answerExercise, assertNoProblems, cell, csp, dist, eventually, frameHeights, launchBrowser, matmul, openLesson, openPage, qkvExpected, readFixture, readText, rendered, repo, tableTexts, vendorFile, waitFrameFitsContent, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
 
 let browser;
 let lessonServer; // dist/, under the strict CSP, with Access-Control-Allow-Origin: * for course pages
@@ -294,7 +272,7 @@ function timeless(statement) {
 
 // The question as the page shows it, without its number ("4. How many…" → "How many…").
 async function questionText(scope, id) {
-  const heading = await scope.locator(`qkv-lesson form[data-exercise="${id}"] h4`).last().innerText();
+  const heading = await readText(scope.locator(`qkv-lesson form[data-exercise="${id}"] .question-title`));
   return heading.replace(/^\d+\.\s*/, '');
 }
 
