@@ -2,8 +2,8 @@
 // thread where a worker cannot start).
 import type { QkvCore, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
 
-export type SelfScoreJob = { kind: 'summary'; request: SelfScoreRequest } | { kind: 'search'; request: SeedSearchRequest };
+export type SelfScoreJob = { kind: 'summary'; request: SelfScoreRequest } | { kind: 'search'; request: Partial<SeedSearchRequest> };
 
-export function runSelfScoreJob(core: QkvCore, job: SelfScoreJob, onProgress: (tried: number) => void): SelfScoreSummaryResponse | SeedSearchResponse {
+export function runSelfScoreJob(core: QkvCore, job: SelfScoreJob, onProgress: (tried: number) => void): SelfScoreSummaryResponse<Float64Array> | SeedSearchResponse {
   return job.kind === 'summary' ? core.selfScoreSummary(job.request) : core.findSeedWithProgress(job.request, onProgress);
 }

@@ -27,7 +27,7 @@ const tensorParams: Record<EditableKey, string> = {
 };
 
 // The self-score experiment's settings ride along: a copied link reopens the same seed.
-const selfScoreParams: Record<keyof SelfScoreRequest, string> = { seed: 'sseed', tokens: 'sn', dim: 'sd' };
+const selfScoreParams: Record<'seed' | 'tokens' | 'dim', string> = { seed: 'sseed', tokens: 'sn', dim: 'sd' };
 
 const lessonNames = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams)]);
 
@@ -55,7 +55,7 @@ export const linkLimit = 131072;
 // `cells` false: the sizes and settings only (a reader fills the cells with zeros and says so).
 export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest, cells = true): string {
   const params = new URLSearchParams();
-  if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof SelfScoreRequest)[]) params.set(selfScoreParams[key], selfScore[key]);
+  if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof typeof selfScoreParams)[]) params.set(selfScoreParams[key], selfScore[key]);
   for (const field of sizeFields) params.set(sizeParams[field], state[field]);
   if (cells) for (const key of editableKeys) params.set(tensorParams[key], state[key].cells.join(','));
   return params.toString();
@@ -154,7 +154,7 @@ function stateFromParams(params: URLSearchParams): LessonState | null {
   for (const field of sizeFields) state[field] = params.get(sizeParams[field]) ?? '';
   for (const key of editableKeys) {
     const text = params.get(tensorParams[key]) ?? '';
-    state[key] = { shape: [], cells: text === '' ? [] : text.split(',') };
+    state[key] = { shape: [], cells: text === '' ? [] : text.split(','), kept: { shape: [], cells: [] } };
   }
   return state;
 }
