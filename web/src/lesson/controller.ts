@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { readDiagramLink, stateToSearch } from './url-state';
-import type { ChecksResponse, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView } from './core-api';
+import type { ChecksResponse, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, Request } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 // An accepted evaluation: the core sends the evidence with every state it accepts.
@@ -140,7 +140,7 @@ export class LessonController {
     this.core.evaluate(this.state);
   }
 
-  private evaluate(state: LessonState): Outcome {
+  private evaluate(state: Request<LessonState>): Outcome {
     const evaluation = this.core.evaluate(state);
     if (!evaluation.ok) {
       if (evaluation.state) this.typed = evaluation.state;

@@ -22,17 +22,19 @@ import type {
 
 export type * from './core-types';
 
-// Each request is Partial: a member left out keeps its C++ default (the readers: cpp/response/fields.hpp).
+/** What a call reads: a member left out, at any depth, keeps its C++ default (the readers: cpp/response/fields.hpp). */
+export type Request<T> = T extends readonly (infer Item)[] ? Request<Item>[] : T extends object ? { [K in keyof T]?: Request<T[K]> } : T;
+
 export interface QkvCore {
   fixture(): FixtureResponse;
-  evaluate(state: Partial<LessonState>): LessonResponse;
-  numericalChecksStep(state: Partial<LessonState>): ChecksResponse;
-  exercises(request: Partial<SelfScoreRequest>): ExercisesResponse;
-  checkAnswer(request: Partial<AnswerRequest>): AnswerResponse;
-  lessonOutcome(request: Partial<OutcomeRequest>): OutcomeResponse;
+  evaluate(state: Request<LessonState>): LessonResponse;
+  numericalChecksStep(state: Request<LessonState>): ChecksResponse;
+  exercises(request: Request<SelfScoreRequest>): ExercisesResponse;
+  checkAnswer(request: Request<AnswerRequest>): AnswerResponse;
+  lessonOutcome(request: Request<OutcomeRequest>): OutcomeResponse;
   // The worker's calls: the experiment as the page shows it (its doubles as Float64Arrays, which the worker
   // transfers), and a search that reports the seeds tried.
-  selfScoreSummary(request: Partial<SelfScoreRequest>): SelfScoreSummaryResponse<Float64Array>;
-  findSeedWithProgress(request: Partial<SeedSearchRequest>, onProgress: (tried: number) => void): SeedSearchResponse;
-  provenance(request: Partial<ProvenanceRequest>): ProvenanceResponse;
+  selfScoreSummary(request: Request<SelfScoreRequest>): SelfScoreSummaryResponse<Float64Array>;
+  findSeedWithProgress(request: Request<SeedSearchRequest>, onProgress: (tried: number) => void): SeedSearchResponse;
+  provenance(request: Request<ProvenanceRequest>): ProvenanceResponse;
 }

@@ -2,7 +2,7 @@
 // worker-runner.ts in self-score-worker.ts, or on the page's thread where a worker cannot start; one job at
 // a time, Cancel stops it.
 import { compiledCore } from './core';
-import type { QkvCore, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
+import type { QkvCore, Request, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
 import { runSelfScoreJob, type SelfScoreJob } from './self-score-jobs';
 import selfScoreWorker from './self-score-worker.ts?worker&url';
 import { trustedWorkerScript } from './trusted-types';
@@ -10,7 +10,7 @@ import { createRunner, type Outcome } from './worker-runner';
 
 export interface SelfScoreRunner {
   summary(request: SelfScoreRequest): Promise<Outcome<SelfScoreSummaryResponse<Float64Array>>>;
-  search(request: Partial<SeedSearchRequest>, onProgress: (tried: number) => void): Promise<Outcome<SeedSearchResponse>>;
+  search(request: Request<SeedSearchRequest>, onProgress: (tried: number) => void): Promise<Outcome<SeedSearchResponse>>;
   cancel(): void;
   ranIn(): 'worker' | 'page' | undefined;
   release(): void; // the element left the page: no worker stays behind
