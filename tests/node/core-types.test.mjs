@@ -90,6 +90,7 @@ function conformityProblems(value, type, path, doubles) {
   if (plain === 'integer') return Number.isSafeInteger(value) ? [] : [`${path}: ${value} is not a whole number`];
   if (plain === 'number' || plain === 'string' || plain === 'boolean') return typeof value === plain ? [] : [`${path}: not a ${plain}`];
   const fields = lists[plain];
+  if (!fields) return [`${path}: ${plain} is not in the field lists`];
   if (typeof value !== 'object' || value === null) return [`${path}: not an object (${plain})`];
   const unlisted = Object.keys(value).filter((key) => !(key in fields)).map((key) => `${path}.${key}: not in ${plain}'s list`);
   const listed = Object.entries(fields).flatMap(([key, member]) => {
