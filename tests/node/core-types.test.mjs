@@ -2,14 +2,15 @@
 // (`qkv-lesson fields`) by scripts/generate-core-types.mjs. Here: the file on disk is what the generator writes
 // from today's tool; the generator's rules say what TypeScript then allows (a snippet type-checked with the
 // compiler); and the page's module answers each call as the field lists say (every member of the listed type,
-// no other, each of its listed kind; lists of doubles as Float64Arrays from the worker's call only).
+// no other, each of its listed kind; lists of doubles as Float64Arrays from the worker's call only), and so
+// does the scale section's module.
 //   node --test tests/node/core-types.test.mjs
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import ts from 'typescript';
 import { coreTypes, fieldLists } from '../../scripts/generate-core-types.mjs';
-import { loadCore, numericalChecks, root } from './load.mjs';
+import { loadCore, loadScaleCore, numericalChecks, root } from './load.mjs';
 
 const cli = process.env.QKV_CLI ?? `${root}build/native/qkv-lesson`;
 const generated = `${root}web/src/lesson/core-types.d.ts`;
@@ -128,4 +129,13 @@ test('the page’s module answers every call as the field lists say (the types g
   const summary = core.selfScoreSummary(settings);
   assert.equal(summary.ok, true);
   assert.deepEqual(conformityProblems(summary, 'SelfScoreSummaryResponse', 'selfScoreSummary', Float64Array), []);
+});
+
+test('the scale section’s module answers as the field lists say', async () => {
+  const scale = await loadScaleCore();
+  for (const request of [{ preset: 'lesson' }, { preset: 'no such preset' }]) {
+    const response = scale.scale(request);
+    assert.equal(response.ok, request.preset === 'lesson');
+    assert.deepEqual(conformityProblems(response, 'ScaleResponse', `scale(${request.preset})`, Array), []);
+  }
 });
