@@ -43,6 +43,7 @@ export interface QkvLessonEventMap {
 }
 
 let instances = 0;
+// A lesson event with the detail its map entry names (none for a null detail).
 function event<Name extends keyof QkvLessonEventMap>(name: Name, ...[detail]: QkvLessonEventMap[Name]['detail'] extends null ? [] : [QkvLessonEventMap[Name]['detail']]) {
   return new CustomEvent(name, { detail: detail ?? null, bubbles: true, composed: true });
 }

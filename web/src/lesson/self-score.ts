@@ -4,10 +4,6 @@
 // progress and Cancel; above 16 tokens the core sends a summary (the 8 × 8 corner, counts, the first rows
 // peaking elsewhere) instead of every score.
 import type { ExperimentFacts, KindSummaryView as KindSummary, SelfScoreSummaryView as Summary } from './core-api';
-
-// The worker's summary: its doubles arrive as Float64Arrays (which the page never reads: C++ formatted them).
-type KindSummaryView = KindSummary<Float64Array>;
-type SelfScoreSummaryView = Summary<Float64Array>;
 import { fold } from './diagram';
 import { h, part } from './dom';
 import { whenIdle, whenIdleNext } from './idle';
@@ -15,6 +11,10 @@ import { renderExercise, type ExerciseHandle, type ExerciseOptions } from './exe
 import { createSelfScoreRunner } from './self-score-runner';
 import { arrowTarget, focusCell } from './tables';
 import type { CoreError, ExerciseView, QkvCore, SelfScoreRequest } from './types';
+
+// The worker's summary: its doubles arrive as Float64Arrays (which the page never reads: C++ formatted them).
+type KindSummaryView = KindSummary<Float64Array>;
+type SelfScoreSummaryView = Summary<Float64Array>;
 
 // The numpy module's own experiment (the core's kModuleExperiment).
 const moduleSettings: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
