@@ -1,5 +1,6 @@
 // The WebAssembly face of the lesson: each call takes one request object and returns one response object,
-// converted field by field from the lists in api/lesson_api.hpp (mirrored by web/src/lesson/core-api.d.ts).
+// converted field by field from the lists in api/lesson_api.hpp (from which the page's types are generated:
+// web/src/lesson/core-types.d.ts).
 // Nothing else happens here: no reading of numbers, no rounding, no messages of its own beyond the type of
 // a request field, and no C++ exception ever reaches JavaScript. The core calls out to JavaScript in one
 // place only: text/format.cpp's parse_decimal reads a decimal with Number() (correctly rounded, and without

@@ -32,21 +32,24 @@ export interface AnswerRecord {
   durationMs: number; // since the question was shown, or since its previous check
 }
 
-// What the lesson keeps of one question: enough to put the learner's work back (progress-key, SCORM).
+/** What the lesson keeps of one question: enough to put the learner's work back (progress-key, SCORM). */
 export interface ExerciseProgress {
   responses: string[];
-  correct: boolean; // the last check matched
-  counts?: boolean; // the last check counts as a success (absent in work saved before the lesson kept it)
+  /** The last check matched. */
+  correct: boolean;
+  /** The last check counts as a success (absent in work saved before the lesson kept it). */
+  counts?: boolean;
   attempts: number;
-  revealed: boolean; // the answer was shown before the learner got it right: by their request or by the lesson
+  /** The answer was shown before the learner got it right: by their request or by the lesson. */
+  revealed: boolean;
 }
 
 // Who put an answer on screen before the learner got it right: the learner ("Show the answer") or the lesson
 // (after the second wrong check).
 export type ShownBy = 'learner' | 'lesson';
 
-// How much the page reveals: after a check (the default), never (only right or wrong), or always (a
-// teacher's copy with every answer shown).
+/** When exercise answers are shown: after a check (default), never (only right or wrong; hints stay), or always
+ * (a teacher's copy with every answer shown). */
 export type Reveal = 'after-check' | 'never' | 'always';
 
 export interface ExerciseOptions {

@@ -3,7 +3,7 @@
 // computation show. The experiment and the seed searches run in a Web Worker (self-score-runner.ts), with
 // progress and Cancel; above 16 tokens the core sends a summary (the 8 × 8 corner, counts, the first rows
 // peaking elsewhere) instead of every score.
-import type { ExperimentFacts, KindSummaryView, SelfScoreSummaryView } from './core-api';
+import type { ExperimentFacts, KindSummaryView as KindSummary, SelfScoreSummaryView as Summary } from './core-api';
 import { fold } from './diagram';
 import { h, part } from './dom';
 import { whenIdle, whenIdleNext } from './idle';
@@ -11,6 +11,10 @@ import { renderExercise, type ExerciseHandle, type ExerciseOptions } from './exe
 import { createSelfScoreRunner } from './self-score-runner';
 import { arrowTarget, focusCell } from './tables';
 import type { CoreError, ExerciseView, QkvCore, SelfScoreRequest } from './types';
+
+// The worker's summary: its doubles arrive as Float64Arrays (which the page never reads: C++ formatted them).
+type KindSummaryView = KindSummary<Float64Array>;
+type SelfScoreSummaryView = Summary<Float64Array>;
 
 // The numpy module's own experiment (the core's kModuleExperiment).
 const moduleSettings: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
@@ -120,6 +124,12 @@ function kindFacts(key: string, summary: KindSummaryView, result: SelfScoreSumma
   return facts;
 }
 
+// The core sends the summary with every experiment it accepts.
+function summaryOf(response: { result?: SelfScoreSummaryView }): SelfScoreSummaryView {
+  if (!response.result) throw new Error('the lesson’s engine accepted the experiment but sent no summary of it');
+  return response.result;
+}
+
 function numpyCode(r: SelfScoreSummaryView): string {
   return [
     'import numpy as np',
@@ -163,7 +173,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   const { idPrefix } = options;
   const initial = options.settings();
   const id = (name: string) => `${idPrefix}-sb-${name}`;
-  const field = (name: keyof SelfScoreRequest, label: string) => {
+  const field = (name: 'seed' | 'tokens' | 'dim', label: string) => {
     const input = h('input', { id: id(name), type: 'text', inputmode: 'numeric', autocomplete: 'off', value: initial[name], 'aria-describedby': id('error') });
     return { input, field: h('p', { class: 'size' }, h('label', { for: id(name) }, label), input) };
   };
@@ -191,7 +201,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     if (!pinnedResult) {
       const computed = core.selfScoreSummary(moduleSettings);
       if (!computed.ok) throw new Error(`the module's experiment failed: ${computed.error.message}`);
-      pinnedResult = computed.result;
+      pinnedResult = summaryOf(computed);
     }
     return pinnedResult;
   };
@@ -320,8 +330,9 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     endBusy();
     const computed = outcome.response;
     if (!computed.ok) return reject(computed.error);
-    render(computed.result, drawn);
-    for (const view of options.accept(asked, computed.result.facts)) handles.get(view.id)?.update(view);
+    const result = summaryOf(computed);
+    render(result, drawn);
+    for (const view of options.accept(asked, result.facts)) handles.get(view.id)?.update(view);
   };
   for (const input of Object.values(inputs)) input.addEventListener('input', () => void compute());
   cancel.addEventListener('click', () => runner.cancel());
