@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "attention/value_preview.hpp"
+#include "chapter26/score_changes.hpp"
 #include "learner/answer_reader.hpp"
 #include "learner/exercises.hpp"
 #include "response/tensor_names.hpp"
@@ -131,6 +132,8 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
                                          rounded_view(preview->output),
                                          number_view(preview->scale)};
   }
+  if (auto peaks = own_token_peaks(r.input, e.primary.scores); peaks && *peaks)
+    out.own_token_peaks = (*peaks)->sentence;
   out.token_names = token_names(r.input.shape()[1]);
   out.input_gradient = tensor_view(g.input);
   out.query_weight_gradient = tensor_view(g.query_weight);
@@ -691,6 +694,10 @@ ProjectionResponse projection_response(const ProjectionEvidence& evidence) {
                                   check.max_error, check.tolerance, std::nullopt};
     if (!check.problem.empty()) out.gradcheck->problem = check.problem;
   }
+  if (auto preview = value_preview(evidence.query, evidence.key, evidence.value, 0))
+    out.value_preview = PreviewData{preview->row,     preview->scores,           preview->scaled,
+                                    preview->weights, preview->unscaled_weights, preview->output,
+                                    preview->scale};
   return out;
 }
 

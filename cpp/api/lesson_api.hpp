@@ -77,7 +77,10 @@ struct EvidenceView {
   // to the largest |score| of the whole tensor, so equal scores look equal in every batch item.
   std::vector<int> score_heat;
   std::optional<ValuePreviewView> value_preview;  // none when an axis is empty
-  std::vector<std::string> token_names;           // [T]: the fixture story's word for each token position
+  // Without projections (X Xᵀ) and with them (S): the rows of batch item 0 that peak on their own token, in
+  // words (chapter26/score_changes.hpp). None when an axis is empty.
+  std::optional<std::string> own_token_peaks;
+  std::vector<std::string> token_names;  // [T]: the fixture story's word for each token position
   TensorView input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
   NumberView loss;
   std::vector<std::string> parameter_names;
@@ -336,6 +339,12 @@ struct GradcheckData {
   double max_error = 0.0, tolerance = 0.0;
   std::optional<std::string> problem;  // why it could not run, when it could not
 };
+// The next lesson's preview row (attention/value_preview.hpp), unrounded: what tests compare bit for bit.
+struct PreviewData {
+  std::size_t row = 0;
+  std::vector<double> scores, scaled, weights, unscaled_weights, output;
+  double scale = 0.0;  // √d_head
+};
 struct ProjectionResponse {
   bool ok = true;
   std::vector<std::string> parameter_names;
@@ -344,6 +353,7 @@ struct ProjectionResponse {
   std::optional<double> loss;  // with upstreams: backward and the gradcheck
   std::optional<TensorData> input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
   std::optional<GradcheckData> gradcheck;
+  std::optional<PreviewData> value_preview;  // query token 0 of batch item 0; none when an axis is empty
   std::optional<ErrorView> error;
 };
 ProjectionResponse projection_response(const ProjectionEvidence& evidence);
@@ -393,6 +403,7 @@ QKV_DESCRIBE(EvidenceView) {
   QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
   QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); QKV_FIELD(scores); QKV_FIELD(score_heat);
   QKV_FIELD(value_preview);
+  QKV_FIELD(own_token_peaks);
   QKV_FIELD(token_names);
   QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
   QKV_FIELD(value_weight_gradient); QKV_FIELD(loss); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count);
@@ -484,10 +495,14 @@ QKV_DESCRIBE(TensorData) { QKV_FIELD(shape); QKV_FIELD(values); }
 QKV_DESCRIBE(GradcheckData) {
   QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(unjudged); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(problem);
 }
+QKV_DESCRIBE(PreviewData) {
+  QKV_FIELD(row); QKV_FIELD(scores); QKV_FIELD(scaled); QKV_FIELD(weights); QKV_FIELD(unscaled_weights);
+  QKV_FIELD(output); QKV_FIELD(scale);
+}
 QKV_DESCRIBE(ProjectionResponse) {
   QKV_FIELD(ok); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value);
   QKV_FIELD(loss); QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
-  QKV_FIELD(value_weight_gradient); QKV_FIELD(gradcheck); QKV_FIELD(error);
+  QKV_FIELD(value_weight_gradient); QKV_FIELD(gradcheck); QKV_FIELD(value_preview); QKV_FIELD(error);
 }
 QKV_DESCRIBE(UpstreamData) { QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); }
 QKV_DESCRIBE(EvidenceRequest) {

@@ -800,11 +800,9 @@ TEST(ScoreChanges, OwnTokenPeaksWithoutAndWithProjectionsMatchSumsWrittenOut) {
     for (Extent j = 0; j < tokens; ++j) rows += (j > 0 ? ", " : "") + format_prose(input_scores[i][j]);
     rows += "]";
   }
-  EXPECT_EQ(peaks->sentence,
-            "Without projections a token's query and key would both be its x, and the scores would be X Xᵀ, "
-            "with rows " +
-                rows + ". Its largest score is the token's own in " + rows_text(own(input_scores)) +
-                "; in S = Q Kᵀ above, in " + rows_text(own(scores)) + ".");
+  EXPECT_EQ(peaks->sentence, "Without projections the scores would be X Xᵀ, rows " + rows +
+                                 ": the token's own score is the largest in " + rows_text(own(input_scores)) +
+                                 ". In S = Q Kᵀ above it is in " + rows_text(own(scores)) + ".");
 }
 
 TEST(ScoreChanges, NoOwnTokenPeaksWhenAnAxisIsEmpty) {

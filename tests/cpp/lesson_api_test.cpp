@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "chapter26/score_changes.hpp"
 #include "fixture.hpp"
 #include "response/fields.hpp"
 #include "text/format.hpp"
@@ -40,6 +41,24 @@ TEST(LessonApi, FixtureBringsItsEvidenceAsEvaluateShowsIt) {
   EXPECT_EQ(out.evidence.input_gradient.text, evaluated.evidence->input_gradient.text);
   EXPECT_EQ(out.evidence.loss.text, evaluated.evidence->loss.text);
   EXPECT_EQ(out.evidence.initialization_state_after, evaluated.evidence->initialization_state_after);
+}
+
+// The sentence under the score figure is the one chapter26's own_token_peaks writes for the numbers shown
+// (its words are tested in chapter26_test.cpp), and there is none when the token axis is empty.
+TEST(LessonApi, EvidenceCarriesTheOwnTokenPeaksSentenceForTheNumbersShown) {
+  const ChapterEvidence chapter = compute_chapter_evidence(chapter_fixture()).value();
+  const auto peaks = own_token_peaks(chapter.request.input, chapter.primary.scores).value();
+  ASSERT_TRUE(peaks.has_value());
+  const LessonResponse shown = evaluate(fixture().state);
+  ASSERT_TRUE(shown.ok);
+  EXPECT_EQ(shown.evidence->own_token_peaks, peaks->sentence);
+  LessonState empty = fixture().state;
+  empty.tokens = "0";
+  empty.input = {{1, 0, 3}, {}};
+  empty.query_upstream = empty.key_upstream = empty.value_upstream = {{1, 0, 2}, {}};
+  const LessonResponse none = evaluate(empty);
+  ASSERT_TRUE(none.ok) << none.error->message;
+  EXPECT_FALSE(none.evidence->own_token_peaks.has_value());
 }
 
 TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {

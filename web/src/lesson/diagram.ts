@@ -172,6 +172,7 @@ export interface DiagramRefs {
   inputShape: HTMLElement;
   // The next lesson's preview row (value-preview.ts), under the scores.
   valuePreview: HTMLElement;
+  ownTokenPeaks: HTMLElement; // under the score figure: X Xᵀ's rows against S's, in the core's words
   branchFacts: Record<'query' | 'key' | 'value', HTMLElement>;
   loss: HTMLElement;
   history: HTMLElement;
@@ -230,6 +231,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
   const predict = (id: string) => (predictions[id] = prediction(id));
   const inputShape = h('dl', { class: 'facts' });
   const valuePreview = h('section', { class: 'value-preview card' });
+  const ownTokenPeaks = h('p', { class: 'own-token-peaks' });
   const branchFacts = { query: h('dl', { class: 'facts' }), key: h('dl', { class: 'facts' }), value: h('dl', { class: 'facts' }) };
 
   const branchCards = branches.map((branch) =>
@@ -423,6 +425,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       // A figure of its own, which scrolls (if ever) inside itself and keeps its caption in view.
       outputs.scores,
       explanations.scores,
+      ownTokenPeaks,
     ),
     // Two predictions on the scores: each answer and its numbers come from the core's explanation.
     predict('ch26-double-key-weight'),
@@ -540,6 +543,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     replayVerdict,
     inputShape,
     valuePreview,
+    ownTokenPeaks,
     branchFacts,
     loss,
     history,
@@ -647,6 +651,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
   });
   renderScoreFigure(refs.outputs.scores, t);
   renderPart(refs.valuePreview, [t.value_preview, t.token_names, t.head_width], () => valuePreviewParts(t));
+  renderPart(refs.ownTokenPeaks, t.own_token_peaks ?? null, () => [t.own_token_peaks ?? '']);
 
   renderPart(refs.history, 'static', () => [
     scroller(

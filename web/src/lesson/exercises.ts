@@ -98,6 +98,8 @@ export function numberExercises(root: ParentNode): void {
   nestQuestionHeadings(root);
 }
 
+const headingBelow: Record<string, 'h3' | 'h4' | 'h5' | 'h6'> = { H2: 'h3', H3: 'h4', H4: 'h5', H5: 'h6' };
+
 // A question's heading is one level below the heading of the part it sits in (an h4 under a section's h3, an h5
 // under a part's h4), wherever the sections shown put it: headings nest, sections above questions. The part's
 // heading is the last one before the question that heads something holding the question (not a fold's).
@@ -110,10 +112,10 @@ function nestQuestionHeadings(root: ParentNode): void {
       continue;
     }
     const part = [...headings].reverse().find((heading) => heading.parentElement?.contains(element));
-    const wanted = `H${Math.min(part ? Number(part.tagName[1]) + 1 : 4, 6)}`;
+    const wanted = headingBelow[part?.tagName ?? 'H3'];
     const title = element.querySelector<HTMLElement>('.question-title')!;
-    if (title.tagName === wanted) continue;
-    const nested = h(wanted.toLowerCase() as 'h4', { id: title.id, class: title.className });
+    if (title.tagName === wanted.toUpperCase()) continue;
+    const nested = h(wanted, { id: title.id, class: title.className });
     nested.append(...title.childNodes);
     title.replaceWith(nested);
   }

@@ -386,7 +386,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
       h(
         'p',
         {},
-        'Score every token against every other with a dot product. Without projections a token’s query and key are the same vector x, and its own score is x·x = |x|². By the Cauchy–Schwarz inequality x·y ≤ |x| |y|, with equality only when y is a non-negative multiple of x (or one of them is zero): a token is sure to peak on itself when its vector is at least as long as every other token’s and equal to none. Other tokens may or may not.',
+        'Without projections a token’s query and key are the same vector x, and its own score is x·x = |x|². By the Cauchy–Schwarz inequality x·y ≤ |x| |y|, with equality only when y is a non-negative multiple of x (or one of them is zero): a token is sure to peak on itself when its vector is at least as long as every other token’s and equal to none. Other tokens may or may not.',
       ),
       h(
         'p',
