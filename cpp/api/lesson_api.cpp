@@ -45,6 +45,21 @@ RoundedView rounded_view(const std::vector<double>& values) {
   return out;
 }
 
+// The preview's output row written out: each weight to four decimals times its token's row of V (batch item
+// 0), joined by " + " (the page shows it with "≈": the weights are rounded).
+std::string mixture_text(const ValuePreview& preview, const Tensor& value) {
+  const std::size_t tokens = value.shape()[1], width = value.shape()[2];
+  std::string out;
+  for (std::size_t j = 0; j < tokens; ++j) {
+    std::vector<double> row(value.values().begin() + static_cast<std::ptrdiff_t>(j * width),
+                            value.values().begin() + static_cast<std::ptrdiff_t>((j + 1) * width));
+    std::string terms;
+    for (double entry : row) terms += (terms.empty() ? "" : ", ") + format_prose(entry);
+    out += (j > 0 ? " + " : "") + with_minus_sign(format_fixed(preview.weights[j], 4)) + " · [" + terms + "]";
+  }
+  return out;
+}
+
 ShapeProbeView probe_view(const ShapeProbe& probe) {
   return {shape_text(probe.input), shape_text(probe.query), shape_text(probe.key), shape_text(probe.value)};
 }
@@ -130,7 +145,8 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
                                          rounded_view(preview->weights),
                                          rounded_view(preview->unscaled_weights),
                                          rounded_view(preview->output),
-                                         number_view(preview->scale)};
+                                         number_view(preview->scale),
+                                         mixture_text(*preview, e.primary.value)};
   }
   if (auto peaks = own_token_peaks(r.input, e.primary.scores); peaks && *peaks)
     out.own_token_peaks = (*peaks)->sentence;

@@ -68,6 +68,8 @@ struct ValuePreviewView {
   std::size_t row = 0;
   RoundedView scores, scaled, weights, unscaled_weights, output;
   NumberView scale;  // √d_head
+  // The output row written out: each weight (four decimals) times its row of V, "0.0142 · [3, −3] + …".
+  std::string mixture_text;
 };
 struct EvidenceView {
   TensorView input, query_weight, key_weight, value_weight, query_upstream, key_upstream, value_upstream;
@@ -396,7 +398,7 @@ QKV_DESCRIBE(BitwiseChecks) {
 }
 QKV_DESCRIBE(ValuePreviewView) {
   QKV_FIELD(row); QKV_FIELD(scores); QKV_FIELD(scaled); QKV_FIELD(weights); QKV_FIELD(unscaled_weights);
-  QKV_FIELD(output); QKV_FIELD(scale);
+  QKV_FIELD(output); QKV_FIELD(scale); QKV_FIELD(mixture_text);
 }
 QKV_DESCRIBE(EvidenceView) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);

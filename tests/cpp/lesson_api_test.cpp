@@ -61,6 +61,27 @@ TEST(LessonApi, EvidenceCarriesTheOwnTokenPeaksSentenceForTheNumbersShown) {
   EXPECT_FALSE(none.evidence->own_token_peaks.has_value());
 }
 
+// The preview's output row written out from numpy's weights (fixtures/numpy/value_preview.json, four
+// decimals) and the fixture's V: "w₀ · v₀ + w₁ · v₁".
+TEST(LessonApi, ThePreviewWritesOutItsMixtureOfV) {
+  const test::json numpy = test::json::parse(test::read_file(test::fixture_path("numpy/value_preview.json")));
+  const test::json file = test::load_fixture();
+  const test::json& value = file.at("expected").at("value");
+  const std::size_t width = value.at("shape").back().get<std::size_t>();
+  const auto weights = numpy.at("weights").get<std::vector<double>>();
+  const auto entries = value.at("values").get<std::vector<double>>();
+  std::string expected;
+  for (std::size_t j = 0; j < weights.size(); ++j) {
+    expected += (j > 0 ? " + " : "") + with_minus_sign(format_fixed(weights[j], 4)) + " · [";
+    for (std::size_t c = 0; c < width; ++c)
+      expected += (c > 0 ? ", " : "") + format_prose(entries[j * width + c]);
+    expected += "]";
+  }
+  const LessonResponse shown = evaluate(fixture().state);
+  ASSERT_TRUE(shown.ok && shown.evidence->value_preview);
+  EXPECT_EQ(shown.evidence->value_preview->mixture_text, expected);
+}
+
 TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {
   const ChecksResponse checks = numerical_checks(fixture().state);
   ASSERT_TRUE(checks.ok);
