@@ -110,10 +110,10 @@ Result<std::optional<OwnTokenPeaks>, LessonError> own_token_peaks(const Tensor& 
   out.score_rows = own_rows(first_item_rows(scores));
   const std::size_t tokens = shape[1];
   out.sentence = std::string(shape[0] > 1 ? "In batch item 0, without" : "Without") +
-                 " projections the scores would be X Xᵀ" +
+                 " projections the scores would be X\u00a0Xᵀ" +
                  (tokens <= kListedTokens ? ", rows " + row_list(out.input_scores) : std::string()) +
                  ": the token's own score is the largest in " + rows_text(out.input_rows) +
-                 ". In S = Q Kᵀ above it is in " + rows_text(out.score_rows) + ".";
+                 ". In S = Q\u00a0Kᵀ above it is in " + rows_text(out.score_rows) + ".";
   return std::optional<OwnTokenPeaks>(std::move(out));
 }
 

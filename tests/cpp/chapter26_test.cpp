@@ -800,9 +800,9 @@ TEST(ScoreChanges, OwnTokenPeaksWithoutAndWithProjectionsMatchSumsWrittenOut) {
     for (Extent j = 0; j < tokens; ++j) rows += (j > 0 ? ", " : "") + format_prose(input_scores[i][j]);
     rows += "]";
   }
-  EXPECT_EQ(peaks->sentence, "Without projections the scores would be X Xᵀ, rows " + rows +
+  EXPECT_EQ(peaks->sentence, "Without projections the scores would be X\u00a0Xᵀ, rows " + rows +
                                  ": the token's own score is the largest in " + rows_text(own(input_scores)) +
-                                 ". In S = Q Kᵀ above it is in " + rows_text(own(scores)) + ".");
+                                 ". In S = Q\u00a0Kᵀ above it is in " + rows_text(own(scores)) + ".");
 }
 
 TEST(ScoreChanges, NoOwnTokenPeaksWhenAnAxisIsEmpty) {

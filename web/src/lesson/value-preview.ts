@@ -20,7 +20,7 @@ function steps(evidence: Evidence): HTMLElement {
     ...step('softmax, unscaled', p.unscaled_weights.rounded, 'the same softmax without the division, for comparison'),
     ...step(`output ${p.row}`, p.output.rounded, 'Σⱼ weightⱼ · vⱼ: the rows of V mixed by the scaled weights'),
     h('dt', {}, 'written out'),
-    h('dd', {}, '≈ ', ltr(p.mixture_text), ' ', h('span', { class: 'note' }, 'each weight to four decimals times its row of V')),
+    h('dd', {}, '≈ ', h('bdi', { dir: 'ltr', class: 'mixture' }, p.mixture_text), ' ', h('span', { class: 'note' }, 'each weight to four decimals times its row of V')),
   );
 }
 
