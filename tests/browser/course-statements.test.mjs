@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { assertNoProblems, openLesson, readFixture, repo, useServerAndBrowser } from './harness.mjs';
+import { assertNoProblems, openLesson, readFixture, readText, repo, useServerAndBrowser } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const prose = JSON.parse(readFileSync(resolve(repo, 'web/src/lesson/exercise-prose.json'), 'utf8'));
@@ -93,7 +93,7 @@ test('sections=exercises: the first-token question shows the fixture’s X and w
     const context = (id) => page.locator(`qkv-lesson [data-context-for="${id}"]`);
     for (const id of ['ch26-first-token', 'ch26-best-key', 'ch26-history', 'ch26-upstream-key']) {
       assert.ok(await context(id).isVisible(), `${id}: its context is shown`);
-      assert.equal((await context(id).innerText()).trim().startsWith(prose[id].context.slice(0, 40)), true, `${id}: the context's words`);
+      assert.equal((await readText(context(id))).trim().startsWith(prose[id].context.slice(0, 40)), true, `${id}: the context's words`);
       // The context comes right before its question.
       const next = await context(id).evaluate((element) => element.nextElementSibling?.dataset.exercise);
       assert.equal(next, id, `${id}: the context sits right before the question`);

@@ -4,7 +4,7 @@
 //   node --test --test-concurrency=1 tests/browser/learner.test.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { assertNoProblems, cell, openEvidence, openLesson, rendered, tableTexts, useServerAndBrowser, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
+import { assertNoProblems, cell, openEvidence, openLesson, readText, rendered, tableTexts, useServerAndBrowser, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const inLesson = (page, selector) => page.locator(`qkv-lesson ${selector}`);
@@ -71,7 +71,7 @@ const marked = (page, tensor, kind) =>
 
 async function assertExplained(page, tensor, index, sources, context) {
   const want = await expected(page, tensor, index);
-  const said = await line(page, tensor).locator('.expression').innerText();
+  const said = await readText(line(page, tensor).locator('.expression'));
   assert.equal(said, want, `${context}: the line under ${tensor} should read the core's computation`);
   assert.deepEqual(await marked(page, tensor, 'target'), [index], `${context}: ${tensor}[${index}] is the marked target`);
   for (const [key, cells] of Object.entries(sources)) assert.deepEqual(await marked(page, key, 'source'), cells, `${context}: source cells of ${key}`);
