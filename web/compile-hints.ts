@@ -2,7 +2,7 @@
 // lesson's element and of the core's Emscripten glue run in the start (core loaded → ready), so in Chromium
 // (136 and later) the start paid for compiling them there. A file that begins with the magic comment
 // `//# allFunctionsCalledOnLoad` is compiled whole, eagerly, while it streams in, on a background thread:
-// issue 19's phone profile starts about 20 ms sooner (README, bench:phone). Other engines read a comment.
+// issue 19's phone profile starts about 20 ms sooner (docs/performance.md). Other engines read a comment.
 //
 // Put on the chunks the start runs: the one with the element (src/lesson/define.ts) and the core's glue, either
 // build (src/wasm/qkv-simd.mjs, qkv.mjs); not on the scale section's, which runs later. The workers' build uses this

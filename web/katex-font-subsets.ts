@@ -2,7 +2,7 @@
 // (typeset-formulas.ts), so the characters are known here: each woff2 font that fonts.ts registers is emitted as a
 // subset (HarfBuzz's, through subset-font) holding those characters only, under a name hashed from the subset.
 // The three fonts the formulas use were 71.6 kB of brotli on a cold load; a browser downloads them when text
-// first needs them, and each one's arrival laid the lesson out again after ready (README, "Slow phone").
+// first needs them, and each one's arrival laid the lesson out again after ready (docs/performance.md).
 // A subset is a Modified Version under the fonts' licence (SIL OFL 1.1), which may not use the Reserved Font
 // Name each KaTeX font declares: each subset gets the lesson's name (src/lesson/font-families.ts) and keeps every
 // other name record of the font, its copyright notice and licence among them (docs/licensing.md).

@@ -65,10 +65,11 @@ function record(shipped: Shipped, id: string): void {
   }
 }
 
-// Workbox's modules in a service worker, by the marker each one's code carries.
+// Workbox's modules in a service worker, by the marker each one's code carries (a string in any quotes: the
+// minifier writes it as a template literal).
 function recordServiceWorker(shipped: Shipped, serviceWorker: string): void {
   if (!existsSync(serviceWorker)) return;
-  for (const [, module, version] of readFileSync(serviceWorker, 'utf8').matchAll(/"workbox:([\w-]+):([\d.]+)"/g)) {
+  for (const [, module, version] of readFileSync(serviceWorker, 'utf8').matchAll(/["'`]workbox:([\w-]+):([\d.]+)["'`]/g)) {
     const folder = join(repo, 'node_modules', `workbox-${module}`);
     // The marker comes from the package's _version.js (7.4.1 still says 7.4.0), not from its package.json.
     if (!readFileSync(join(folder, '_version.js'), 'utf8').includes(`workbox:${module}:${version}`)) throw new Error(`sw.js holds workbox-${module} ${version}, which is not the one in node_modules`);

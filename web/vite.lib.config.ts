@@ -89,14 +89,13 @@ function workersForBundlers(): Plugin {
   };
 }
 
-// The package's own files beside its entry: its types (web/lib/qkv-lesson.d.ts, written by hand and checked
-// against the source by web/lib/types-check.ts) and its server entry (web/lib/server.js, package.json's
-// "node" export).
+// The package's own file beside its entry: its server entry (web/lib/server.js, package.json's "node" export).
+// Its types, dist-lib/qkv-lesson.d.ts, are emitted from the source after this build (scripts/build-lib-types.mjs).
 function packageFiles(): Plugin {
   return {
     name: 'qkv-package-files',
     generateBundle() {
-      for (const fileName of ['qkv-lesson.d.ts', 'server.js'])
+      for (const fileName of ['server.js'])
         this.emitFile({ type: 'asset', fileName, source: readFileSync(resolve(import.meta.dirname, 'lib', fileName), 'utf8') });
     },
   };

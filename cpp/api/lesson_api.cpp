@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "attention/value_preview.hpp"
+#include "chapter26/score_changes.hpp"
 #include "learner/answer_reader.hpp"
 #include "learner/exercises.hpp"
 #include "response/tensor_names.hpp"
@@ -40,6 +41,21 @@ RoundedView rounded_view(const std::vector<double>& values) {
   for (double value : values) {
     out.text.push_back(format_shortest(value));
     out.rounded.push_back(format_fixed(value, 2));
+  }
+  return out;
+}
+
+// The preview's output row written out: each weight to four decimals times its token's row of V (batch item
+// 0), joined by " + " (the page shows it with "≈": the weights are rounded).
+std::string mixture_text(const ValuePreview& preview, const Tensor& value) {
+  const std::size_t tokens = value.shape()[1], width = value.shape()[2];
+  std::string out;
+  for (std::size_t j = 0; j < tokens; ++j) {
+    std::vector<double> row(value.values().begin() + static_cast<std::ptrdiff_t>(j * width),
+                            value.values().begin() + static_cast<std::ptrdiff_t>((j + 1) * width));
+    std::string terms;
+    for (double entry : row) terms += (terms.empty() ? "" : ", ") + format_prose(entry);
+    out += (j > 0 ? " + " : "") + with_minus_sign(format_fixed(preview.weights[j], 4)) + " · [" + terms + "]";
   }
   return out;
 }
@@ -129,8 +145,11 @@ EvidenceView evidence_view(const ChapterEvidence& e) {
                                          rounded_view(preview->weights),
                                          rounded_view(preview->unscaled_weights),
                                          rounded_view(preview->output),
-                                         number_view(preview->scale)};
+                                         number_view(preview->scale),
+                                         mixture_text(*preview, e.primary.value)};
   }
+  if (auto peaks = own_token_peaks(r.input, e.primary.scores); peaks && *peaks)
+    out.own_token_peaks = (*peaks)->sentence;
   out.token_names = token_names(r.input.shape()[1]);
   out.input_gradient = tensor_view(g.input);
   out.query_weight_gradient = tensor_view(g.query_weight);
@@ -691,6 +710,10 @@ ProjectionResponse projection_response(const ProjectionEvidence& evidence) {
                                   check.max_error, check.tolerance, std::nullopt};
     if (!check.problem.empty()) out.gradcheck->problem = check.problem;
   }
+  if (auto preview = value_preview(evidence.query, evidence.key, evidence.value, 0))
+    out.value_preview = PreviewData{preview->row,     preview->scores,           preview->scaled,
+                                    preview->weights, preview->unscaled_weights, preview->output,
+                                    preview->scale};
   return out;
 }
 

@@ -68,6 +68,8 @@ struct ValuePreviewView {
   std::size_t row = 0;
   RoundedView scores, scaled, weights, unscaled_weights, output;
   NumberView scale;  // √d_head
+  // The output row written out: each weight (four decimals) times its row of V, "0.0142 · [3, −3] + …".
+  std::string mixture_text;
 };
 struct EvidenceView {
   TensorView input, query_weight, key_weight, value_weight, query_upstream, key_upstream, value_upstream;
@@ -77,7 +79,10 @@ struct EvidenceView {
   // to the largest |score| of the whole tensor, so equal scores look equal in every batch item.
   std::vector<int> score_heat;
   std::optional<ValuePreviewView> value_preview;  // none when an axis is empty
-  std::vector<std::string> token_names;           // [T]: the fixture story's word for each token position
+  // Without projections (X Xᵀ) and with them (S): the rows of batch item 0 that peak on their own token, in
+  // words (chapter26/score_changes.hpp). None when an axis is empty.
+  std::optional<std::string> own_token_peaks;
+  std::vector<std::string> token_names;  // [T]: the fixture story's word for each token position
   TensorView input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
   NumberView loss;
   std::vector<std::string> parameter_names;
@@ -336,6 +341,12 @@ struct GradcheckData {
   double max_error = 0.0, tolerance = 0.0;
   std::optional<std::string> problem;  // why it could not run, when it could not
 };
+// The next lesson's preview row (attention/value_preview.hpp), unrounded: what tests compare bit for bit.
+struct PreviewData {
+  std::size_t row = 0;
+  std::vector<double> scores, scaled, weights, unscaled_weights, output;
+  double scale = 0.0;  // √d_head
+};
 struct ProjectionResponse {
   bool ok = true;
   std::vector<std::string> parameter_names;
@@ -344,6 +355,7 @@ struct ProjectionResponse {
   std::optional<double> loss;  // with upstreams: backward and the gradcheck
   std::optional<TensorData> input_gradient, query_weight_gradient, key_weight_gradient, value_weight_gradient;
   std::optional<GradcheckData> gradcheck;
+  std::optional<PreviewData> value_preview;  // query token 0 of batch item 0; none when an axis is empty
   std::optional<ErrorView> error;
 };
 ProjectionResponse projection_response(const ProjectionEvidence& evidence);
@@ -359,41 +371,41 @@ struct EvidenceRequest {
 // compute_projection_evidence for any request, as `qkv-lesson evidence` computes it.
 ProjectionResponse evidence(const EvidenceRequest& request);
 
-// ---- the field lists: one per type, used by both front ends ----
+// ---- the field lists: one per type, used by both front ends (QKV_DESCRIBE: response/describe.hpp) ----
 // A front end's converter walks these lists (is_vector: response/response.hpp).
 // A writer visits v(name, member) to convert each field out; a reader visits the same list over an object
 // it owns (not const) and fills each member, so a request's fields are listed once as well.
 // clang-format off
-#define QKV_FIELD(name) v(#name, t.name)
-template <class V> void describe(V& v, const TensorView& t) {
+QKV_DESCRIBE(TensorView) {
   QKV_FIELD(shape); QKV_FIELD(shape_text); QKV_FIELD(values); QKV_FIELD(text);
 }
-template <class V> void describe(V& v, const NumberView& t) { QKV_FIELD(value); QKV_FIELD(text); }
-template <class V> void describe(V& v, const RoundedView& t) { QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(rounded); }
-template <class V> void describe(V& v, const ShapeProbeView& t) { QKV_FIELD(input); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); }
-template <class V> void describe(V& v, const RejectionView& t) { QKV_FIELD(message); QKV_FIELD(expected_variant); }
-template <class V> void describe(V& v, const GradcheckView& t) {
+QKV_DESCRIBE(NumberView) { QKV_FIELD(value); QKV_FIELD(text); }
+QKV_DESCRIBE(RoundedView) { QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(rounded); }
+QKV_DESCRIBE(ShapeProbeView) { QKV_FIELD(input); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); }
+QKV_DESCRIBE(RejectionView) { QKV_FIELD(message); QKV_FIELD(expected_variant); }
+QKV_DESCRIBE(GradcheckView) {
   QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(input_checks); QKV_FIELD(query_checks); QKV_FIELD(key_checks);
   QKV_FIELD(value_checks); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(step); QKV_FIELD(problem);
   QKV_FIELD(rounding_bound); QKV_FIELD(unjudged);
   QKV_FIELD(max_allowance); QKV_FIELD(verdict);
 }
-template <class V> void describe(V& v, const GradcheckRules& t) { QKV_FIELD(step_rule); QKV_FIELD(pass_rule); }
-template <class V> void describe(V& v, const BitwiseChecks& t) {
+QKV_DESCRIBE(GradcheckRules) { QKV_FIELD(step_rule); QKV_FIELD(pass_rule); }
+QKV_DESCRIBE(BitwiseChecks) {
   QKV_FIELD(query_changed); QKV_FIELD(key_unchanged); QKV_FIELD(value_unchanged); QKV_FIELD(key_upstream_empty);
   QKV_FIELD(key_gradient_changed);
   QKV_FIELD(query_gradient_unchanged); QKV_FIELD(value_gradient_unchanged); QKV_FIELD(input_gradient_changed);
   QKV_FIELD(replay_bitwise);
 }
-template <class V> void describe(V& v, const ValuePreviewView& t) {
+QKV_DESCRIBE(ValuePreviewView) {
   QKV_FIELD(row); QKV_FIELD(scores); QKV_FIELD(scaled); QKV_FIELD(weights); QKV_FIELD(unscaled_weights);
-  QKV_FIELD(output); QKV_FIELD(scale);
+  QKV_FIELD(output); QKV_FIELD(scale); QKV_FIELD(mixture_text);
 }
-template <class V> void describe(V& v, const EvidenceView& t) {
+QKV_DESCRIBE(EvidenceView) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
   QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
   QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); QKV_FIELD(scores); QKV_FIELD(score_heat);
   QKV_FIELD(value_preview);
+  QKV_FIELD(own_token_peaks);
   QKV_FIELD(token_names);
   QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
   QKV_FIELD(value_weight_gradient); QKV_FIELD(loss); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count);
@@ -405,96 +417,99 @@ template <class V> void describe(V& v, const EvidenceView& t) {
   QKV_FIELD(initialization_transactional); QKV_FIELD(initialization_state_after);
   QKV_FIELD(bitwise);
 }
-template <class V> void describe(V& v, const SizeLimitView& t) { QKV_FIELD(field); QKV_FIELD(min); QKV_FIELD(max); }
-template <class V> void describe(V& v, const EditableCells& t) { QKV_FIELD(shape); QKV_FIELD(cells); }
-template <class V> void describe(V& v, const EditableTensor& t) { QKV_FIELD(shape); QKV_FIELD(cells); QKV_FIELD(kept); }
-template <class V> void describe(V& v, const LessonState& t) {
+QKV_DESCRIBE(SizeLimitView) { QKV_FIELD(field); QKV_FIELD(min); QKV_FIELD(max); }
+QKV_DESCRIBE(EditableCells) { QKV_FIELD(shape); QKV_FIELD(cells); }
+QKV_DESCRIBE(EditableTensor) { QKV_FIELD(shape); QKV_FIELD(cells); QKV_FIELD(kept); }
+QKV_DESCRIBE(LessonState) {
   QKV_FIELD(batch); QKV_FIELD(tokens); QKV_FIELD(model_width); QKV_FIELD(head_width);
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight);
   QKV_FIELD(query_upstream); QKV_FIELD(key_upstream); QKV_FIELD(value_upstream);
 }
-template <class V> void describe(V& v, const ExperimentFacts& t) {
+QKV_DESCRIBE(ExperimentFacts) {
   QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(none_argmax); QKV_FIELD(none_guaranteed_rows);
   QKV_FIELD(tied_argmax); QKV_FIELD(tied_guaranteed_rows);
 }
-template <class V> void describe(V& v, const SelfScoreRequest& t) {
+QKV_DESCRIBE(SelfScoreRequest) {
   QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(experiment);
 }
-template <class V> void describe(V& v, const ProvenanceRequest& t) { QKV_FIELD(state); QKV_FIELD(tensor); QKV_FIELD(index); }
-template <class V> void describe(V& v, const SourceCells& t) { QKV_FIELD(tensor); QKV_FIELD(indices); }
-template <class V> void describe(V& v, const ProvenanceResponse& t) {
+QKV_DESCRIBE(ProvenanceRequest) { QKV_FIELD(state); QKV_FIELD(tensor); QKV_FIELD(index); }
+QKV_DESCRIBE(SourceCells) { QKV_FIELD(tensor); QKV_FIELD(indices); }
+QKV_DESCRIBE(ProvenanceResponse) {
   QKV_FIELD(ok); QKV_FIELD(target); QKV_FIELD(sources); QKV_FIELD(expression); QKV_FIELD(description); QKV_FIELD(error);
 }
-template <class V> void describe(V& v, const SeedSearchRequest& t) {
+QKV_DESCRIBE(SeedSearchRequest) {
   QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(start);
 }
-template <class V> void describe(V& v, const AnswerRequest& t) {
+QKV_DESCRIBE(AnswerRequest) {
   QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); QKV_FIELD(answer_shown);
 }
-template <class V> void describe(V& v, const FixtureResponse& t) {
+QKV_DESCRIBE(FixtureResponse) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
 }
-template <class V> void describe(V& v, const ChecksResponse& t) {
+QKV_DESCRIBE(ChecksResponse) {
   QKV_FIELD(ok); QKV_FIELD(done); QKV_FIELD(gradcheck); QKV_FIELD(bitwise); QKV_FIELD(error);
 }
-template <class V> void describe(V& v, const LessonResponse& t) {
+QKV_DESCRIBE(LessonResponse) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);
 }
-template <class V> void describe(V& v, const ScoreSummaryView& t) {
+QKV_DESCRIBE(ScoreSummaryView) {
   QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_rows); QKV_FIELD(guaranteed_rows);
 }
-template <class V> void describe(V& v, const SelfScoreView& t) {
+QKV_DESCRIBE(SelfScoreView) {
   QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(x); QKV_FIELD(wq); QKV_FIELD(wk); QKV_FIELD(norms);
   QKV_FIELD(projected_norms); QKV_FIELD(none); QKV_FIELD(separate); QKV_FIELD(tied);
 }
-template <class V> void describe(V& v, const SelfScoreResponse& t) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
-template <class V> void describe(V& v, const OffDiagonalRowView& t) { QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(own); QKV_FIELD(peak); }
-template <class V> void describe(V& v, const KindSummaryView& t) {
+QKV_DESCRIBE(SelfScoreResponse) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
+QKV_DESCRIBE(OffDiagonalRowView) { QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(own); QKV_FIELD(peak); }
+QKV_DESCRIBE(KindSummaryView) {
   QKV_FIELD(scores); QKV_FIELD(argmax); QKV_FIELD(diagonal_count); QKV_FIELD(diagonal_rows);
   QKV_FIELD(diagonal_rows_text); QKV_FIELD(off_diagonal_count); QKV_FIELD(off_diagonal); QKV_FIELD(guaranteed_rows);
   QKV_FIELD(guaranteed_rows_text); QKV_FIELD(heat);
 }
-template <class V> void describe(V& v, const SelfScoreSummaryView& t) {
+QKV_DESCRIBE(SelfScoreSummaryView) {
   QKV_FIELD(seed); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(complete); QKV_FIELD(shown); QKV_FIELD(norms);
   QKV_FIELD(projected_norms); QKV_FIELD(none); QKV_FIELD(separate); QKV_FIELD(tied); QKV_FIELD(facts);
 }
-template <class V> void describe(V& v, const SelfScoreSummaryResponse& t) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
-template <class V> void describe(V& v, const SeedSearchResponse& t) {
+QKV_DESCRIBE(SelfScoreSummaryResponse) { QKV_FIELD(ok); QKV_FIELD(result); QKV_FIELD(error); }
+QKV_DESCRIBE(SeedSearchResponse) {
   QKV_FIELD(ok); QKV_FIELD(found); QKV_FIELD(seed); QKV_FIELD(row); QKV_FIELD(argmax); QKV_FIELD(error);
 }
-template <class V> void describe(V& v, const ExerciseView& t) {
+QKV_DESCRIBE(ExerciseView) {
   QKV_FIELD(id); QKV_FIELD(kind); QKV_FIELD(blanks); QKV_FIELD(choices); QKV_FIELD(answer); QKV_FIELD(explanation);
 }
-template <class V> void describe(V& v, const ExercisesResponse& t) { QKV_FIELD(ok); QKV_FIELD(exercises); QKV_FIELD(error); }
-template <class V> void describe(V& v, const AnswerResponse& t) {
+QKV_DESCRIBE(ExercisesResponse) { QKV_FIELD(ok); QKV_FIELD(exercises); QKV_FIELD(error); }
+QKV_DESCRIBE(AnswerResponse) {
   QKV_FIELD(ok); QKV_FIELD(correct); QKV_FIELD(counts); QKV_FIELD(read); QKV_FIELD(hint); QKV_FIELD(answer); QKV_FIELD(explanation);
   QKV_FIELD(error);
 }
-template <class V> void describe(V& v, const QuestionStandingView& t) {
+QKV_DESCRIBE(QuestionStandingView) {
   QKV_FIELD(checked); QKV_FIELD(counts); QKV_FIELD(revealed);
 }
-template <class V> void describe(V& v, const OutcomeRequest& t) { QKV_FIELD(questions); QKV_FIELD(passing); }
-template <class V> void describe(V& v, const OutcomeResponse& t) {
+QKV_DESCRIBE(OutcomeRequest) { QKV_FIELD(questions); QKV_FIELD(passing); }
+QKV_DESCRIBE(OutcomeResponse) {
   QKV_FIELD(ok); QKV_FIELD(shown); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(scaled); QKV_FIELD(percent);
   QKV_FIELD(passing); QKV_FIELD(completed); QKV_FIELD(passed); QKV_FIELD(error);
 }
-template <class V> void describe(V& v, const RandnRequest& t) { QKV_FIELD(seed); QKV_FIELD(count); }
-template <class V> void describe(V& v, const RandnResponse& t) { QKV_FIELD(ok); QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(error); }
-template <class V> void describe(V& v, const TextResponse& t) { QKV_FIELD(ok); QKV_FIELD(text); }
-template <class V> void describe(V& v, const TensorData& t) { QKV_FIELD(shape); QKV_FIELD(values); }
-template <class V> void describe(V& v, const GradcheckData& t) {
+QKV_DESCRIBE(RandnRequest) { QKV_FIELD(seed); QKV_FIELD(count); }
+QKV_DESCRIBE(RandnResponse) { QKV_FIELD(ok); QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(error); }
+QKV_DESCRIBE(TextResponse) { QKV_FIELD(ok); QKV_FIELD(text); }
+QKV_DESCRIBE(TensorData) { QKV_FIELD(shape); QKV_FIELD(values); }
+QKV_DESCRIBE(GradcheckData) {
   QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(unjudged); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(problem);
 }
-template <class V> void describe(V& v, const ProjectionResponse& t) {
+QKV_DESCRIBE(PreviewData) {
+  QKV_FIELD(row); QKV_FIELD(scores); QKV_FIELD(scaled); QKV_FIELD(weights); QKV_FIELD(unscaled_weights);
+  QKV_FIELD(output); QKV_FIELD(scale);
+}
+QKV_DESCRIBE(ProjectionResponse) {
   QKV_FIELD(ok); QKV_FIELD(parameter_names); QKV_FIELD(parameter_count); QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value);
   QKV_FIELD(loss); QKV_FIELD(input_gradient); QKV_FIELD(query_weight_gradient); QKV_FIELD(key_weight_gradient);
-  QKV_FIELD(value_weight_gradient); QKV_FIELD(gradcheck); QKV_FIELD(error);
+  QKV_FIELD(value_weight_gradient); QKV_FIELD(gradcheck); QKV_FIELD(value_preview); QKV_FIELD(error);
 }
-template <class V> void describe(V& v, const UpstreamData& t) { QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); }
-template <class V> void describe(V& v, const EvidenceRequest& t) {
+QKV_DESCRIBE(UpstreamData) { QKV_FIELD(query); QKV_FIELD(key); QKV_FIELD(value); }
+QKV_DESCRIBE(EvidenceRequest) {
   QKV_FIELD(input); QKV_FIELD(query_weight); QKV_FIELD(key_weight); QKV_FIELD(value_weight); QKV_FIELD(upstream);
 }
-#undef QKV_FIELD
 // clang-format on
 
 }  // namespace qkv::api

@@ -90,15 +90,13 @@ struct BenchResponse {
 BenchResponse bench(const BenchRequest& request);
 
 // clang-format off
-#define QKV_FIELD(name) v(#name, t.name)
-template <class V> void describe(V& v, const BenchRequest& t) {
+QKV_DESCRIBE(BenchRequest) {
   QKV_FIELD(batch); QKV_FIELD(tokens); QKV_FIELD(model_width); QKV_FIELD(head_width); QKV_FIELD(repeat);
 }
-template <class V> void describe(V& v, const BenchResponse& t) {
+QKV_DESCRIBE(BenchResponse) {
   QKV_FIELD(ok); QKV_FIELD(median_seconds); QKV_FIELD(gflops); QKV_FIELD(peak_bytes); QKV_FIELD(minimum_bytes);
   QKV_FIELD(error);
 }
-#undef QKV_FIELD
 // clang-format on
 
 }  // namespace api

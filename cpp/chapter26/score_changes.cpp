@@ -5,18 +5,20 @@
 #include <limits>
 
 #include "chapter26/chapter26.hpp"
+#include "text/format.hpp"
 
 namespace qkv {
 namespace {
 
 constexpr const char* kKeyWeightKey = "key_weight";
 
-// Q Kᵀ per batch item, each sum from +0.0 upwards (the kernels' order).
-Result<Tensor, LessonError> scores_of(const Tensor& query, const Tensor& key) {
+// Q Kᵀ per batch item, each sum from +0.0 upwards (the kernels' order); a failure names `field`.
+Result<Tensor, LessonError> scores_of(const Tensor& query, const Tensor& key,
+                                      const char* field = kKeyWeightKey) {
   auto keys = transpose_last(key);
-  if (!keys) return fail(lesson_error(keys.error(), kKeyWeightKey));
+  if (!keys) return fail(lesson_error(keys.error(), field));
   auto scores = matmul(query, *keys);
-  if (!scores) return fail(lesson_error(scores.error(), kKeyWeightKey));
+  if (!scores) return fail(lesson_error(scores.error(), field));
   return std::move(*scores);
 }
 
@@ -60,7 +62,60 @@ bool rows_constant(const Tensor& shift, std::size_t terms, double product_bound)
   return true;
 }
 
+// The rows i of `rows` (a [T][T] table) whose first largest entry is at column i.
+std::vector<std::size_t> own_rows(const std::vector<std::vector<double>>& rows) {
+  std::vector<std::size_t> out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::size_t best = 0;
+    for (std::size_t j = 1; j < rows[i].size(); ++j)
+      if (rows[i][j] > rows[i][best]) best = j;
+    if (best == i) out.push_back(i);
+  }
+  return out;
+}
+
+// Batch item 0 of a [B, T, T] tensor, as rows.
+std::vector<std::vector<double>> first_item_rows(const Tensor& scores) {
+  const std::size_t tokens = scores.shape()[1];
+  std::vector<std::vector<double>> out(tokens, std::vector<double>(tokens));
+  for (std::size_t i = 0; i < tokens; ++i)
+    for (std::size_t j = 0; j < tokens; ++j) out[i][j] = scores[i * tokens + j];
+  return out;
+}
+
+std::string row_list(const std::vector<std::vector<double>>& rows) {
+  std::string out;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    if (i > 0) out += i + 1 == rows.size() ? " and " : ", ";
+    out += "[";
+    for (std::size_t j = 0; j < rows[i].size(); ++j) out += (j > 0 ? ", " : "") + format_prose(rows[i][j]);
+    out += "]";
+  }
+  return out;
+}
+
+// The rows of X Xᵀ are listed while they are short enough to read in a sentence.
+constexpr std::size_t kListedTokens = 4;
+
 }  // namespace
+
+Result<std::optional<OwnTokenPeaks>, LessonError> own_token_peaks(const Tensor& input, const Tensor& scores) {
+  const Shape& shape = input.shape();
+  if (shape.size() != 3 || shape[0] == 0 || shape[1] == 0) return std::optional<OwnTokenPeaks>{};
+  auto input_scores = scores_of(input, input, "input");
+  if (!input_scores) return fail(input_scores.error());
+  OwnTokenPeaks out;
+  out.input_scores = first_item_rows(*input_scores);
+  out.input_rows = own_rows(out.input_scores);
+  out.score_rows = own_rows(first_item_rows(scores));
+  const std::size_t tokens = shape[1];
+  out.sentence = std::string(shape[0] > 1 ? "In batch item 0, without" : "Without") +
+                 " projections the scores would be X\u00a0Xᵀ" +
+                 (tokens <= kListedTokens ? ", rows " + row_list(out.input_scores) : std::string()) +
+                 ": the token's own score is the largest in " + rows_text(out.input_rows) +
+                 ". In S = Q\u00a0Kᵀ above it is in " + rows_text(out.score_rows) + ".";
+  return std::optional<OwnTokenPeaks>(std::move(out));
+}
 
 Result<DoubledKeyWeight, LessonError> double_key_weight(const ProjectionRequest& request,
                                                         const ProjectionEvidence& primary) {

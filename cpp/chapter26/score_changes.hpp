@@ -2,6 +2,8 @@
 // doubled, and a bias added to the keys or to the queries (the layer itself has none; this is why).
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "chapter26/projection_evidence.hpp"
@@ -31,5 +33,15 @@ struct BiasShifts {
 };
 Result<BiasShifts, LessonError> bias_shifts(const ProjectionEvidence& primary, std::vector<double> key_bias,
                                             std::vector<double> query_bias);
+
+// Where each row of batch item 0's scores peaks (np.argmax: the first largest), without projections and with
+// them: without, a token's query and key would both be its x and the scores X Xᵀ; with, S = Q Kᵀ. The
+// sentence the score figure shows says so with these numbers. None when an axis is empty.
+struct OwnTokenPeaks {
+  std::vector<std::vector<double>> input_scores;    // [T][T]: the rows of X Xᵀ for batch item 0
+  std::vector<std::size_t> input_rows, score_rows;  // the rows whose largest score is the token's own
+  std::string sentence;
+};
+Result<std::optional<OwnTokenPeaks>, LessonError> own_token_peaks(const Tensor& input, const Tensor& scores);
 
 }  // namespace qkv

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "response/describe.hpp"
 #include "support/lesson_error.hpp"
 
 namespace qkv::api {
@@ -45,13 +46,12 @@ struct is_vector : std::false_type {};
 template <class T>
 struct is_vector<std::vector<T>> : std::true_type {};
 
-template <class V>
-void describe(V& v, const ErrorView& t) {
-  v("kind", t.kind);
-  v("message", t.message);
-  v("field", t.field);
-  v("index", t.index);
-  v("sentence", t.sentence);
+QKV_DESCRIBE(ErrorView) {
+  QKV_FIELD(kind);
+  QKV_FIELD(message);
+  QKV_FIELD(field);
+  QKV_FIELD(index);
+  QKV_FIELD(sentence);
 }
 
 }  // namespace qkv::api

@@ -46,20 +46,18 @@ ScaleResponse scale(const ScaleRequest& request);
 
 // The field lists, as in api/lesson_api.hpp: one per type, for the WebAssembly conversions.
 // clang-format off
-#define QKV_FIELD(name) v(#name, t.name)
-template <class V> void describe(V& v, const ScaleRequest& t) { QKV_FIELD(preset); }
-template <class V> void describe(V& v, const ScaleRunView& t) {
+QKV_DESCRIBE(ScaleRequest) { QKV_FIELD(preset); }
+QKV_DESCRIBE(ScaleRunView) {
   QKV_FIELD(shape); QKV_FIELD(multiply_adds); QKV_FIELD(seconds); QKV_FIELD(gflops); QKV_FIELD(runs);
 }
-template <class V> void describe(V& v, const ScaleSummaryView& t) {
+QKV_DESCRIBE(ScaleSummaryView) {
   QKV_FIELD(name); QKV_FIELD(shape); QKV_FIELD(mean); QKV_FIELD(rms); QKV_FIELD(min); QKV_FIELD(max);
 }
-template <class V> void describe(V& v, const ScaleResponse& t) {
+QKV_DESCRIBE(ScaleResponse) {
   QKV_FIELD(ok); QKV_FIELD(preset); QKV_FIELD(label); QKV_FIELD(input_shape); QKV_FIELD(weight_shape);
   QKV_FIELD(output_shape); QKV_FIELD(parameters); QKV_FIELD(run); QKV_FIELD(smaller); QKV_FIELD(linear);
   QKV_FIELD(summaries); QKV_FIELD(error);
 }
-#undef QKV_FIELD
 // clang-format on
 
 }  // namespace qkv::api

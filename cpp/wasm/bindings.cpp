@@ -1,9 +1,10 @@
 // The WebAssembly face of the lesson: each call takes one request object and returns one response object,
-// converted field by field from the lists in api/lesson_api.hpp (mirrored by web/src/lesson/core-api.d.ts).
+// converted field by field from the lists in api/lesson_api.hpp (from which the page's types are generated:
+// web/src/lesson/core-types.d.ts).
 // Nothing else happens here: no reading of numbers, no rounding, no messages of its own beyond the type of
 // a request field, and no C++ exception ever reaches JavaScript. The core calls out to JavaScript in one
 // place only: text/format.cpp's parse_decimal reads a decimal with Number() (correctly rounded, and without
-// musl's long-double strtod), which is why web/src/lesson/core-boundary.ts watches globalThis.Number.
+// musl's long-double strtod): the page's own Number, trusted as the page is (docs/threat-model.md).
 #include "wasm/bindings.hpp"
 
 #include <emscripten/bind.h>

@@ -3,14 +3,14 @@
 // says so, shrinking a size to 0 and back restores the numbers, and a link reopens the self-score seed.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answerExercise, assertNoProblems, cell, host, openLesson, tableTexts, useServerAndBrowser, waitRenderedAfter, rendered } from './harness.mjs';
+import { answerExercise, assertNoProblems, cell, host, openLesson, readText, rendered, tableTexts, useServerAndBrowser, waitRenderedAfter } from './harness.mjs';
 
 const run = useServerAndBrowser();
 
 // Answers an exercise as a learner does and returns what the page said.
 async function answer(page, id, responses) {
   const form = await answerExercise(page, id, responses);
-  return form.locator('[data-feedback]').innerText();
+  return readText(form.locator('[data-feedback]'));
 }
 
 test('one browser test per kind: every form of a right answer is read as right', async () => {

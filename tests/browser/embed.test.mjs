@@ -10,29 +10,7 @@ import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
-import {
-  assertNoProblems,
-  cell,
-  csp,
-  dist,
-  launchBrowser,
-  matmul,
-  openLesson,
-  openPage,
-  qkvExpected,
-  readFixture,
-  rendered,
-  repo,
-  tableTexts,
-  waitLaidOut,
-  waitReady,
-  waitRenderedAfter,
-  vendorFile,
-  frameHeights,
-  answerExercise,
-  eventually,
-  waitFrameFitsContent,
-} from './harness.mjs';
+import { answerExercise, assertNoProblems, cell, csp, dist, eventually, frameHeights, launchBrowser, matmul, openLesson, openPage, qkvExpected, readFixture, readText, rendered, repo, tableTexts, vendorFile, waitFrameFitsContent, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
 
 let browser;
 let lessonServer; // dist/, under the strict CSP, with Access-Control-Allow-Origin: * for course pages
@@ -294,7 +272,7 @@ function timeless(statement) {
 
 // The question as the page shows it, without its number ("4. How many…" → "How many…").
 async function questionText(scope, id) {
-  const heading = await scope.locator(`qkv-lesson form[data-exercise="${id}"] h4`).last().innerText();
+  const heading = await readText(scope.locator(`qkv-lesson form[data-exercise="${id}"] .question-title`));
   return heading.replace(/^\d+\.\s*/, '');
 }
 
@@ -858,9 +836,9 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     const radio = await tabUntil((f) => f.exercise === 'ch26-change-query-only' && f.type === 'radio', 'the radio group of ch26-change-query-only');
     assert.equal(radio.checked, false, 'nothing is chosen yet');
     const back = await step('Shift+Tab');
-    // The question sits right after what the views are for in the diagram (the history part is in the optional
-    // part since issue 38), whose last fold is the next lesson's preview row: Shift+Tab goes back to its summary.
-    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: one row of the next')], ['summary', true], `Shift+Tab from the radios goes back to the preview row's fold, got ${describeFocus(back)}`);
+    // The question opens the checks of sizes in the optional part (issue 38, a shorter main path), right after
+    // where attention's inputs come from, whose last fold is its evidence: Shift+Tab goes back to its summary.
+    assert.deepEqual([back.kind, back.label.startsWith('Show the evidence: where attention’s inp')], ['summary', true], `Shift+Tab from the radios goes back to the history part's fold, got ${describeFocus(back)}`);
     await step('Tab');
     const no = await step('ArrowDown');
     assert.deepEqual([no.type, no.value, no.checked], ['radio', 'no', true], `ArrowDown should choose "No", got ${JSON.stringify(no)}`);
@@ -876,7 +854,7 @@ test('8. keyboard only: edit X and see Q change, answer a choice and a text exer
     assert.deepEqual([show.kind, show.exercise], ['button', 'ch26-change-query-only'], `Tab should reach "Show the answer", got ${describeFocus(show)}`);
     // Then the evidence this question unfolded (its summary), then the next question's blank.
     const evidence = await step('Tab');
-    assert.deepEqual([evidence.kind, evidence.label], ['summary', 'Show the evidence: change only W_Q'], `Tab should reach the opened evidence, got ${describeFocus(evidence)}`);
+    assert.deepEqual([evidence.kind, evidence.label], ['summary', 'Show the evidence: change only WQ'], `Tab should reach the opened evidence, got ${describeFocus(evidence)}`);
     const blank = await step('Tab');
     assert.deepEqual([blank.type, blank.exercise], ['text', 'ch26-parameter-count'], `Tab should reach the next blank, got ${describeFocus(blank)}`);
     await page.keyboard.type('18');

@@ -299,6 +299,19 @@ export function tableTexts(page, key) {
 }
 
 // Opens every folded "Show the evidence" part of the diagram the way a learner does: by clicking it.
+// An element's rendered text (innerText) with each symbol's name in prose read as it is typed (W_Q): the page
+// writes names as MathML (web/src/lesson/dom.ts, withNames), whose innerText is its letters on lines of their
+// own. The names are swapped for their typed form and put back within one call, so no frame sees the swap.
+export function readText(locator) {
+  return locator.evaluate((element) => {
+    const names = [...element.querySelectorAll('math[data-name]')].map((name) => [name, document.createTextNode(name.dataset.name)]);
+    for (const [name, typed] of names) name.replaceWith(typed);
+    const text = element.innerText;
+    for (const [name, typed] of names) typed.replaceWith(name);
+    return text;
+  });
+}
+
 export async function openEvidence(page) {
   const closed = page.locator('qkv-lesson details.evidence:not([open]) > summary');
   while ((await closed.count()) > 0) await closed.first().click();

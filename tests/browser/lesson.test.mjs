@@ -348,7 +348,7 @@ test('7. a copied URL reproduces an edit in a new page, and Reset restores the f
     assert.ok((await second.page.locator('qkv-lesson .loss').innerText()).includes(`L = ${expected.loss}`), 'the copied link should show the recomputed loss');
     assertNoProblems(second.problems, 'page opened from the copied URL');
 
-    await second.page.locator('qkv-lesson').getByRole('button', { name: 'Reset to the frozen fixture' }).click();
+    await second.page.locator('qkv-lesson').getByRole('button', { name: 'Reset to the fixture' }).click();
     await assertOutputs(second.page, Object.fromEntries(outputKeys.map((key) => [key, fixture.expected[key].values])), 'after Reset');
     assert.equal(await cell(second.page, 'value_weight', 0).inputValue(), String(fixture.value_weight.values[0]), 'Reset should restore W_V[0]');
     const params = new URL(await waitUrlSynced(second.page)).searchParams;
@@ -622,7 +622,13 @@ test('13. while the numerical and bitwise checks wait for an idle moment, their 
     const verdicts = () =>
       page.evaluate(() => {
         const root = document.querySelector('qkv-lesson').shadowRoot;
-        return { verdicts: [...root.querySelectorAll('ul.verdicts li')].map((li) => li.textContent), replay: root.querySelector('.replay-verdict').textContent };
+        // A name in prose is MathML (W̄ sub K); its typed form is in data-name.
+        const typed = (element) => {
+          const copy = element.cloneNode(true);
+          for (const name of copy.querySelectorAll('math[data-name]')) name.replaceWith(name.dataset.name);
+          return copy.textContent;
+        };
+        return { verdicts: [...root.querySelectorAll('ul.verdicts li')].map(typed), replay: root.querySelector('.replay-verdict').textContent };
       });
     const waiting = await card();
     assert.equal(waiting.pending, true, 'until an idle moment the checks wait');
@@ -686,7 +692,13 @@ test('13. while the numerical and bitwise checks wait for an idle moment, their 
     const upstreamCard = () =>
       page.evaluate(() => {
         const card = [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('section.card')].find((section) => section.querySelector('h5')?.textContent === 'Change only the key upstream');
-        return { text: card.querySelector('p').textContent, verdicts: [...card.querySelectorAll('ul.verdicts li')].map((li) => li.textContent) };
+        // A name in prose is MathML (U sub K); its typed form is in data-name.
+        const typed = (element) => {
+          const copy = element.cloneNode(true);
+          for (const name of copy.querySelectorAll('math[data-name]')) name.replaceWith(name.dataset.name);
+          return copy.textContent;
+        };
+        return { text: typed(card.querySelector('p')), verdicts: [...card.querySelectorAll('ul.verdicts li')].map(typed) };
       });
     await inLesson(page, 'input[data-size="batch"]').fill('0');
     await page.evaluate(() => window.__idleNow());

@@ -1,9 +1,10 @@
-// The page's input boundary (issue 18, items 4, 12, 13 and the long-link note): links that load from any
-// server at every size, a documented length limit, lone surrogates and built-ins changed by the host page.
+// The page's input boundary (issue 18, items 4, 12 and the long-link note): links that load from any server at
+// every size, a documented length limit, lone surrogates, and the iframe as the boundary for a course page that
+// rewrites built-ins (docs/threat-model.md).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
-import { assertNoProblems, cell, csp, dist, host, openLesson, readFixture, rendered, tableTexts, useServerAndBrowser, waitReady, waitRenderedAfter, waitUrlSynced } from './harness.mjs';
+import { assertNoProblems, cell, csp, dist, host, openLesson, openPage, readFixture, rendered, tableTexts, useServerAndBrowser, waitLaidOut, waitReady, waitRenderedAfter, waitUrlSynced } from './harness.mjs';
 
 const run = useServerAndBrowser();
 
@@ -169,59 +170,68 @@ test('a lone surrogate typed into a cell reaches the core as U+FFFD and is refus
   }
 });
 
-test('built-ins the host page changes after load (Array.prototype[0] accessors, Array.from, Array.isArray, push) change no number', async () => {
+// The element trusts the page it is on (docs/threat-model.md): a course page rewriting the built-ins the core's
+// calls read through (the bindings' Array.from and index writes, the core's Number) changes its numbers. A page
+// not trusted with them embeds embed.html from the lesson's origin: the frame is a realm of its own, which a page
+// of another origin cannot reach.
+const rewritesBuiltIns = `const { from } = Array;
+const { push } = Array.prototype;
+Object.defineProperty(Array.prototype, 0, { get: () => 'rewritten', set() {}, configurable: true });
+Array.from = (items) => from.call(Array, items).map(() => 42);
+Array.isArray = () => false;
+Array.prototype.push = function (...items) { return push.apply(this, items.map(() => 0)); };
+globalThis.Number = () => 0;
+`;
+
+test('a course page of another origin that rewrites Array.prototype, Array.from and Number cannot reach the iframe embed: the frame shows what the standalone lesson does', async () => {
+  const lessonOrigin = run.server.origin;
+  const coursePage = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Course</title><link rel="icon" href="/favicon.svg">
+<script src="/rewrites-built-ins.js"></script></head><body><h1>Unit 3</h1>
+<iframe src="${lessonOrigin}/embed.html" title="Lesson" width="1200" height="800"></iframe></body></html>`;
+  const pages = { '/course/unit.html': { ext: '.html', body: coursePage }, '/rewrites-built-ins.js': { ext: '.js', body: rewritesBuiltIns } };
+  const server = await serve({ root: dist, port: 0, csp: `default-src 'self'; frame-src ${lessonOrigin}`, route: (url) => pages[url.pathname] });
   const clean = await openLesson(run.browser, run.server.url);
-  const polluted = await openLesson(run.browser, run.server.url);
+  const course = await openPage(run.browser);
   try {
-    const computed = ['query', 'key', 'value', 'input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'];
-    const edit = async (page) => {
-      const before = await rendered(page);
-      await cell(page, 'input', 1).fill('-3.25');
-      await waitRenderedAfter(page, before);
+    const edit = async (scope) => {
+      const before = await rendered(scope);
+      await cell(scope, 'input', 1).fill('-3.25');
+      await waitRenderedAfter(scope, before);
     };
-    // Read with the built-ins back as they were: the test's own reading code (spreads, maps) is not under test.
-    const read = async (page) => {
+    const computed = ['query', 'key', 'value', 'input_gradient', 'query_weight_gradient', 'key_weight_gradient', 'value_weight_gradient'];
+    const read = async (scope) => {
       const shown = {};
-      for (const key of computed) shown[key] = await tableTexts(page, key);
-      shown.loss = await page.locator('qkv-lesson .loss').innerText();
+      for (const key of computed) shown[key] = await tableTexts(scope, key);
+      shown.loss = await scope.locator('qkv-lesson .loss').innerText();
       return shown;
     };
     await edit(clean.page);
     const expected = await read(clean.page);
-    await polluted.page.evaluate(() => {
-      const from = Array.from;
-      const push = Array.prototype.push;
-      window.__pollution = {
-        get: () => 'polluted',
-        from: (items) => from.call(Array, items).map(() => 42),
-        isArray: () => false,
-        push(...items) {
-          return push.apply(this, items.map(() => 0));
-        },
-        originals: { from, isArray: Array.isArray, push },
-      };
-      Object.defineProperty(Array.prototype, 0, { get: window.__pollution.get, set() {}, configurable: true });
-      Array.from = window.__pollution.from;
-      Array.isArray = window.__pollution.isArray;
-      Array.prototype.push = window.__pollution.push;
+
+    await course.goto(`http://127.0.0.1:${server.address().port}/course/unit.html`);
+    const frame = await (await course.page.waitForSelector('iframe[title="Lesson"]')).contentFrame();
+    await waitReady(frame);
+    await waitLaidOut(frame);
+    await edit(frame);
+    // A string, so that nothing of the rewritten page's own reads this answer back.
+    const coursePageSees = await course.page.evaluate(() => {
+      const iframe = document.querySelector('iframe');
+      let frameArray;
+      try {
+        frameArray = typeof iframe.contentWindow.Array;
+      } catch (error) {
+        frameArray = error.name;
+      }
+      return JSON.stringify({ from: Array.from([1, 2]), number: Number('2.5'), frameArray, frameDocument: iframe.contentDocument });
     });
-    await edit(polluted.page);
-    const intact = await polluted.page.evaluate(() => {
-      const { get, from, isArray, push, originals } = window.__pollution;
-      const still = Object.getOwnPropertyDescriptor(Array.prototype, 0)?.get === get && Array.from === from && Array.isArray === isArray && Array.prototype.push === push;
-      delete Array.prototype[0];
-      Object.assign(Array, { from: originals.from, isArray: originals.isArray });
-      Array.prototype.push = originals.push;
-      return still;
-    });
-    const shown = await read(polluted.page);
-    assert.deepEqual(shown, expected, 'the polluted page shows what the clean one does');
-    assert.equal(intact, true, 'the page’s own changes are still in place after the lesson’s calls');
-    assert.equal(await host(polluted.page, 'data-error'), null);
-    assertNoProblems(polluted.problems, 'a page that changed built-ins after load');
+    assert.deepEqual(JSON.parse(coursePageSees), { from: [42, 42], number: 0, frameArray: 'SecurityError', frameDocument: null }, 'the course page’s built-ins are rewritten, and the frame’s realm is out of its reach');
+    assert.deepEqual(await read(frame), expected, 'the frame shows what the standalone lesson does');
+    assert.equal(await host(frame, 'data-error'), null);
+    assertNoProblems(course.problems, 'a course page that rewrote built-ins, with the lesson in an iframe');
   } finally {
     await clean.close();
-    await polluted.close();
+    await course.close();
+    await new Promise((done) => server.close(done));
   }
 });
 

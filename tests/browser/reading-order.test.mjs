@@ -31,10 +31,19 @@ const layouts = [
 function readPath() {
   const root = document.querySelector('qkv-lesson').shadowRoot;
   const forms = [...root.querySelectorAll('form[data-exercise]')];
-  const heading = (form) => form.querySelector('h4').textContent;
+  const heading = (form) => form.querySelector('.question-title').textContent;
   return {
     shown: forms.filter((form) => form.checkVisibility()).map((form) => ({ id: form.dataset.exercise, heading: heading(form), top: form.getBoundingClientRect().top + scrollY })),
     hidden: forms.filter((form) => !form.checkVisibility()).map((form) => ({ id: form.dataset.exercise, heading: heading(form) })),
+    // The visible headings in document order: their level, and for a question's, the level of its part's heading
+    // (the last heading before it that heads something holding the question, not a fold's).
+    outline: [...root.querySelectorAll('h1, h2, h3, h4, h5, h6')]
+      .filter((title) => title.checkVisibility())
+      .map((title, i, all) => {
+        const form = title.closest('form[data-exercise]');
+        const part = form && all.slice(0, i).findLast((other) => !other.closest('form[data-exercise]') && other.parentElement.contains(form));
+        return { level: Number(title.tagName[1]), question: Boolean(form), part: part ? { level: Number(part.tagName[1]), text: part.textContent.slice(0, 50) } : null, text: title.textContent.slice(0, 50) };
+      }),
     sections: [...root.querySelectorAll('article.lesson > *')]
       .filter((element) => element.checkVisibility({ visibilityProperty: true }))
       .map((element) => {
@@ -60,6 +69,12 @@ function assertPath(path, where, asks = true) {
   assert.deepEqual(numbers, numbers.map((_, i) => i + 1), `${where}: the questions in reading order are numbered ${path.shown.map(({ id }, i) => `${numbers[i]} ${id}`).join(', ')}`);
   path.shown.forEach(({ id, top }, i) => i > 0 && assert.ok(top > path.shown[i - 1].top, `${where}: ${id} sits below the question before it on screen`));
   for (const { id, heading } of path.hidden) assert.doesNotMatch(heading, /^\d+\. /, `${where}: the hidden ${id} keeps no number`);
+  // Headings nest: none is more than one level below the heading before it, and a question's heading is exactly
+  // one level below the heading of the part it sits in (sections above questions, never beside them).
+  path.outline.forEach((title, i) => {
+    if (i > 0) assert.ok(title.level <= path.outline[i - 1].level + 1, `${where}: “${title.text}” (h${title.level}) skips a level after “${path.outline[i - 1].text}” (h${path.outline[i - 1].level})`);
+    if (title.question && title.part) assert.equal(title.level, title.part.level + 1, `${where}: the question “${title.text}” (h${title.level}) sits one level below its part “${title.part.text}” (h${title.part.level})`);
+  });
   for (const section of path.sections) {
     assert.ok(section.rest > 0, `${where}: the ${section.name} section shows nothing but its heading`);
     if (section.name === 'exercises') assert.ok(section.forms > 0, `${where}: the exercises section is shown with no question in it`);
@@ -165,10 +180,16 @@ function visibleText(id) {
   const form = root.querySelector(`form[data-exercise="${id}"]`);
   const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
   let text = '';
+  let lastName;
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const position = form.compareDocumentPosition(node);
     if (position & Node.DOCUMENT_POSITION_CONTAINED_BY) continue;
-    if (node.parentElement?.checkVisibility()) text += `${node.data} `;
+    // A symbol's name in prose is MathML (W sub Q): read as it is typed, W_Q, joined to the text around it.
+    const name = node.parentElement?.closest('math[data-name]');
+    if (name) {
+      if (name !== lastName && name.checkVisibility()) text = text.replace(/ $/, '') + name.dataset.name;
+      lastName = name;
+    } else if (node.parentElement?.checkVisibility()) text += `${node.data} `;
   }
   return text;
 }

@@ -3,7 +3,7 @@
 // its .wasm and its fonts in CORS mode. Served with Access-Control-Allow-Origin, the lesson loads and works
 // in such a frame (its self-score work runs on the frame's thread: a worker needs a non-opaque origin);
 // served without it, the browser refuses the frame's module script and the lesson never starts (the frame
-// stays blank), which the README documents.
+// stays blank), which docs/element.md documents.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { test, before, after } from 'node:test';

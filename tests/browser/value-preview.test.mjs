@@ -17,7 +17,7 @@ function shownSteps(page) {
 }
 
 // The core's preview for the numbers on screen (the state read as look-ahead.test.mjs reads it), as the same
-// five rows.
+// five rows and the output written out.
 function coreSteps(page) {
   return page.evaluate(() => {
     const root = document.querySelector('qkv-lesson').shadowRoot;
@@ -29,12 +29,13 @@ function coreSteps(page) {
     for (const key of ['query_upstream', 'key_upstream', 'value_upstream']) state[key] = tensor(key, [b, t, h]);
     const p = window.testCore.evaluate(state).evidence.value_preview;
     const list = (view) => `[${view.rounded.join(', ')}]`;
-    return [list(p.scores), list(p.scaled), list(p.weights), list(p.unscaled_weights), list(p.output)];
+    return [list(p.scores), list(p.scaled), list(p.weights), list(p.unscaled_weights), list(p.output), p.mixture_text];
   });
 }
 
 test('the prediction comes first; checked, the preview shows the fixture’s row as numpy computes it, and follows an edit', async () => {
   const numpy = JSON.parse(await readFile(resolve(repo, 'fixtures/numpy/value_preview.json'), 'utf8'));
+  const fixture = JSON.parse(await readFile(resolve(repo, 'fixtures/chapter26.json'), 'utf8'));
   const { page, problems, requests, close } = await openLesson(run.browser, run.server.url);
   try {
     await coreInPage(page, requests);
@@ -56,9 +57,14 @@ test('the prediction comes first; checked, the preview shows the fixture’s row
 
     // numpy's row, to two decimals (none of these values lies near a rounding tie).
     const two = (values) => `[${values.map((v) => v.toFixed(2)).join(', ')}]`;
-    const expected = [numpy.scores, numpy.scaled, numpy.weights, numpy.unscaled_weights, numpy.output].map(two);
+    // The output written out: numpy's weights to four decimals times the fixture's rows of V (the page's minus sign).
+    const { values: v, shape } = fixture.expected.value;
+    const width = shape[2];
+    const rowOfV = (j) => `[${v.slice(j * width, (j + 1) * width).map((x) => String(x).replace('-', '−')).join(', ')}]`;
+    const writtenOut = numpy.weights.map((w, j) => `${w.toFixed(4)} · ${rowOfV(j)}`).join(' + ');
+    const expected = [...[numpy.scores, numpy.scaled, numpy.weights, numpy.unscaled_weights, numpy.output].map(two), writtenOut];
     assert.deepEqual(Object.values(await shownSteps(page)), expected, 'the fixture’s preview row is numpy’s');
-    assert.deepEqual(expected.slice(2), ['[0.01, 0.99]', '[0.00, 1.00]', '[1.03, 2.92]'], 'test sanity: the issue’s numbers');
+    assert.deepEqual(expected.slice(2, 5), ['[0.01, 0.99]', '[0.00, 1.00]', '[1.03, 2.92]'], 'test sanity: the issue’s numbers');
 
     // W_V[0,0] changes V, and so the output, but neither the scores nor the weights.
     const renders = await rendered(page);
@@ -66,6 +72,7 @@ test('the prediction comes first; checked, the preview shows the fixture’s row
     await waitRenderedAfter(page, renders);
     const core = await coreSteps(page);
     assert.notEqual(core[4], expected[4], 'test sanity: the edit changes the output');
+    assert.notEqual(core[5], expected[5], 'test sanity: and its written-out mixture');
     assert.deepEqual(Object.values(await shownSteps(page)), core, 'after the edit, the preview is the core’s');
     assertNoProblems(problems, 'preview');
   } finally {

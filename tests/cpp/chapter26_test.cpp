@@ -15,6 +15,7 @@
 #include "chapter26/evidence_cost.hpp"
 #include "chapter26/score_changes.hpp"
 #include "fixture.hpp"
+#include "text/format.hpp"
 
 namespace qkv {
 namespace {
@@ -794,6 +795,67 @@ TEST(ScoreChanges, DoublingTheKeyWeightDoublesKeysAndScoresOnly) {
   EXPECT_TRUE(doubled.value_unchanged);
   for (std::size_t i = 0; i < doubled.scores.size(); ++i)
     EXPECT_EQ(doubled.scores[i], 2.0 * evidence.primary.scores[i]);
+}
+
+}  // namespace
+}  // namespace qkv
+
+namespace qkv {
+namespace {
+
+// Issue 38: without projections (X Xᵀ) and with them (S = Q Kᵀ), which rows of the fixture's scores peak on
+// their own token. The test writes both score tables out itself from fixtures/chapter26.json (X, and the
+// expected Q and K; sums from +0.0 in ascending index order, as the kernels add) and finds each row's first
+// largest entry.
+TEST(ScoreChanges, OwnTokenPeaksWithoutAndWithProjectionsMatchSumsWrittenOut) {
+  const json& expected = fixture().at("expected");
+  const Tensor input = tensor_from(fixture().at("input"));
+  const Tensor query = tensor_from(expected.at("query")), key = tensor_from(expected.at("key"));
+  const Extent tokens = input.shape()[1];
+  const auto table = [&](const Tensor& left, const Tensor& right) {
+    const Extent width = left.shape()[2];
+    std::vector<std::vector<double>> rows(tokens, std::vector<double>(tokens));
+    for (Extent i = 0; i < tokens; ++i)
+      for (Extent j = 0; j < tokens; ++j) {
+        double sum = 0.0;
+        for (Extent c = 0; c < width; ++c) sum += left[i * width + c] * right[j * width + c];
+        rows[i][j] = sum;
+      }
+    return rows;
+  };
+  const auto own = [](const std::vector<std::vector<double>>& rows) {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < rows.size(); ++i)
+      if (std::max_element(rows[i].begin(), rows[i].end()) - rows[i].begin() ==
+          static_cast<std::ptrdiff_t>(i))
+        out.push_back(i);
+    return out;
+  };
+  const auto input_scores = table(input, input), scores = table(query, key);
+  const ChapterEvidence evidence = compute_chapter_evidence(chapter_fixture()).value();
+  const auto peaks = own_token_peaks(input, evidence.primary.scores).value();
+  ASSERT_TRUE(peaks.has_value());
+  EXPECT_EQ(peaks->input_scores, input_scores);
+  EXPECT_EQ(peaks->input_rows, own(input_scores));
+  EXPECT_EQ(peaks->score_rows, own(scores));
+  // What the lesson says of the fixture: every row of X Xᵀ peaks on its own token, no row of S does.
+  EXPECT_EQ(peaks->input_rows.size(), static_cast<std::size_t>(tokens));
+  EXPECT_TRUE(peaks->score_rows.empty());
+  std::string rows;
+  for (Extent i = 0; i < tokens; ++i) {
+    rows += i == 0 ? "[" : i + 1 == tokens ? " and [" : ", [";
+    for (Extent j = 0; j < tokens; ++j) rows += (j > 0 ? ", " : "") + format_prose(input_scores[i][j]);
+    rows += "]";
+  }
+  EXPECT_EQ(peaks->sentence, "Without projections the scores would be X\u00a0Xᵀ, rows " + rows +
+                                 ": the token's own score is the largest in " + rows_text(own(input_scores)) +
+                                 ". In S = Q\u00a0Kᵀ above it is in " + rows_text(own(scores)) + ".");
+}
+
+TEST(ScoreChanges, NoOwnTokenPeaksWhenAnAxisIsEmpty) {
+  const Tensor empty_tokens = Tensor::from_values({1, 0, 3}, {}).value();
+  const Tensor empty_scores = Tensor::from_values({1, 0, 0}, {}).value();
+  EXPECT_FALSE(own_token_peaks(empty_tokens, empty_scores).value().has_value());
 }
 
 }  // namespace

@@ -191,7 +191,7 @@ TEST(CliEvidence, FixtureRequestGivesEveryExpectedValueBitwise) {
   EXPECT_EQ(keys_of(out),
             (std::set<std::string>{"parameter_names", "parameter_count", "query", "key", "value", "loss",
                                    "input_gradient", "query_weight_gradient", "key_weight_gradient",
-                                   "value_weight_gradient", "gradcheck"}));
+                                   "value_weight_gradient", "gradcheck", "value_preview"}));
   for (const char* name : {"query", "key", "value", "input_gradient", "query_weight_gradient",
                            "key_weight_gradient", "value_weight_gradient"}) {
     expect_tensor_bits(out.at(name), expected.at(name), name);
@@ -243,8 +243,8 @@ TEST(CliEvidence, WithoutUpstreamOnlyTheForwardFields) {
   EXPECT_TRUE(run.exited);
   ASSERT_EQ(run.status, 0) << run.out;
   const json out = parse_one_line(run);
-  EXPECT_EQ(keys_of(out),
-            (std::set<std::string>{"parameter_names", "parameter_count", "query", "key", "value"}));
+  EXPECT_EQ(keys_of(out), (std::set<std::string>{"parameter_names", "parameter_count", "query", "key",
+                                                 "value", "value_preview"}));
   for (const char* name : {"query", "key", "value"}) {
     expect_tensor_bits(out.at(name), fixture().at("expected").at(name), name);
   }

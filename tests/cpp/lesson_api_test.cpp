@@ -9,6 +9,7 @@
 #include <string>
 #include <type_traits>
 
+#include "chapter26/score_changes.hpp"
 #include "fixture.hpp"
 #include "response/fields.hpp"
 #include "text/format.hpp"
@@ -40,6 +41,45 @@ TEST(LessonApi, FixtureBringsItsEvidenceAsEvaluateShowsIt) {
   EXPECT_EQ(out.evidence.input_gradient.text, evaluated.evidence->input_gradient.text);
   EXPECT_EQ(out.evidence.loss.text, evaluated.evidence->loss.text);
   EXPECT_EQ(out.evidence.initialization_state_after, evaluated.evidence->initialization_state_after);
+}
+
+// The sentence under the score figure is the one chapter26's own_token_peaks writes for the numbers shown
+// (its words are tested in chapter26_test.cpp), and there is none when the token axis is empty.
+TEST(LessonApi, EvidenceCarriesTheOwnTokenPeaksSentenceForTheNumbersShown) {
+  const ChapterEvidence chapter = compute_chapter_evidence(chapter_fixture()).value();
+  const auto peaks = own_token_peaks(chapter.request.input, chapter.primary.scores).value();
+  ASSERT_TRUE(peaks.has_value());
+  const LessonResponse shown = evaluate(fixture().state);
+  ASSERT_TRUE(shown.ok);
+  EXPECT_EQ(shown.evidence->own_token_peaks, peaks->sentence);
+  LessonState empty = fixture().state;
+  empty.tokens = "0";
+  empty.input = {{1, 0, 3}, {}};
+  empty.query_upstream = empty.key_upstream = empty.value_upstream = {{1, 0, 2}, {}};
+  const LessonResponse none = evaluate(empty);
+  ASSERT_TRUE(none.ok) << none.error->message;
+  EXPECT_FALSE(none.evidence->own_token_peaks.has_value());
+}
+
+// The preview's output row written out from numpy's weights (fixtures/numpy/value_preview.json, four
+// decimals) and the fixture's V: "w₀ · v₀ + w₁ · v₁".
+TEST(LessonApi, ThePreviewWritesOutItsMixtureOfV) {
+  const test::json numpy = test::json::parse(test::read_file(test::fixture_path("numpy/value_preview.json")));
+  const test::json file = test::load_fixture();
+  const test::json& value = file.at("expected").at("value");
+  const std::size_t width = value.at("shape").back().get<std::size_t>();
+  const auto weights = numpy.at("weights").get<std::vector<double>>();
+  const auto entries = value.at("values").get<std::vector<double>>();
+  std::string expected;
+  for (std::size_t j = 0; j < weights.size(); ++j) {
+    expected += (j > 0 ? " + " : "") + with_minus_sign(format_fixed(weights[j], 4)) + " · [";
+    for (std::size_t c = 0; c < width; ++c)
+      expected += (c > 0 ? ", " : "") + format_prose(entries[j * width + c]);
+    expected += "]";
+  }
+  const LessonResponse shown = evaluate(fixture().state);
+  ASSERT_TRUE(shown.ok && shown.evidence->value_preview);
+  EXPECT_EQ(shown.evidence->value_preview->mixture_text, expected);
 }
 
 TEST(LessonApi, GradcheckStatesItsNumbersShortlyAndItsRulesAsApplied) {

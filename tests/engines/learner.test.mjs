@@ -148,6 +148,23 @@ for (const name of engineNames) {
       });
     });
 
+    // A teacher's tablet (issue 38): the sticky sizes bar, with its status line, takes at most a tenth of a 768 px
+    // screen, and its name sits inside its box (WebKit drew a fieldset's legend across the border, on a line of
+    // its own: 81 px).
+    test(`${name}: at 1024 × 768 the sizes bar takes at most a tenth of the screen, its name inside it`, async () => {
+      await withLesson(engine, { width: 1024, height: 768 }, async (page) => {
+        const bar = await page.evaluate(() => {
+          const root = window.__engines.doc().querySelector('qkv-lesson').shadowRoot;
+          const controls = root.querySelector('.controls').getBoundingClientRect();
+          const group = root.querySelector('.controls .sizes').getBoundingClientRect();
+          const title = root.querySelector('.controls .sizes-title').getBoundingClientRect();
+          return { height: controls.height, inside: title.top >= group.top && title.bottom <= group.bottom && title.left >= group.left && title.right <= group.right };
+        });
+        assert.ok(bar.height <= 768 / 10, `${name}: the sizes bar is ${bar.height} px tall at 1024 × 768, over a tenth of the screen`);
+        assert.ok(bar.inside, `${name}: the bar's name sits inside its box`);
+      });
+    });
+
     test(`${name}: a wrong answer gets a hint, a right one "Correct"`, async () => {
       await withLesson(engine, {}, async (page) => {
         const form = 'form[data-exercise="ch26-parameter-count"]';

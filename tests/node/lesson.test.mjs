@@ -140,6 +140,19 @@ describe('native and WebAssembly agree bit for bit', () => {
     return { shape, values: Array.from({ length: count }, () => (next() - 0.5) * 8) };
   };
   const randomRequest = (next, sizes) => evidenceRequest(sizes, randomTensor(next));
+  // The next lesson's preview row (softmax through exp(), and the mixture), bit for bit: the page's evidence holds
+  // it as {values, text, rounded} lists, the tool's and the tests' module's as plain lists.
+  const previewKeys = ['scores', 'scaled', 'weights', 'unscaled_weights', 'output'];
+  const list = (value) => Array.from(Array.isArray(value) || ArrayBuffer.isView(value) ? value : value.values);
+  const plainPreview = (preview) => preview && { row: preview.row, scale: preview.scale.value ?? preview.scale, ...Object.fromEntries(previewKeys.map((key) => [key, list(preview[key])])) };
+  const assertSamePreview = (actual, expected, label) => {
+    assert.equal(actual === undefined, expected === undefined, `${label}: a preview row in both or in neither`);
+    if (!expected) return;
+    const [a, e] = [plainPreview(actual), plainPreview(expected)];
+    assert.equal(a.row, e.row, `${label} preview row`);
+    assert.equal(bits(a.scale), bits(e.scale), `${label} preview √d_head`);
+    for (const key of previewKeys) assert.deepEqual(a[key].map(bits), e[key].map(bits), `${label} preview ${key}`);
+  };
 
   // The WebAssembly core reads a decimal with JavaScript's Number() (cpp/text/format.cpp), the native build with
   // strtod: both must give the nearest double, ties to even. Python's float() gave the expected bits.
@@ -178,6 +191,7 @@ describe('native and WebAssembly agree bit for bit', () => {
         assert.equal(result.ok, true, JSON.stringify(result.error));
         const label = `${name} trial ${trial} [${b},${t},${d},${h}]`;
         for (const key of outputKeys) assertSameBits(result.evidence[key], expected[key], `${label} ${key}`);
+        assertSamePreview(result.evidence.value_preview, expected.value_preview, label);
         assert.equal(bits(result.evidence.loss.value), bits(expected.loss), `${label} loss`);
         const { gradcheck } = numericalChecks(modules[name].page, result.state);
         assert.equal(bits(gradcheck.max_error.value), bits(expected.gradcheck.max_error), `${label} gradcheck max error`);
@@ -201,6 +215,7 @@ describe('native and WebAssembly agree bit for bit', () => {
         assert.equal(result.ok, true, JSON.stringify(result.error));
         const label = `${name} [${shape}]`;
         for (const key of outputKeys) assertSameBits(result[key], expected[key], `${label} ${key}`);
+        assertSamePreview(result.value_preview, expected.value_preview, label);
         assert.equal(bits(result.loss), bits(expected.loss), `${label} loss`);
         assert.equal(bits(result.gradcheck.max_error), bits(expected.gradcheck.max_error), `${label} gradcheck max error`);
         assert.equal(result.gradcheck.passed, expected.gradcheck.passed, `${label} gradcheck`);

@@ -4,7 +4,8 @@
 // those import, include or name as their DTD, at the package's root; the manifest valid against those files only
 // (xmllint, no network), with ADL's namespaces checked too, not skipped by IMS's lax wildcards; every file the
 // manifest lists in the zip, each with a file extension (ADL's application profile refuses one without: hence
-// LICENSE.txt in the builds); and the same dist/ giving the same bytes twice.
+// LICENSE.txt in the builds); a short README (scorm/README.md) at each zip's root; and the same dist/ giving the
+// same bytes twice.
 // Needs dist/ (npm run build); builds dist-lib/ (npm run build:lib) and the zips (into a temporary folder).
 //   node --test tests/node/shipping.test.mjs
 import assert from 'node:assert/strict';
@@ -23,6 +24,7 @@ const dist = resolve(repo, 'dist');
 const notices = 'THIRD_PARTY_NOTICES.md';
 const licenceCopy = 'LICENSE.txt'; // the repository's LICENSE, as each build carries it
 const zips = { '1.2': 'qkv-lesson-scorm12.zip', 2004: 'qkv-lesson-scorm2004.zip' };
+const consumerReadmeLimit = 60; // lines: what an LMS administrator reads before uploading
 
 let work;
 let licence;
@@ -66,7 +68,7 @@ test("the site's build: LICENSE and the notices, which name KaTeX and its fonts,
   const fonts = (await readdir(join(dist, 'assets'))).filter((file) => /^KaTeX_.*\.woff2$/.test(file));
   assertKatexAndEmscripten(noticesText, fonts);
   assert.match(noticesText, /^## vite \d/m, "Vite's preload helpers are in the bundle");
-  const workbox = [...new Set([...(await readFile(join(dist, 'sw.js'), 'utf8')).matchAll(/"workbox:([\w-]+):/g)].map(([, module]) => module))];
+  const workbox = [...new Set([...(await readFile(join(dist, 'sw.js'), 'utf8')).matchAll(/["'`]workbox:([\w-]+):/g)].map(([, module]) => module))];
   assert.ok(workbox.length >= 2, 'sw.js holds Workbox modules');
   for (const module of workbox) assert.match(noticesText, new RegExp(`^## workbox-${module} \\d.* \\(MIT\\)$`, 'm'), `workbox-${module}`);
 });
@@ -147,6 +149,17 @@ for (const scormVersion of ['1.2', '2004']) {
     assert.match(refused.stderr, /scorm[tT]ype/);
     for (const [, href] of manifest.matchAll(/<file href="([^"]+)"\/>/g)) assert.ok(entries.has(href.replace(/&amp;/g, '&')), `${href} is in the zip`);
     for (const [, href] of manifest.matchAll(/ href="([^"]+)"/g)) assert.match(href, /\.\w+$/, `${href} has a file extension`);
+  });
+
+  test(`SCORM ${scormVersion} zip: a short README for whoever opens it, at its root and in the manifest`, async () => {
+    const entries = await zipEntries(scormVersion);
+    assert.ok(entries.has('README.md'), 'README.md at the package root');
+    const readme = text(entries.get('README.md'));
+    assert.equal(readme, await readFile(resolve(repo, 'scorm/README.md'), 'utf8'), 'the package README is scorm/README.md');
+    const lines = readme.replace(/\n$/, '').split('\n').length;
+    assert.ok(lines <= consumerReadmeLimit, `the package README is short (${lines} lines)`);
+    assert.match(readme, new RegExp(zips[scormVersion].replace(/\./g, '\\.')), 'it names this zip');
+    assert.match(text(entries.get('imsmanifest.xml')), /<file href="README\.md"\/>/, 'the manifest lists it');
   });
 
   test(`SCORM ${scormVersion} zip: the same dist/ gives the same bytes`, async () => {

@@ -7,16 +7,29 @@ import type { AnswerRecord, ShownBy } from './exercises';
 export const answerEvent = 'qkv-lesson-answer';
 export const answerMessageType = 'qkv-lesson:answer';
 
-type LanguageMap = Record<string, string>;
+/** An xAPI language map, e.g. { 'en-US': '…' }. */
+export type LanguageMap = Record<string, string>;
 
-interface ActivityRef {
+/** An activity named in a statement's context. */
+export interface ActivityRef {
   id: string;
   objectType: 'Activity';
   definition?: { type: string; name?: LanguageMap };
 }
 
+/**
+ * An xAPI 1.0.3 statement without actor (the course adds its own): the qkv-lesson-answer event's detail, and the
+ * `statement` of { type: 'qkv-lesson:answer', statement } posted to a parent frame. One per check (verb answered),
+ * one when an answer is shown before the learner got it right (verb http://id.tincanapi.com/verb/viewed, object
+ * "<question>/answer"), and the lesson's own (initialized, completed, passed, failed, terminated). Every one has an
+ * id, the attempt's registration, and contextActivities (parent: the lesson; grouping: the embedding page).
+ * Extensions: result 'urn:qkv-lesson:read' and 'urn:qkv-lesson:matched'; context 'urn:qkv-lesson:exercise' (the
+ * exercise id), 'urn:qkv-lesson:attempt', 'urn:qkv-lesson:revealed' and 'urn:qkv-lesson:shown-by'.
+ * docs/statements.md has every field.
+ */
 export interface AnswerStatement {
-  id: string; // a UUID, new for each statement
+  /** A UUID, new for each statement. */
+  id: string;
   verb: { id: string; display: LanguageMap };
   object: {
     id: string;
@@ -31,9 +44,12 @@ export interface AnswerStatement {
     };
   };
   result?: {
+    /** The core's verdict: matched, and the answer was not shown first. Absent for the ungraded challenge. */
     success?: boolean;
     completion?: boolean;
+    /** What the learner typed or chose; several responses joined with "[,]". */
     response?: string;
+    /** ISO 8601, e.g. PT12.5S. */
     duration?: string;
     score?: { raw: number; min: number; max: number; scaled: number };
     extensions?: Record<string, unknown>;

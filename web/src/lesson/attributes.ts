@@ -13,6 +13,29 @@ export function sectionNamed(word: string): SectionName | null {
 }
 export const reveals: readonly Reveal[] = ['after-check', 'never', 'always'];
 const themes = ['light', 'dark'] as const;
+/** light or dark; auto (no attribute) follows the learner's system setting. */
+export type Theme = (typeof themes)[number] | 'auto';
+
+/** The attributes <qkv-lesson> observes, as a page writes them (for JSX and template type checkers). */
+export interface QkvLessonAttributes {
+  /** Space-separated section names; unknown names warn and set data-sections-error. Default: every section. */
+  sections?: string;
+  /** after-check | never | always; another value warns and sets data-reveal-error. */
+  reveal?: string;
+  /** The starting numbers in link format (b=1&t=2&d=3&h=2&x=…&wq=…); empty: the frozen fixture. */
+  state?: string;
+  /** Keeps answers in localStorage under "<key>:<exercise id>" and restores them on load. */
+  'progress-key'?: string;
+  /** Present: the lesson's numbers live in the page URL, as qkv-b=…&qkv-t=…, beside the page's own parameters, which
+   * are never read or changed; "unprefixed": as b=…&t=…, for a page that is the lesson's own. */
+  'sync-url'?: boolean | '' | 'unprefixed';
+  /** The course page's origin: the only place answer messages from an iframe are posted to. */
+  'parent-origin'?: string;
+  /** light or dark; another value follows the system setting (and warns, except auto). */
+  theme?: string;
+  /** The lesson's xAPI activity IRI; its questions' are "<activity-id>/exercise/<id>". Default: the page's address + #qkv-lesson. */
+  'activity-id'?: string;
+}
 
 // An attribute value the element does not know: what it says on the console and in data-<name>-error.
 export function attributeProblem(name: string, value: string | null): string | null {
@@ -46,7 +69,7 @@ function absoluteIri(value: string): boolean {
 
 // The observed attributes, each with a property of the same name (camelCase) that parses it.
 export class LessonAttributes extends HTMLElement {
-  static observedAttributes = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme', 'activity-id'];
+  static observedAttributes: (keyof QkvLessonAttributes)[] = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme', 'activity-id'];
 
   /** Keep the lesson's numbers in the page URL, named qkv-b, qkv-t…; sync-url="unprefixed": b, t…, on a page that is
    * the lesson's own (url-state.ts). */
@@ -112,11 +135,11 @@ export class LessonAttributes extends HTMLElement {
   }
 
   /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */
-  get theme(): 'light' | 'dark' | 'auto' {
+  get theme(): Theme {
     const value = this.getAttribute('theme');
     return value === 'light' || value === 'dark' ? value : 'auto';
   }
-  set theme(value: 'light' | 'dark' | 'auto') {
+  set theme(value: Theme) {
     if (value === 'auto') this.removeAttribute('theme');
     else this.setAttribute('theme', value);
   }

@@ -15,7 +15,7 @@ export function renderIntro(): HTMLElement {
     h(
       'p',
       {},
-      'Self-attention starts by giving one hidden-state sequence three learned views: queries, keys and values. Each view is the same sequence multiplied by its own weight. This lesson leaves out the bias, as the original Transformer does: its 2017 paper writes these projections without one, and its reference code (tensor2tensor) builds them with use_bias=False. BERT and GPT-2 do add a bias to each projection. Every number on this page is computed by the lesson’s C++ core, running in your browser as WebAssembly.',
+      'Self-attention starts by giving one hidden-state sequence three learned views: queries, keys and values. Each view is the same sequence multiplied by its own weight, with no bias, as in the original Transformer. Every number on this page is computed by the lesson’s C++ core, running in your browser as WebAssembly.',
     ),
   );
 }
@@ -30,7 +30,7 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement)
     h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'),
     // Parts, each laid out in a frame of its own (laid-out.ts).
     part(
-      h('p', {}, `One batch holds two token states, for the words “${t.token_names.join('” and “')}”. Three different weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you have checked your answers (or ask to see them).`),
+      h('p', {}, `One batch holds two token states, for the words “${t.token_names.join('” and “')}”, and three weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`),
       fixtureTables(t, 'data-fixture-tensor'),
     ),
     part(
@@ -38,7 +38,7 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement)
       h(
         'p',
         {},
-        'The three answers differ because the three weights differ. Separate weights do not promise different numbers for every input, but they let each role learn its own representation, while batch and token positions stay aligned.',
+        'The three answers differ because the three weights differ: separate weights let each role learn its own representation, while batch and token positions stay aligned.',
       ),
     ),
   );
@@ -106,7 +106,7 @@ export function renderNext(): HTMLElement {
     h(
       'p',
       {},
-      'The decoder now turns a hidden sequence of shape [B, T, d_model] into separate Q, K and V of shape [B, T, d_head]. The next lesson builds one attention head from these three views.',
+      'This layer turns a hidden sequence of shape [B, T, d_model] into separate Q, K and V of shape [B, T, d_head]. The next lesson builds one attention head from these three views.',
     ),
   );
 }

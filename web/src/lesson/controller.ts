@@ -1,10 +1,11 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { readDiagramLink, stateToSearch } from './url-state';
-import type { ChecksResponse, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, SelfScoreRequestWithFacts } from './core-api';
+import type { ChecksResponse, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, Request } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
-type Evaluation = Extract<LessonResponse, { ok: true }>;
+// An accepted evaluation: the core sends the evidence with every state it accepts.
+type Evaluation = Extract<LessonResponse, { ok: true }> & { evidence: Evidence };
 
 // What the element shows after a call: new numbers (and notes on anything a link gave that was not used),
 // or the core's error while the last accepted numbers stay.
@@ -23,7 +24,7 @@ export class LessonController {
   // progress write both, and the core grades every question against them. The section (self-score.ts) is a view
   // that edits them once its worker accepted new ones, with the facts the worker computed about them. They start
   // as the numpy module's experiment (the core's SelfScoreRequest defaults).
-  private selfScoreSettings: SelfScoreRequestWithFacts = { seed: '1', tokens: '5', dim: '8' };
+  private selfScoreSettings: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
   // Typed text that was not accepted: kept so that the next edit starts from what is on screen.
   private typed: LessonState;
   // The fixture's evaluation, as the core computed it once: starting and resetting show it.
@@ -139,13 +140,15 @@ export class LessonController {
     this.core.evaluate(this.state);
   }
 
-  private evaluate(state: LessonState): Outcome {
+  private evaluate(state: Request<LessonState>): Outcome {
     const evaluation = this.core.evaluate(state);
     if (!evaluation.ok) {
-      if ('state' in evaluation) this.typed = evaluation.state;
-      return { ok: false, error: evaluation.error, notes: 'notes' in evaluation ? evaluation.notes : [] };
+      if (evaluation.state) this.typed = evaluation.state;
+      return { ok: false, error: evaluation.error, notes: evaluation.notes ?? [] };
     }
-    return this.accept(evaluation);
+    const { evidence } = evaluation;
+    if (!evidence) throw new Error('The lesson’s engine accepted the numbers but sent no evidence for them.');
+    return this.accept({ ...evaluation, evidence });
   }
 
   // The numbers of an accepted evaluation become the lesson's.

@@ -1,7 +1,7 @@
 // An instance of the WebAssembly core from a module compiled elsewhere: the page compiles the .wasm it
 // downloaded (core.ts), and the self-score worker is given that module in its first message (worker-runner.ts),
 // so it imports only the Emscripten script and never downloads the .wasm. Every call goes through the
-// boundary of core-boundary.ts (well-formed strings, fresh requests, the built-ins as they were at load).
+// boundary of core-boundary.ts (well-formed strings, traps stopped there).
 import type { QkvCore } from './core-api';
 import { guardCore } from './core-boundary';
 

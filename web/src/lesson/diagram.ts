@@ -12,7 +12,7 @@ import type { ComputedKey, EditableKey, EditableTensor, Evidence, LessonState, P
 import type { BitwiseChecks, GradcheckRules, GradcheckView } from './core-api';
 
 // What the line under a computed table says until a cell is chosen.
-const provenancePrompt = 'Focus, hover or tap a cell to see how it was computed.';
+const provenancePrompt = 'Focus or tap a cell to see how it was computed.';
 
 export const labels: Record<TensorKey, string> = {
   input: 'X (shared input)',
@@ -150,6 +150,7 @@ export interface DiagramRefs {
   lookAhead: HTMLElement;
   lookAheadHome: HTMLElement;
   deeper: HTMLElement;
+  selfScoreFurtherHome: HTMLElement;
   // The chapter's question ids in the order the diagram asks them (the lesson's path).
   pathOrder: string[];
   slots: Record<EditableKey, EditableSlot>;
@@ -171,6 +172,7 @@ export interface DiagramRefs {
   inputShape: HTMLElement;
   // The next lesson's preview row (value-preview.ts), under the scores.
   valuePreview: HTMLElement;
+  ownTokenPeaks: HTMLElement; // under the score figure: X Xᵀ's rows against S's, in the core's words
   branchFacts: Record<'query' | 'key' | 'value', HTMLElement>;
   loss: HTMLElement;
   history: HTMLElement;
@@ -229,6 +231,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
   const predict = (id: string) => (predictions[id] = prediction(id));
   const inputShape = h('dl', { class: 'facts' });
   const valuePreview = h('section', { class: 'value-preview card' });
+  const ownTokenPeaks = h('p', { class: 'own-token-peaks' });
   const branchFacts = { query: h('dl', { class: 'facts' }), key: h('dl', { class: 'facts' }), value: h('dl', { class: 'facts' }) };
 
   const branchCards = branches.map((branch) =>
@@ -292,6 +295,69 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
   const replayVerdict = h('span', { class: 'replay-verdict' });
   const link = (href: string, text: string) => h('a', { href }, text);
   const lookAheadHome = h('div', { class: 'look-ahead-home' });
+  // Where the self-score experiment's optional part goes (lesson-view.ts).
+  const selfScoreFurtherHome = h('div', { class: 'self-score-further-home' });
+
+  // Optional reading (issue 38, a shorter main path): where attention's inputs come from opens the optional part,
+  // and the checks of independence, sizes and empty axes follow it.
+  const historyPart = part(
+    h('h4', { id: 'history' }, 'Where attention’s inputs come from'),
+    h(
+      'p',
+      {},
+      'Attention is older than the Transformer. In the encoder–decoder translation model of ',
+      link('https://arxiv.org/abs/1409.0473', 'Bahdanau, Cho and Bengio (2014)'),
+      ', an encoder reads the source sentence into a sequence of annotations, one per source word, and a decoder writes the translation one word at a time. Before the decoder writes each output word, a small feed-forward network scores its previous hidden state against every annotation (additive scoring: both are projected, added, passed through tanh and reduced to one number). A softmax turns the scores into weights, and the weighted mix of the annotations is the context the decoder reads for that word.',
+    ),
+    h(
+      'p',
+      {},
+      'The Transformer of ',
+      link('https://arxiv.org/abs/1706.03762', 'Vaswani et al. (2017)'),
+      ' scores with dot products instead (the scores you met in ',
+      link('#views-for', 'what the views are for'),
+      ') and calls the three roles queries, keys and values. Neither idea was new: ',
+      link('https://arxiv.org/abs/1508.04025', 'Luong, Pham and Manning (2015)'),
+      ' already scored with dot products, and ',
+      link('https://arxiv.org/abs/1606.03126', 'key–value memory networks (Miller et al., 2016)'),
+      ' kept separate keys for addressing and values for reading.',
+    ),
+    h(
+      'details',
+      { class: 'further-reading' },
+      h('summary', {}, 'Further reading'),
+      h(
+        'ul',
+        {},
+        h('li', {}, link('https://arxiv.org/abs/1409.0473', 'D. Bahdanau, K. Cho, Y. Bengio: Neural Machine Translation by Jointly Learning to Align and Translate (2014)'), ', the additive attention described above.'),
+        h('li', {}, link('https://arxiv.org/abs/1508.04025', 'M.-T. Luong, H. Pham, C. D. Manning: Effective Approaches to Attention-based Neural Machine Translation (2015)'), ', dot-product and other scoring functions.'),
+        h('li', {}, link('https://arxiv.org/abs/1606.03126', 'A. Miller et al.: Key-Value Memory Networks for Directly Reading Documents (2016)'), ', a memory addressed by keys and read through values.'),
+        h('li', {}, link('https://arxiv.org/abs/1706.03762', 'A. Vaswani et al.: Attention Is All You Need (2017)'), ', self-attention with queries, keys and values (section 3.2).'),
+      ),
+    ),
+    predict('ch26-history'),
+    fold(
+      ['ch26-history'],
+      'where attention’s inputs came from',
+      h(
+        'p',
+        {},
+        'In self-attention all three roles come from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. The Transformer’s decoder (the half that writes the output) also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
+      ),
+      history,
+    ),
+  );
+  const checksOfSizes = part(
+    h('h4', {}, 'Check independence, sizes and empty axes'),
+    predict('ch26-change-query-only'),
+    fold(['ch26-change-query-only'], 'change only W_Q', independence),
+    predict('ch26-parameter-count'),
+    fold(['ch26-parameter-count'], 'the weights’ scalars', counts),
+    predict('ch26-divisibility'),
+    fold(['ch26-divisibility'], 'the widths this layer accepted', divisibility),
+    predict('ch26-empty-axes'),
+    fold(['ch26-empty-axes'], 'empty axes', probes),
+  );
 
   const root = h(
     'figure',
@@ -300,7 +366,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     h(
       'p',
       { id: `${idPrefix}-diagram-description` },
-      'Follow one hidden-state sequence through the query, key and value projections, see what the three views are for, then check independence, sizes and empty axes. Every cell of X and of the three weights can be edited; the core recomputes everything below.',
+      'One hidden-state sequence through the query, key and value projections. Every cell of X and of the three weights can be edited; the core recomputes everything below.',
     ),
     h(
       'ul',
@@ -325,77 +391,13 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       predict('ch26-first-token'),
       h('p', { class: 'feed-label' }, 'X feeds all three branches'),
     ),
-    part(
-      symbols([
-        [math.symQ, 'the query view: what each position will look for'],
-        [math.symK, 'the key view: how each position can be matched'],
-        [math.symV, 'the value view: the content a position can hand on'],
-      ]),
-    ),
-    // The branch cards in a part of their own: with the symbols above, one frame of over 50 ms on a slow phone.
+    // The branch cards in a part of their own (each names its view's role): with the part above, one frame of
+    // over 50 ms on a slow phone.
     part(
       scroller('Query, key and value branches', h('ol', { class: 'branches feed' }, ...branchCards)),
       h('p', { class: 'note' }, 'The three branches share coordinates (batch and token positions), not weights or feature values.'),
     ),
     lookAheadHome,
-    part(
-      h('h4', { id: 'history' }, 'Where attention’s inputs come from'),
-      h(
-        'p',
-        {},
-        'Attention is older than the Transformer. In the encoder–decoder translation model of ',
-        link('https://arxiv.org/abs/1409.0473', 'Bahdanau, Cho and Bengio (2014)'),
-        ', an encoder reads the source sentence into a sequence of annotations, one per source word, and a decoder writes the translation one word at a time. Before the decoder writes each output word, a small feed-forward network scores its previous hidden state against every annotation (additive scoring: both are projected, added, passed through tanh and reduced to one number). A softmax turns the scores into weights, and the weighted mix of the annotations is the context the decoder reads for that word.',
-      ),
-      h(
-        'p',
-        {},
-        'The Transformer of ',
-        link('https://arxiv.org/abs/1706.03762', 'Vaswani et al. (2017)'),
-        ' scores with dot products instead (the scores you met in ',
-        link('#views-for', 'what the views are for'),
-        ') and calls the three roles queries, keys and values. Neither idea was new: ',
-        link('https://arxiv.org/abs/1508.04025', 'Luong, Pham and Manning (2015)'),
-        ' already scored with dot products, and ',
-        link('https://arxiv.org/abs/1606.03126', 'key–value memory networks (Miller et al., 2016)'),
-        ' kept separate keys for addressing and values for reading.',
-      ),
-      h(
-        'details',
-        { class: 'further-reading' },
-        h('summary', {}, 'Further reading'),
-        h(
-          'ul',
-          {},
-          h('li', {}, link('https://arxiv.org/abs/1409.0473', 'D. Bahdanau, K. Cho, Y. Bengio: Neural Machine Translation by Jointly Learning to Align and Translate (2014)'), ', the additive attention described above.'),
-          h('li', {}, link('https://arxiv.org/abs/1508.04025', 'M.-T. Luong, H. Pham, C. D. Manning: Effective Approaches to Attention-based Neural Machine Translation (2015)'), ', dot-product and other scoring functions.'),
-          h('li', {}, link('https://arxiv.org/abs/1606.03126', 'A. Miller et al.: Key-Value Memory Networks for Directly Reading Documents (2016)'), ', a memory addressed by keys and read through values.'),
-          h('li', {}, link('https://arxiv.org/abs/1706.03762', 'A. Vaswani et al.: Attention Is All You Need (2017)'), ', self-attention with queries, keys and values (section 3.2).'),
-        ),
-      ),
-      predict('ch26-history'),
-      fold(
-        ['ch26-history'],
-        'where attention’s inputs came from',
-        h(
-          'p',
-          {},
-          'In self-attention all three roles come from one and the same sequence: the queries, the keys and the values are three projections of the previous layer’s output X, exactly the three views this lesson computes. The Transformer’s decoder (the half that writes the output) also keeps an encoder–decoder attention, whose queries come from the decoder and whose keys and values come from the encoder.',
-        ),
-        history,
-      ),
-    ),
-    part(
-      h('h4', {}, 'Check independence, sizes and empty axes'),
-      predict('ch26-change-query-only'),
-      fold(['ch26-change-query-only'], 'change only W_Q', independence),
-      predict('ch26-parameter-count'),
-      fold(['ch26-parameter-count'], 'the weights’ scalars', counts),
-      predict('ch26-divisibility'),
-      fold(['ch26-divisibility'], 'the widths this layer accepted', divisibility),
-      predict('ch26-empty-axes'),
-      fold(['ch26-empty-axes'], 'empty axes', probes),
-    ),
   );
 
   // What the views are for: the first use of Q and K, a look ahead at the next lesson's scores.
@@ -403,7 +405,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     'section',
     { class: 'look-ahead part', 'aria-labelledby': 'views-for' },
     h('h4', { id: 'views-for' }, 'What the views are for'),
-    h('p', {}, 'Q, K and V are three views of the same tokens. Before seeing what attention does with them, say where this layer stops.'),
+    h('p', {}, 'Before seeing what attention does with Q, K and V, say where this layer stops.'),
     predict('ch26-still-missing'),
     fold(
       ['ch26-still-missing'],
@@ -411,18 +413,19 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
       h(
         'p',
         {},
-        'The projections themselves compare nothing: each works on one token position at a time, with no scores, probabilities, mask (a rule that hides some keys from a query, such as the keys of later tokens) or value mixture. Attention needs three more steps: scores that compare every query with every key, probabilities from each row of scores, and a mixture of the values weighted by those probabilities. V is not used until then: it carries the content that will be mixed. Dividing the scores by √d_head, the softmax that turns them into probabilities, and the mixture of the values are the next lesson, not this one. The first step, the scores, can already be computed from Q and K.',
+        'Each projection works on one token position at a time. V waits until the mixture: it carries the content to be mixed. The probabilities and the mixture are the next lesson; the scores can be computed now, from Q and K.',
       ),
     ),
-    h('p', {}, 'A query and a key are compared by their dot product, the sum of their coordinates multiplied pairwise: the larger qᵢ·kⱼ, the better the key of token j matches the query of token i.'),
+    h('p', {}, 'A query and a key are compared by their dot product, the sum of their coordinates multiplied pairwise.'),
     predict('ch26-best-key'),
     fold(
       ['ch26-best-key'],
       'the query–key scores',
-      h('p', {}, 'Queries meet only the keys of their own batch item: S[b,i,j] is the dot product of token i’s query and token j’s key in batch item b, S = Q Kᵀ, and the table stacks the rows of every batch item. These are the raw dot products, before any scaling or softmax.'),
+      h('p', {}, 'S[b,i,j] is the dot product of token i’s query with token j’s key in the same batch item b: S = Q Kᵀ, with the rows of every batch item stacked. These are raw dot products, before any scaling or softmax.'),
       // A figure of its own, which scrolls (if ever) inside itself and keeps its caption in view.
       outputs.scores,
       explanations.scores,
+      ownTokenPeaks,
     ),
     // Two predictions on the scores: each answer and its numbers come from the core's explanation.
     predict('ch26-double-key-weight'),
@@ -430,8 +433,8 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     fold(
       ['ch26-double-key-weight', 'ch26-key-bias'],
       'why a weight scales the scores and why there is no bias',
-      h('p', {}, 'Each score qᵢ·kⱼ is a sum of products with one factor from the key. Scaling every key scales every score by the same factor; the queries and values never read W_K. Try it in the diagram: type each entry of W_K twice as large, and the status line names what changed.'),
-      h('p', {}, 'With a key bias b_K, a score becomes qᵢ·kⱼ + qᵢ·b_K. The added term depends on the query alone, so the whole row of scores moves by one number, and the softmax of the next lesson gives the same probabilities for a row moved by one number: a key bias would be parameters that change nothing. A query bias b_Q adds b_Q·kⱼ instead, which differs from key to key: a fixed preference for some keys, whatever the query. This lesson’s layer, like the original Transformer’s, has no bias.'),
+      h('p', {}, 'Each score qᵢ·kⱼ is a sum of products with one factor from the key, so scaling every key scales every score by the same factor; Q and V never read W_K. Try it: type each entry of W_K twice as large in the diagram, and the status line names what changed.'),
+      h('p', {}, 'With a key bias b_K, a score becomes qᵢ·kⱼ + qᵢ·b_K: the added term depends on the query alone, so a whole row of scores moves by one number, and the next lesson’s softmax gives such a row the same probabilities. A key bias would be parameters that change nothing. A query bias b_Q adds b_Q·kⱼ, which differs from key to key: a fixed preference for some keys, whatever the query. The original Transformer has none here (its paper’s formulas; use_bias=False in its reference code, tensor2tensor); BERT and GPT-2 add one.'),
     ),
     predict('ch26-preview-weights'),
     fold(['ch26-preview-weights'], 'one row of the next lesson', valuePreview),
@@ -444,10 +447,13 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     h(
       'p',
       {},
-      'The lesson’s main path ends above. This part is for learners who want to see where attention’s inputs come from, the layer’s backward pass, check its gradients numerically, see which inputs it refuses, and run it at the size of real models. It uses the same numbers as ',
+      'The lesson’s main path ends above. This part is for learners who want to see where attention’s inputs come from, check independence, sizes and empty axes, follow the layer’s backward pass and check its gradients numerically, see which inputs it refuses, and run it at the size of real models. It uses the same numbers as ',
       link('#diagram', 'the diagram'),
       '; its upstream tensors U_Q, U_K and U_V can be edited here, everything else there.',
     ),
+    historyPart,
+    checksOfSizes,
+    selfScoreFurtherHome,
     part(
       h('h4', {}, 'Reverse mode: one input, three paths back'),
       h(
@@ -508,9 +514,6 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
   );
 
   lookAheadHome.append(lookAhead);
-  // Where attention's inputs come from is optional reading (issue 38, a shorter main path): it opens the optional
-  // part, after its introduction; moved before pathOrder below reads the questions' reading order.
-  deeper.insertBefore(root.querySelector('#history')!.parentElement!, deeper.children[2]);
   const pathOrder = [root, deeper].flatMap((container) => [...container.querySelectorAll<HTMLElement>('[data-prediction-for]')].map((home) => home.dataset.predictionFor!));
 
   // The three branch cards fold their outputs together: opening one opens the others.
@@ -528,6 +531,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     lookAhead,
     lookAheadHome,
     deeper,
+    selfScoreFurtherHome,
     pathOrder,
     slots,
     outputs,
@@ -539,6 +543,7 @@ export function buildDiagram(idPrefix: string, explain: Explain, gradcheckRules:
     replayVerdict,
     inputShape,
     valuePreview,
+    ownTokenPeaks,
     branchFacts,
     loss,
     history,
@@ -646,6 +651,7 @@ export function renderDiagram(refs: DiagramRefs, evidence: Evidence, state: Less
   });
   renderScoreFigure(refs.outputs.scores, t);
   renderPart(refs.valuePreview, [t.value_preview, t.token_names, t.head_width], () => valuePreviewParts(t));
+  renderPart(refs.ownTokenPeaks, t.own_token_peaks ?? null, () => [t.own_token_peaks ?? '']);
 
   renderPart(refs.history, 'static', () => [
     scroller(

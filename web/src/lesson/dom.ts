@@ -15,11 +15,56 @@ export function h<K extends keyof HTMLElementTagNameMap>(
     if (value === undefined || value === false) continue;
     element.setAttribute(name, value === true ? '' : value);
   }
+  const verbatim = verbatimTags.has(tag);
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
-    element.append(child);
+    if (typeof child === 'string' && !verbatim) element.append(...withNames(child));
+    else element.append(child);
   }
   return element;
+}
+
+// Code and typed text keep their underscores.
+const verbatimTags = new Set<string>(['code', 'pre', 'textarea', 'option', 'style', 'script']);
+
+// A symbol's name in prose (W_Q, d_head, q_i, W̄_K): one Latin letter (a bar over it allowed), an underscore, and
+// letters or digits, standing alone.
+const namePattern = /(?<![\p{L}\p{N}_])([A-Za-z]\u0304?)_([A-Za-z]+|\d+)(?![\p{L}\p{N}_])/gu;
+const mathMl = 'http://www.w3.org/1998/Math/MathML';
+
+// Text with each symbol's name written as MathML, as KaTeX writes it in the formulas (<msub>): a screen reader
+// reads a name one way, "W sub Q", in prose and in formulas alike, where "W_Q" in prose was read "W underscore Q".
+export function withNames(text: string): (string | Node)[] {
+  const out: (string | Node)[] = [];
+  let last = 0;
+  for (const match of text.matchAll(namePattern)) {
+    if (match.index! > last) out.push(text.slice(last, match.index));
+    out.push(nameMath(match[1], match[2]));
+    last = match.index! + match[0].length;
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out.length === 0 ? [text] : out;
+}
+
+// The MathML KaTeX writes for the same name (W_Q, \bar W_Q, d_{\text{head}}, W_0), element for element.
+function nameMath(base: string, subscript: string): Element {
+  const node = (tag: string, ...children: (Node | string)[]) => {
+    const element = document.createElementNS(mathMl, tag);
+    element.append(...children);
+    return element;
+  };
+  const letter = base[0];
+  const baseNode = base.length > 1 ? node('mover', node('mi', letter), node('mo', 'ˉ')) : node('mi', letter);
+  if (base.length > 1) baseNode.setAttribute('accent', 'true');
+  const subscriptNode = /^\d+$/.test(subscript) ? node('mn', subscript) : subscript.length > 1 ? node('mtext', subscript) : node('mi', subscript);
+  const name = node('math', node('semantics', node('mrow', node('msub', baseNode, subscriptNode))));
+  name.setAttribute('data-name', `${base}_${subscript}`); // the name as typed, for whoever reads the page's text
+  return name;
+}
+
+// An element's text replaced, its names written as withNames writes them.
+export function setText(element: Element, text: string): void {
+  element.replaceChildren(...withNames(text));
 }
 
 // Build-time KaTeX output (trusted: produced by vite.config.ts from formulas.ts, never from input).

@@ -26,17 +26,30 @@ import { linkPrefixFor } from './url-state';
 import { WarmUp } from './warm-up';
 import { messageOf } from './worker-runner';
 import type { EditableKey, QkvCore, SizeField } from './types';
-import type { OutcomeResponse } from './core-api';
+import type { OutcomeResponseMembers } from './core-api';
+
+/** The events <qkv-lesson> fires; all bubble and are composed. */
+export interface QkvLessonEventMap {
+  /** The WebAssembly core is loaded and the lesson rendered (data-state="ready"). */
+  'qkv-lesson-ready': CustomEvent<null>;
+  /** After every accepted edit of the numbers. */
+  'qkv-lesson-rendered': CustomEvent<null>;
+  /** Each check of an answer (and the challenge's text when the learner leaves its box). */
+  [answerEvent]: CustomEvent<AnswerStatement>;
+  /** The learner's work changed (a SCORM launch page keeps it as suspend_data). */
+  'qkv-lesson-progress': CustomEvent<LessonProgress>;
+  /** The whole lesson is laid out (data-laid-out): top down, a few stretches a frame after ready. */
+  'qkv-lesson-laid-out': CustomEvent<null>;
+}
 
 let instances = 0;
-const event = (name: string, detail?: unknown) => new CustomEvent(name, { detail, bubbles: true, composed: true });
-
-// Re-exported for the package's types (web/lib).
-export type { LessonProgress } from './progress';
-export type { SectionName } from './attributes';
+// A lesson event with the detail its map entry names (none for a null detail).
+function event<Name extends keyof QkvLessonEventMap>(name: Name, ...[detail]: QkvLessonEventMap[Name]['detail'] extends null ? [] : [QkvLessonEventMap[Name]['detail']]) {
+  return new CustomEvent(name, { detail: detail ?? null, bubbles: true, composed: true });
+}
 
 /** The core's grading of the questions shown (`lesson.outcome()`): right, settled, score, completed, passed. */
-export type LessonOutcome = Omit<Extract<OutcomeResponse, { ok: true }>, 'ok'>;
+export type LessonOutcome = OutcomeResponseMembers;
 
 export class QkvLessonElement extends LessonAttributes {
   private readonly idPrefix = `qkv${++instances}`;

@@ -32,21 +32,24 @@ export interface AnswerRecord {
   durationMs: number; // since the question was shown, or since its previous check
 }
 
-// What the lesson keeps of one question: enough to put the learner's work back (progress-key, SCORM).
+/** What the lesson keeps of one question: enough to put the learner's work back (progress-key, SCORM). */
 export interface ExerciseProgress {
   responses: string[];
-  correct: boolean; // the last check matched
-  counts?: boolean; // the last check counts as a success (absent in work saved before the lesson kept it)
+  /** The last check matched. */
+  correct: boolean;
+  /** The last check counts as a success (absent in work saved before the lesson kept it). */
+  counts?: boolean;
   attempts: number;
-  revealed: boolean; // the answer was shown before the learner got it right: by their request or by the lesson
+  /** The answer was shown before the learner got it right: by their request or by the lesson. */
+  revealed: boolean;
 }
 
 // Who put an answer on screen before the learner got it right: the learner ("Show the answer") or the lesson
 // (after the second wrong check).
 export type ShownBy = 'learner' | 'lesson';
 
-// How much the page reveals: after a check (the default), never (only right or wrong), or always (a
-// teacher's copy with every answer shown).
+/** When exercise answers are shown: after a check (default), never (only right or wrong; hints stay), or always
+ * (a teacher's copy with every answer shown). */
 export type Reveal = 'after-check' | 'never' | 'always';
 
 export interface ExerciseOptions {
@@ -92,6 +95,30 @@ export function numberExercises(root: ParentNode): void {
     if (!label) continue;
     label.textContent = form.closest('[hidden]') ? '' : `${++number}. `;
   }
+  nestQuestionHeadings(root);
+}
+
+const headingBelow: Record<string, 'h3' | 'h4' | 'h5' | 'h6'> = { H2: 'h3', H3: 'h4', H4: 'h5', H5: 'h6' };
+
+// A question's heading is one level below the heading of the part it sits in (an h4 under a section's h3, an h5
+// under a part's h4), wherever the sections shown put it: headings nest, sections above questions. The part's
+// heading is the last one before the question that heads something holding the question (not a fold's).
+function nestQuestionHeadings(root: ParentNode): void {
+  const headings: HTMLElement[] = [];
+  for (const element of root.querySelectorAll<HTMLElement>('h2, h3, h4, h5, form.exercise')) {
+    if (element.closest('[hidden]')) continue;
+    if (!(element instanceof HTMLFormElement)) {
+      if (!element.closest('form.exercise')) headings.push(element);
+      continue;
+    }
+    const part = [...headings].reverse().find((heading) => heading.parentElement?.contains(element));
+    const wanted = headingBelow[part?.tagName ?? 'H3'];
+    const title = element.querySelector<HTMLElement>('.question-title')!;
+    if (title.tagName === wanted.toUpperCase()) continue;
+    const nested = h(wanted, { id: title.id, class: title.className });
+    nested.append(...title.childNodes);
+    title.replaceWith(nested);
+  }
 }
 
 // One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
@@ -128,7 +155,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   const form = h(
     'form',
     { class: 'exercise', 'data-exercise': view.id, 'aria-labelledby': `${name}-question` },
-    h('h4', { id: `${name}-question` }, h('span', { class: 'exercise-number' }), prose.question),
+    h('h4', { id: `${name}-question`, class: 'question-title' }, h('span', { class: 'exercise-number' }), prose.question),
     ...fields,
     h('p', { class: 'exercise-actions' }, h('button', { type: 'submit' }, 'Check'), ' ', showAnswer),
     feedback,

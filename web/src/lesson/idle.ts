@@ -18,49 +18,31 @@ const latest = 2000;
 
 function enqueue(callback: () => void, ahead: boolean): () => void {
   const job: IdleJob = { callback, due: performance.now() + latest };
-  if (ahead) {
-    job.next = nextJob();
-    firstJob = job;
-    lastJob ??= job;
-  } else {
-    if (lastJob) lastJob.next = job;
-    else firstJob = job;
-    lastJob = job;
-  }
+  if (ahead) waiting.unshift(job);
+  else waiting.push(job);
   waitForIdle();
   return () => {
-    if (job.done) return;
-    job.done = true;
-    if (nextJob()) return;
+    const at = waiting.indexOf(job);
+    if (at < 0) return; // run already, or cancelled
+    waiting.splice(at, 1);
+    if (waiting.length > 0) return;
     cancelIdleWait?.(); // nothing left to wait for
     cancelIdleWait = undefined;
   };
 }
 
-// The queue is a linked list, not an array: a host page may have changed Array.prototype (links.test.mjs).
-type IdleJob = { callback: () => void; due: number; done?: boolean; next?: IdleJob }; // done: run or cancelled
-let firstJob: IdleJob | undefined;
-let lastJob: IdleJob | undefined;
+type IdleJob = { callback: () => void; due: number };
+const waiting: IdleJob[] = []; // in the order they run
 let cancelIdleWait: (() => void) | undefined;
 
-function nextJob(): IdleJob | undefined {
-  while (firstJob?.done) firstJob = firstJob.next;
-  if (!firstJob) lastJob = undefined;
-  return firstJob;
-}
-
 function waitForIdle(): void {
-  if (cancelIdleWait || !nextJob()) return;
+  if (cancelIdleWait || waiting.length === 0) return;
   let due = Infinity;
-  for (let job = firstJob; job; job = job.next) if (!job.done && job.due < due) due = job.due;
+  for (const job of waiting) if (job.due < due) due = job.due;
   cancelIdleWait = nextIdleMoment(() => {
     cancelIdleWait = undefined;
-    const job = nextJob();
     try {
-      if (job) {
-        job.done = true;
-        job.callback();
-      }
+      waiting.shift()?.callback();
     } finally {
       waitForIdle();
     }

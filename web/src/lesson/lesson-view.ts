@@ -121,6 +121,10 @@ export class LessonView {
     deeper.hidden = !shown.includes('diagram');
     // The scale section ends the optional part; without the diagram (and so without that part), it ends the lesson.
     (deeper.hidden ? this.article : deeper).append(this.sections.scale);
+    // The self-score experiment's optional part (its drills, numpy) goes there too; without it, it ends its section.
+    const further = this.selfScoreSection.further;
+    further.hidden = !shown.includes('self-score');
+    (deeper.hidden ? this.sections['self-score'] : this.diagram.diagram.selfScoreFurtherHome).append(further);
     this.scale.headingLevel(deeper.hidden ? 3 : 4);
     // What the views are for comes right after Q, K and V: in the diagram after the branches, or, when the
     // diagram is hidden, at the end of the opening prediction (right after its question and its comment).

@@ -6,10 +6,14 @@ import { uuidPattern } from './lesson-record';
 
 /** What the lesson keeps of a learner's work: `progress`, `restoreProgress`, the qkv-lesson-progress event. */
 export interface LessonProgress {
+  /** By exercise id: every question checked or shown. */
   answers: Record<string, ExerciseProgress>;
-  challenge: string; // the free-text challenge's answer
-  state: string; // the edited numbers in link format; '' for the frozen fixture
-  registration?: string; // the attempt's xAPI registration (a UUID), so that a later visit continues it
+  /** The free-text challenge's answer. */
+  challenge: string;
+  /** The edited numbers in link format; '' for the frozen fixture. */
+  state: string;
+  /** The attempt's xAPI registration (a UUID): restoring it continues the attempt. */
+  registration?: string;
 }
 
 // A progress object from outside (a course's store): what is readable is kept, the rest dropped.

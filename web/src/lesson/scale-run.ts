@@ -24,7 +24,7 @@ function table(caption: string, head: string[], rows: string[][]): HTMLElement {
   );
 }
 
-function render(response: ScaleResponse): Node[] {
+function render(response: Extract<ScaleResponse, { ok: true }>): Node[] {
   const runs = [response.run, response.smaller];
   return [
     h('p', {}, `For ${response.label}: X is ${response.input_shape}, each of W_Q, W_K and W_V is ${response.weight_shape} (${response.parameters} parameters in all), and Q, K and V are ${response.output_shape}.`),

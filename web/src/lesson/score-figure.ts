@@ -65,7 +65,7 @@ function heatLegend(): HTMLElement {
     h('span', { class: 'swatch', 'data-heat': '-4' }),
     ' negative … ',
     h('span', { class: 'swatch', 'data-heat': '4' }),
-    ' positive (relative to the largest score); focus or tap a score to see its query, its key and its sum',
+    ' positive (relative to the largest score)',
   );
 }
 
@@ -76,7 +76,7 @@ export function renderScoreFigure(container: HTMLElement, evidence: Evidence): v
   const shapeKey = `${evidence.scores.shape_text} ${evidence.query.shape_text} ${evidence.token_names.join(' ')}`;
   const figure = container.firstElementChild as HTMLElement | null;
   if (figure?.dataset.shape !== shapeKey) {
-    const caption = h('figcaption', { id: captionId }, 'S = Q Kᵀ: each score is the query of its row dotted with the key of its column, shape ', h('span', { class: 'shape' }, evidence.scores.shape_text));
+    const caption = h('figcaption', { id: captionId }, 'S = Q Kᵀ: the query of each row dotted with the key of each column, shape ', h('span', { class: 'shape' }, evidence.scores.shape_text));
     const scroller = h('div', { class: 'scroller score-scroller', role: 'region', 'aria-label': 'Query–key scores', tabindex: '0' }, scoreTable(evidence, captionId));
     container.replaceChildren(h('figure', { class: 'score-product', 'data-shape': shapeKey }, caption, heatLegend(), scroller));
     return;

@@ -2,28 +2,28 @@
 // worker-runner.ts in self-score-worker.ts, or on the page's thread where a worker cannot start; one job at
 // a time, Cancel stops it.
 import { compiledCore } from './core';
-import type { QkvCore, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
+import type { QkvCore, Request, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
 import { runSelfScoreJob, type SelfScoreJob } from './self-score-jobs';
 import selfScoreWorker from './self-score-worker.ts?worker&url';
 import { trustedWorkerScript } from './trusted-types';
 import { createRunner, type Outcome } from './worker-runner';
 
 export interface SelfScoreRunner {
-  summary(request: SelfScoreRequest): Promise<Outcome<SelfScoreSummaryResponse>>;
-  search(request: SeedSearchRequest, onProgress: (tried: number) => void): Promise<Outcome<SeedSearchResponse>>;
+  summary(request: SelfScoreRequest): Promise<Outcome<SelfScoreSummaryResponse<Float64Array>>>;
+  search(request: Request<SeedSearchRequest>, onProgress: (tried: number) => void): Promise<Outcome<SeedSearchResponse>>;
   cancel(): void;
   ranIn(): 'worker' | 'page' | undefined;
   release(): void; // the element left the page: no worker stays behind
 }
 
 export function createSelfScoreRunner(core: QkvCore): SelfScoreRunner {
-  const runner = createRunner<SelfScoreJob, SelfScoreSummaryResponse | SeedSearchResponse>(
+  const runner = createRunner<SelfScoreJob, SelfScoreSummaryResponse<Float64Array> | SeedSearchResponse>(
     () => new Worker(trustedWorkerScript(selfScoreWorker), { type: 'module' }),
     (job, onProgress) => Promise.resolve(runSelfScoreJob(core, job, onProgress)),
     { engine: compiledCore }, // the page's compiled module: the worker does not download the .wasm again
   );
   return {
-    summary: (request) => runner.run({ kind: 'summary', request }) as Promise<Outcome<SelfScoreSummaryResponse>>,
+    summary: (request) => runner.run({ kind: 'summary', request }) as Promise<Outcome<SelfScoreSummaryResponse<Float64Array>>>,
     search: (request, onProgress) => runner.run({ kind: 'search', request }, onProgress) as Promise<Outcome<SeedSearchResponse>>,
     cancel: () => runner.cancel(),
     ranIn: () => runner.ranIn(),

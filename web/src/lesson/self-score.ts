@@ -3,7 +3,7 @@
 // computation show. The experiment and the seed searches run in a Web Worker (self-score-runner.ts), with
 // progress and Cancel; above 16 tokens the core sends a summary (the 8 × 8 corner, counts, the first rows
 // peaking elsewhere) instead of every score.
-import type { ExperimentFacts, KindSummaryView, SelfScoreSummaryView } from './core-api';
+import type { ExperimentFacts, KindSummaryView as KindSummary, SelfScoreSummaryView as Summary } from './core-api';
 import { fold } from './diagram';
 import { h, part } from './dom';
 import { whenIdle, whenIdleNext } from './idle';
@@ -11,6 +11,10 @@ import { renderExercise, type ExerciseHandle, type ExerciseOptions } from './exe
 import { createSelfScoreRunner } from './self-score-runner';
 import { arrowTarget, focusCell } from './tables';
 import type { CoreError, ExerciseView, QkvCore, SelfScoreRequest } from './types';
+
+// The worker's summary: its doubles arrive as Float64Arrays (which the page never reads: C++ formatted them).
+type KindSummaryView = KindSummary<Float64Array>;
+type SelfScoreSummaryView = Summary<Float64Array>;
 
 // The numpy module's own experiment (the core's kModuleExperiment).
 const moduleSettings: SelfScoreRequest = { seed: '1', tokens: '5', dim: '8' };
@@ -120,6 +124,12 @@ function kindFacts(key: string, summary: KindSummaryView, result: SelfScoreSumma
   return facts;
 }
 
+// The core sends the summary with every experiment it accepts.
+function summaryOf(response: { result?: SelfScoreSummaryView }): SelfScoreSummaryView {
+  if (!response.result) throw new Error('the lesson’s engine accepted the experiment but sent no summary of it');
+  return response.result;
+}
+
 function numpyCode(r: SelfScoreSummaryView): string {
   return [
     'import numpy as np',
@@ -140,6 +150,9 @@ export interface SelfScoreSectionView {
   connect(): void;
   // The lesson left the page: nothing is scheduled, and no worker stays behind.
   release(): void;
+  // Optional reading: the Cauchy–Schwarz drills and the experiment in numpy. The lesson puts it in its optional
+  // part when that is shown, else at the end of this section.
+  further: HTMLElement;
   // Its questions, for saved progress, and the free-text challenge with its model answer.
   exercises: ReadonlyMap<string, ExerciseHandle>;
   challenge: { text: HTMLTextAreaElement; modelAnswer: HTMLDetailsElement; question: string };
@@ -160,7 +173,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   const { idPrefix } = options;
   const initial = options.settings();
   const id = (name: string) => `${idPrefix}-sb-${name}`;
-  const field = (name: keyof SelfScoreRequest, label: string) => {
+  const field = (name: 'seed' | 'tokens' | 'dim', label: string) => {
     const input = h('input', { id: id(name), type: 'text', inputmode: 'numeric', autocomplete: 'off', value: initial[name], 'aria-describedby': id('error') });
     return { input, field: h('p', { class: 'size' }, h('label', { for: id(name) }, label), input) };
   };
@@ -188,7 +201,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     if (!pinnedResult) {
       const computed = core.selfScoreSummary(moduleSettings);
       if (!computed.ok) throw new Error(`the module's experiment failed: ${computed.error.message}`);
-      pinnedResult = computed.result;
+      pinnedResult = summaryOf(computed);
     }
     return pinnedResult;
   };
@@ -216,6 +229,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   // then the lengths and the numpy code. The folds stay open or closed across recomputations.
   const kindBodies = new Map(kinds.map(({ key }) => [key, h('div', { class: 'self-score-kind' })]));
   const details = h('div', { class: 'self-score-details' });
+  const numpy = h('div', { class: 'self-score-numpy' });
   // Drawn in the idle moment after the worker's answer, whose task takes the facts for the exercises: together
   // they made a frame of over 50 ms on a slow phone. data-shown (the settings shown) is set once all is drawn, and
   // then `drawn` runs (a search's status), unless newer results replaced these first.
@@ -233,7 +247,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   const draw = (result: SelfScoreSummaryView) => {
     const lengths = result.complete ? '' : ` (the first ${result.shown} of ${result.tokens})`;
     results.replaceChildren(
-      h('p', {}, `Seed ${result.seed}, ${result.tokens} tokens of width ${result.dim}. The scores of each kind are folded below the questions they answer.`),
+      h('p', {}, `Seed ${result.seed}, ${result.tokens} tokens of width ${result.dim}.`),
       ...(result.complete
         ? []
         : [h('p', { class: 'note' }, `Above 16 tokens the tables show the first ${result.shown} rows and columns of the ${result.tokens} × ${result.tokens} scores; the counts and rows listed under each are over all of them.`)]),
@@ -254,8 +268,10 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
         h('dt', {}, `Lengths |x_i W_q|${lengths}`),
         h('dd', {}, h('bdi', { dir: 'ltr' }, result.projected_norms.rounded.join(', '))),
       ),
-      h('p', { class: 'note' }, 'Scores and lengths are shown to two decimals; hover or tap a score for its full value. Row maxima and guarantees are decided on the full values.'),
-      h('p', {}, 'The same experiment in numpy. Its random draws are the ones above, bit for bit; its scores agree to the last digit or two only, because numpy adds the products in another order.'),
+      h('p', { class: 'note' }, 'Scores and lengths are shown to two decimals; row maxima and guarantees are decided on the full values.'),
+    );
+    numpy.replaceChildren(
+      h('p', {}, `The self-score experiment at seed ${result.seed}, ${result.tokens} tokens of width ${result.dim}, in numpy: its random draws are the ones in the experiment’s tables, bit for bit; its scores agree to the last digit or two only, because numpy adds the products in another order.`),
       h('pre', { class: 'code' }, h('code', {}, numpyCode(result))),
     );
     results.dataset.shown = `${result.seed} ${result.tokens} ${result.dim}`;
@@ -286,13 +302,17 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     h(
       'p',
       {},
-      'Tied scores are x_i W·x_j W, a symmetric matrix whose diagonal holds the squared lengths of the projected tokens. A token whose projection is longer than every other is sure to score itself highest, and the scores are symmetric: i scores j exactly as j scores i. Tasks that need asymmetric, cross-token lookups (a pronoun fetching its antecedent) pay for that constraint; copy-like tasks may not.',
+      'Tied scores x_i W·x_j W form a symmetric matrix (i scores j exactly as j scores i) whose diagonal holds the squared lengths of the projected tokens, so a token whose projection is longer than every other is sure to score itself highest. Tasks that need asymmetric lookups (a pronoun fetching its antecedent) pay for that constraint; copy-like tasks may not.',
     ),
   );
   // Each kind's questions, then its folded scores; the questions no table answers come after them.
   const foldedIds = new Set<string>(kinds.flatMap(({ asks }) => [...asks]));
   const askedForms = kinds.flatMap(({ key, what, asks }) => [...asks.map((exerciseId) => forms.get(exerciseId)), fold([...asks], what, kindBodies.get(key)!)]);
-  const otherForms = [...forms].filter(([exerciseId]) => !foldedIds.has(exerciseId)).map(([, form]) => form);
+  // The Cauchy–Schwarz drills are optional reading (issue 38, a shorter main path).
+  const drillIds = new Set(['qkv04-exercise-2', 'qkv04-quiz-6']);
+  const drills = [...forms].filter(([exerciseId]) => drillIds.has(exerciseId)).map(([, form]) => form);
+  const otherForms = [...forms].filter(([exerciseId]) => !foldedIds.has(exerciseId) && !drillIds.has(exerciseId)).map(([, form]) => form);
+  const further = part(h('h4', {}, 'Cauchy–Schwarz, applied, and the experiment in numpy'), h('div', { class: 'self-score-quiz' }, ...drills), numpy);
 
   // Every edit asks the worker again; a newer edit (or Cancel) stops the computation before it.
   const compute = async (drawn?: () => void) => {
@@ -310,8 +330,9 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
     endBusy();
     const computed = outcome.response;
     if (!computed.ok) return reject(computed.error);
-    render(computed.result, drawn);
-    for (const view of options.accept(asked, computed.result.facts)) handles.get(view.id)?.update(view);
+    const result = summaryOf(computed);
+    render(result, drawn);
+    for (const view of options.accept(asked, result.facts)) handles.get(view.id)?.update(view);
   };
   for (const input of Object.values(inputs)) input.addEventListener('input', () => void compute());
   cancel.addEventListener('click', () => runner.cancel());
@@ -365,12 +386,12 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
       h(
         'p',
         {},
-        'Score every token against every other with a dot product. Without projections the query and the key of a token are the same vector x, and its own score is x·x = |x|². The Cauchy–Schwarz inequality says x·y ≤ |x| |y| for any y, with equality only when y is a non-negative multiple of x (or one of them is zero). A token is sure to peak on itself when its vector is at least as long as every other token’s and no other token equals it. Other tokens may or may not peak on themselves.',
+        'Without projections a token’s query and key are the same vector x, and its own score is x·x = |x|². By the Cauchy–Schwarz inequality x·y ≤ |x| |y|, with equality only when y is a non-negative multiple of x (or one of them is zero): a token is sure to peak on itself when its vector is at least as long as every other token’s and equal to none. Other tokens may or may not.',
       ),
       h(
         'p',
         {},
-        'With tied weights (W_q = W_k = W) the scores are x_i W · x_j W, so token i scores j exactly as j scores i. Separate W_q and W_k need not be symmetric, and no row is promised its own token.',
+        'With tied weights (W_q = W_k = W) the scores are x_i W · x_j W: token i scores j exactly as j scores i. Separate W_q and W_k give scores that need not be symmetric.',
       ),
     ),
     part(
@@ -390,7 +411,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
       h(
         'div',
         { class: 'self-score-quiz' },
-        h('h4', {}, 'Exercises and quiz'),
+        h('h4', {}, 'Quiz and challenge'),
         ...otherForms,
         h(
           'section',
@@ -409,6 +430,7 @@ export function buildSelfScoreSection(core: QkvCore, options: SelfScoreSectionOp
   let cancelIdle: (() => void) | undefined;
   return {
     element,
+    further,
     exercises: handles,
     challenge: { text: challengeText, modelAnswer: challengeModel, question: challengeQuestion },
     connect() {

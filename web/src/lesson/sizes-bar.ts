@@ -40,7 +40,7 @@ export function buildSizesBar(idPrefix: string, limits: SizeLimitView[], onReset
     inputs[field] = input;
     return h('p', { class: 'size' }, h('label', { for: id }, limit ? `${sizeLabels[field]} (${limit.min} to ${limit.max})` : sizeLabels[field]), input);
   });
-  const reset = h('button', { type: 'button', class: 'reset' }, 'Reset to the frozen fixture');
+  const reset = h('button', { type: 'button', class: 'reset' }, 'Reset to the fixture');
   reset.addEventListener('click', onReset);
   let announceTimer: ReturnType<typeof setTimeout> | undefined;
   const speak = (message: string, visible: boolean) => {
@@ -51,7 +51,16 @@ export function buildSizesBar(idPrefix: string, limits: SizeLimitView[], onReset
     }, 400);
   };
   return {
-    element: h('div', { class: 'controls' }, h('fieldset', { class: 'sizes' }, h('legend', {}, 'Sizes (edit any cell below too)'), ...fields, reset), error, notes, status),
+    // A group named by a span, not a fieldset's legend: WebKit draws a legend laid out in the row across the
+    // fieldset's border, on a second line (the bar took 81 px of a 768 px screen).
+    element: h(
+      'div',
+      { class: 'controls' },
+      h('div', { class: 'sizes', role: 'group', 'aria-labelledby': `${idPrefix}-sizes-title` }, h('span', { class: 'sizes-title', id: `${idPrefix}-sizes-title` }, 'Sizes (edit any cell below too)'), ...fields, reset),
+      error,
+      notes,
+      status,
+    ),
     inputs,
     error,
     showSizes(state) {

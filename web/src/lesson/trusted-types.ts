@@ -30,7 +30,7 @@ function onlyOwnScripts(url: string): string {
 let policy: Policy | null | undefined;
 
 // The policy, made once; null when the browser has no Trusted Types. A host whose `trusted-types`
-// directive lists policy names must list "qkv-lesson" (README): otherwise createPolicy throws, and the
+// directive lists policy names must list "qkv-lesson" (docs/element.md): otherwise createPolicy throws, and the
 // lesson shows that as its error state.
 function lessonPolicy(): Policy | null {
   if (policy === undefined) {

@@ -1,4 +1,4 @@
-// The core's types (core-api.d.ts, mirroring cpp/api/lesson_api.hpp) and the page's names for their keys.
+// The core's types (core-api.ts: generated from the C++ field lists) and the page's names for their keys.
 export type {
   AnswerResponse,
   ErrorView as CoreError,

@@ -13,6 +13,7 @@
 // can refuse the page: ?sseed=1&sn=5&sd=8&b=8&t=8&d=8&h=8#diagram?x=…&wq=…. In the fragment the lesson's
 // parameters follow a '?', after the section name or the host page's own fragment (kept as it was). A reader
 // takes the query's parameters and then the fragment's, so every link an earlier page wrote still reads.
+import type { Request } from './core-api';
 import { editableKeys, sizeFields, type EditableKey, type LessonState, type SelfScoreRequest, type SizeField } from './types';
 
 const sizeParams: Record<SizeField, string> = { batch: 'b', tokens: 't', model_width: 'd', head_width: 'h' };
@@ -27,7 +28,7 @@ const tensorParams: Record<EditableKey, string> = {
 };
 
 // The self-score experiment's settings ride along: a copied link reopens the same seed.
-const selfScoreParams: Record<keyof SelfScoreRequest, string> = { seed: 'sseed', tokens: 'sn', dim: 'sd' };
+const selfScoreParams: Record<'seed' | 'tokens' | 'dim', string> = { seed: 'sseed', tokens: 'sn', dim: 'sd' };
 
 const lessonNames = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams)]);
 
@@ -55,7 +56,7 @@ export const linkLimit = 131072;
 // `cells` false: the sizes and settings only (a reader fills the cells with zeros and says so).
 export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest, cells = true): string {
   const params = new URLSearchParams();
-  if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof SelfScoreRequest)[]) params.set(selfScoreParams[key], selfScore[key]);
+  if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof typeof selfScoreParams)[]) params.set(selfScoreParams[key], selfScore[key]);
   for (const field of sizeFields) params.set(sizeParams[field], state[field]);
   if (cells) for (const key of editableKeys) params.set(tensorParams[key], state[key].cells.join(','));
   return params.toString();
@@ -144,13 +145,13 @@ export function linkTarget(place: { pathname?: string; search: string; hash: str
 
 // The link's numbers as the diagram's state; null when it does not give all four sizes. Shapes are left empty:
 // the core takes the cells in row-major order when their count fits the sizes, and says what is wrong otherwise.
-export function stateFromSearch(search: string): LessonState | null {
+export function stateFromSearch(search: string): LinkedState | null {
   return stateFromParams(new URLSearchParams(search));
 }
 
-function stateFromParams(params: URLSearchParams): LessonState | null {
+function stateFromParams(params: URLSearchParams): LinkedState | null {
   if (!sizeFields.every((field) => params.has(sizeParams[field]))) return null;
-  const state = {} as LessonState;
+  const state = {} as LinkedState;
   for (const field of sizeFields) state[field] = params.get(sizeParams[field]) ?? '';
   for (const key of editableKeys) {
     const text = params.get(tensorParams[key]) ?? '';
@@ -168,7 +169,9 @@ const orList = (names: string[]): string => (names.length === 1 ? names[0] : `${
 // plain page, or the self-score settings alone), a state for the core to judge, or a link the lesson does not
 // read, and why in words. One longer than linkLimit is refused before it is read: reading megabytes of cells
 // held the page for seconds.
-export type DiagramLink = { kind: 'none' } | { kind: 'state'; state: LessonState } | { kind: 'unread'; why: string };
+// A state as a link gives it: sizes and cells, without what the core keeps of cells typed at larger sizes (kept).
+export type LinkedState = Request<LessonState>;
+export type DiagramLink = { kind: 'none' } | { kind: 'state'; state: LinkedState } | { kind: 'unread'; why: string };
 
 export function readDiagramLink(search: string): DiagramLink {
   if (search.length > linkLimit) return { kind: 'unread', why: `it is ${count(search.length)} characters long, and the lesson reads links of at most ${count(linkLimit)}` };

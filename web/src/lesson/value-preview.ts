@@ -19,6 +19,8 @@ function steps(evidence: Evidence): HTMLElement {
     ...step('softmax, scaled', p.weights.rounded, 'the weights the next lesson uses'),
     ...step('softmax, unscaled', p.unscaled_weights.rounded, 'the same softmax without the division, for comparison'),
     ...step(`output ${p.row}`, p.output.rounded, 'Σⱼ weightⱼ · vⱼ: the rows of V mixed by the scaled weights'),
+    h('dt', {}, 'written out'),
+    h('dd', {}, '≈ ', h('bdi', { dir: 'ltr', class: 'mixture' }, p.mixture_text), ' ', h('span', { class: 'note' }, 'each weight to four decimals times its row of V')),
   );
 }
 
@@ -26,7 +28,7 @@ function steps(evidence: Evidence): HTMLElement {
 export function valuePreviewParts(evidence: Evidence): Node[] {
   const body = evidence.value_preview
     ? [
-        h('p', {}, 'Compare the two rows of weights: the first comes from the scores divided by √d_head, the second from the raw scores. The next lesson explains the division, the softmax and the mixture.'),
+        h('p', {}, 'The first row of weights comes from the scores divided by √d_head, the second from the raw scores; the next lesson explains the division, the softmax and the mixture.'),
         h('p', { class: 'table-title' }, `Query token ${evidence.value_preview.row} (“${evidence.token_names[evidence.value_preview.row]}”), batch item 0, d_head = ${evidence.head_width}, values to two decimals:`),
         steps(evidence),
       ]

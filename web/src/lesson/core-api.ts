@@ -1,0 +1,40 @@
+// The page's WebAssembly module: its calls (EMSCRIPTEN_BINDINGS in cpp/wasm/bindings.cpp), typed with the core's
+// request and response types, which scripts/generate-core-types.mjs writes from the C++ field lists into
+// core-types.d.ts at build time (never by hand). The tests' module adds selfScore, findSeed, report, trace,
+// evidence and bench; the Node tests call those untyped.
+import type {
+  AnswerRequest,
+  AnswerResponse,
+  ChecksResponse,
+  ExercisesResponse,
+  FixtureResponse,
+  LessonResponse,
+  LessonState,
+  OutcomeRequest,
+  OutcomeResponse,
+  ProvenanceRequest,
+  ProvenanceResponse,
+  SeedSearchRequest,
+  SeedSearchResponse,
+  SelfScoreRequest,
+  SelfScoreSummaryResponse,
+} from './core-types';
+
+export type * from './core-types';
+
+/** What a call reads: a member left out, at any depth, keeps its C++ default (the readers: cpp/response/fields.hpp). */
+export type Request<T> = T extends readonly (infer Item)[] ? Request<Item>[] : T extends object ? { [K in keyof T]?: Request<T[K]> } : T;
+
+export interface QkvCore {
+  fixture(): FixtureResponse;
+  evaluate(state: Request<LessonState>): LessonResponse;
+  numericalChecksStep(state: Request<LessonState>): ChecksResponse;
+  exercises(request: Request<SelfScoreRequest>): ExercisesResponse;
+  checkAnswer(request: Request<AnswerRequest>): AnswerResponse;
+  lessonOutcome(request: Request<OutcomeRequest>): OutcomeResponse;
+  // The worker's calls: the experiment as the page shows it (its doubles as Float64Arrays, which the worker
+  // transfers), and a search that reports the seeds tried.
+  selfScoreSummary(request: Request<SelfScoreRequest>): SelfScoreSummaryResponse<Float64Array>;
+  findSeedWithProgress(request: Request<SeedSearchRequest>, onProgress: (tried: number) => void): SeedSearchResponse;
+  provenance(request: Request<ProvenanceRequest>): ProvenanceResponse;
+}
