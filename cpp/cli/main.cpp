@@ -204,26 +204,29 @@ int run_self_score(const qkv::api::SelfScoreRequest& request) {
   return 0;
 }
 
-// ---- bench: `qkv-lesson bench --batch B --tokens T --model-width D --head-width H [--repeat N]`
-// ------------- Times the layer's forward and backward on seeded data; prints
-// api::BenchResponse {median_seconds, gflops, peak_bytes, minimum_bytes}. Kept in one block (its own parser,
-// dispatched first in run()) so it stays apart from the lesson commands.
-int run_bench(int argc, char** argv) {
-  CLI::App app{"qkv-lesson bench: the Q/K/V layer's forward and backward, timed, with peak heap bytes"};
-  std::string bench_text[5] = {"", "", "", "", "5"};
-  const char* const options[5] = {"--batch", "--tokens", "--model-width", "--head-width", "--repeat"};
-  for (int i = 0; i < 4; ++i) app.add_option(options[i], bench_text[i])->required();
-  app.add_option(options[4], bench_text[4], "runs; the median is reported")->capture_default_str();
-  try {
-    app.parse(argc - 1, argv + 1);
-  } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
-  } catch (const CLI::ParseError& error) {
-    return report_error(LessonError{ErrorKind::Arguments, error.what()});
-  }
-  std::uint64_t values[5];
-  for (int i = 0; i < 5; ++i) {
-    auto value = parse_u64(options[i], bench_text[i]);
+// `qkv-lesson bench --batch B --tokens T --model-width D --head-width H [--repeat N]`: times the layer's
+// forward and backward on seeded data; prints api::BenchResponse {median_seconds, gflops, peak_bytes,
+// minimum_bytes}.
+struct BenchOptions {
+  static constexpr int kCount = 5;
+  static constexpr const char* kNames[kCount] = {"--batch", "--tokens", "--model-width", "--head-width",
+                                                 "--repeat"};
+  std::string texts[kCount] = {"", "", "", "", "5"};
+};
+
+CLI::App* add_bench(CLI::App& app, BenchOptions& options) {
+  CLI::App* bench =
+      app.add_subcommand("bench", "the Q/K/V layer's forward and backward, timed, with peak heap bytes");
+  for (int i = 0; i < 4; ++i) bench->add_option(BenchOptions::kNames[i], options.texts[i])->required();
+  bench->add_option(BenchOptions::kNames[4], options.texts[4], "runs; the median is reported")
+      ->capture_default_str();
+  return bench;
+}
+
+int run_bench(const BenchOptions& options) {
+  std::uint64_t values[BenchOptions::kCount];
+  for (int i = 0; i < BenchOptions::kCount; ++i) {
+    auto value = parse_u64(BenchOptions::kNames[i], options.texts[i]);
     if (!value) return report_error(value.error());
     values[i] = *value;
   }
@@ -231,7 +234,6 @@ int run_bench(int argc, char** argv) {
 }
 
 int run(int argc, char** argv) {
-  if (argc > 1 && std::string(argv[1]) == "bench") return run_bench(argc, argv);
   CLI::App app{
       "qkv-lesson: query, key and value projections (chapter 26), computed by the lesson's C++ core"};
   app.require_subcommand(1);
@@ -277,15 +279,17 @@ int run(int argc, char** argv) {
 
   CLI::App* fields = app.add_subcommand(
       "fields", "every request and response type's field list, as both front ends convert them, as JSON");
+  BenchOptions bench_options;
+  CLI::App* bench = add_bench(app, bench_options);
 
-  // The first word names the command: CLI11 would say only "A subcommand is required" for a misspelt one.
+  // The first word names the command (or an alias of one, as self-bias): CLI11 would say only "A subcommand
+  // is required" for a misspelt one.
   std::string names;
   bool known = false;
   for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
-    names += command->get_name() + ", ";
-    known = known || (argc > 1 && command->get_name() == argv[1]);
+    names += (names.empty() ? "" : ", ") + command->get_name();
+    known = known || (argc > 1 && command->check_name(argv[1]));
   }
-  names += "bench";
   const std::string first = argc > 1 ? argv[1] : "";
   if (!known && first != "-h" && first != "--help" && first != "--help-all") {
     return report_error(
@@ -318,6 +322,7 @@ int run(int argc, char** argv) {
   if (*randn) return run_randn(randn_seed, rows, cols);
   if (*self_score) return run_self_score(settings);
   if (*find) return print_response(qkv::api::find_seed(search));
+  if (*bench) return run_bench(bench_options);
   return run_evidence(input_path);
 }
 

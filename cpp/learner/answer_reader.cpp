@@ -18,7 +18,6 @@ constexpr const char* kShapeExpected = "a shape such as [4, 7, 2] or 4 × 7 × 2
 constexpr const char* kVectorExpected = "numbers such as [−1, 1.5]";
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
 std::string trimmed(const std::string& text) {
   std::size_t begin = 0, end = text.size();
@@ -44,34 +43,10 @@ std::string ascii_signs(const std::string& text) {
   return out;
 }
 
-// Optional sign, digits with an optional point, optional exponent: checked before parse_decimal so that
-// what strtod or JavaScript's Number() would also take (inf, nan, hex, "Infinity", spaces) never gets in.
-bool is_decimal(const std::string& s) {
-  std::size_t i = 0;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  std::size_t digits = 0;
-  while (i < s.size() && is_digit(s[i])) ++i, ++digits;
-  if (i < s.size() && s[i] == '.') {
-    ++i;
-    while (i < s.size() && is_digit(s[i])) ++i, ++digits;
-  }
-  if (digits == 0) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    std::size_t exponent_digits = 0;
-    while (i < s.size() && is_digit(s[i])) ++i, ++exponent_digits;
-    if (exponent_digits == 0) return false;
-  }
-  return i == s.size();
-}
-
-// The value of a decimal, ±infinity when it is past a double's range (read_number refuses those).
-std::optional<double> decimal(const std::string& text) {
-  const std::string s = trimmed(text);
-  if (!is_decimal(s)) return std::nullopt;
-  return parse_decimal(s);
-}
+// The value of a decimal (parse_decimal's grammar, which keeps out what strtod or JavaScript's Number()
+// would also take: inf, nan, hex, "Infinity", "2e"), ±infinity when it is past a double's range
+// (read_number refuses those).
+std::optional<double> decimal(const std::string& text) { return parse_decimal(trimmed(text)); }
 
 Failure<ReadError> not_read(const std::string& typed, std::string expected) {
   return fail(ReadError{shortened(trimmed(typed)), std::move(expected)});

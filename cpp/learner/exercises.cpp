@@ -172,41 +172,55 @@ Exercise preview_weights_exercise(const ChapterEvidence& e) {
                                   : " and here leaves the weights as they were.")};
 }
 
-std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
-  const ProjectionRequest& r = e.request;
-  const std::string d = std::to_string(e.model_width), h = std::to_string(e.head_width);
+// The widths as the prose names them: d_model and d_head.
+struct WidthTexts {
+  std::string d, h;
+};
+WidthTexts width_texts(const ChapterEvidence& e) {
+  return {std::to_string(e.model_width), std::to_string(e.head_width)};
+}
 
+// The shape the fixture's layer gives for a [4, 7, d_model] input.
+Exercise output_shapes_exercise(const ChapterEvidence& e) {
+  const ProjectionRequest& r = e.request;
+  const auto [d, h] = width_texts(e);
   // Run the fixture's layer on a [4, 7, d_model] input and read the shape it gives.
   Shape batch_shape;
   if (auto layer = projections_from_weights(r.query_weight, r.key_weight, r.value_weight)) {
     if (auto input = TensorValue::constant(Tensor::zeros({4, 7, e.model_width}).value()))
       if (auto outputs = layer->forward(*input)) batch_shape = outputs->query.shape();
   }
-  const std::vector<double> x0 = first_batch_row(r.input, 0);
+  return {"ch26-output-shapes",
+          {},
+          {shape("", batch_shape)},
+          {},
+          "Only the last axis changes: it becomes d_head.",
+          "The core ran the layer on a [4, 7, " + d + "] input: each of Q, K and V came out " +
+              shape_text(batch_shape) + ". Each branch maps the last axis, " + d + " features to " + h +
+              "; the batch and token axes pass through."};
+}
+
+// q₀, k₀ and v₀: token 0's row times each weight.
+Exercise first_token_exercise(const ChapterEvidence& e) {
+  const std::vector<double> x0 = first_batch_row(e.request.input, 0);
   const std::vector<double> q0 = first_batch_row(e.primary.query, 0), k0 = first_batch_row(e.primary.key, 0),
                             v0 = first_batch_row(e.primary.value, 0);
-  const Extent per_weight = e.model_width * e.head_width;
+  return {"ch26-first-token",
+          {},
+          {row_times("q₀", q0, "x₀", x0, tensor_name<TensorRole::Weight>(0).label),
+           row_times("k₀", k0, "x₀", x0, tensor_name<TensorRole::Weight>(1).label),
+           row_times("v₀", v0, "x₀", x0, tensor_name<TensorRole::Weight>(2).label)},
+          {},
+          "",
+          "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
+              " times that branch's weight: coordinate j is x₀ dotted with column j. The three weights "
+              "differ, so the three views differ."};
+}
 
-  std::vector<Exercise> out;
-  out.push_back({"ch26-output-shapes",
-                 {},
-                 {shape("", batch_shape)},
-                 {},
-                 "Only the last axis changes: it becomes d_head.",
-                 "The core ran the layer on a [4, 7, " + d + "] input: each of Q, K and V came out " +
-                     shape_text(batch_shape) + ". Each branch maps the last axis, " + d + " features to " +
-                     h + "; the batch and token axes pass through."});
-  out.push_back(
-      {"ch26-first-token",
-       {},
-       {row_times("q₀", q0, "x₀", x0, tensor_name<TensorRole::Weight>(0).label),
-        row_times("k₀", k0, "x₀", x0, tensor_name<TensorRole::Weight>(1).label),
-        row_times("v₀", v0, "x₀", x0, tensor_name<TensorRole::Weight>(2).label)},
-       {},
-       "",
-       "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
-           " times that branch's weight: coordinate j is x₀ dotted with column j. The three weights "
-           "differ, so the three views differ."});
+// Which key token 0's query matches best.
+Exercise best_key_exercise(const ChapterEvidence& e) {
+  const ProjectionRequest& r = e.request;
+  const std::vector<double> q0 = first_batch_row(e.primary.query, 0);
   // Token 0's query against the keys of tokens 0 and 1 (batch item 0): the sums written out, and the
   // scores the core computed for them.
   const Extent tokens = r.input.shape()[1];
@@ -224,103 +238,136 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
       best_key_hints.push_back({option, "Work out both sums: " + both_sums + ". Which is larger?"});
   if (best != "tie")
     best_key_hints.push_back({"tie", "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + both_sums + "."});
-  out.push_back(
-      {"ch26-best-key",
-       {"token-0", "token-1", "tie"},
-       {choice(best)},
-       best_key_hints,
-       "",
-       "The score of a query with a key is their dot product: q₀·k₀ = " + score_sum(0) + " = " +
-           format_prose(s00) + ", q₀·k₁ = " + score_sum(1) + " = " + format_prose(s01) + ". " +
-           (best == "tie" ? std::string("The two scores are equal: token 0's query matches both keys alike.")
-                          : "The larger score is with k" + std::string(best == "token-0" ? "₀" : "₁") +
-                                ", so token 0's query (“" + token_name(0) + "”) matches the key of " +
-                                (best == "token-0" ? "its own token" : "token 1 (“" + token_name(1) + "”)") +
-                                " best.") +
-           " These are raw scores: not yet scaled by 1/√d_head, and not yet turned into probabilities."});
-  out.push_back(
-      {"ch26-change-query-only",
-       {"yes", "no"},
-       {choice(e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "no" : "yes")},
-       {{"yes", "K is computed from X and W_K only, V from X and W_V only: which of them reads W_Q?"}},
-       "",
-       std::string("K and V are computed from X, W_K and W_V only. The core added 1 to W_Q[0,0]: Q ") +
-           (e.bitwise->query_changed ? "changed" : "did not change") + ", while K and V stayed " +
-           (e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "the same bit for bit."
-                                                                   : "not the same.")});
+  return {
+      "ch26-best-key",
+      {"token-0", "token-1", "tie"},
+      {choice(best)},
+      best_key_hints,
+      "",
+      "The score of a query with a key is their dot product: q₀·k₀ = " + score_sum(0) + " = " +
+          format_prose(s00) + ", q₀·k₁ = " + score_sum(1) + " = " + format_prose(s01) + ". " +
+          (best == "tie"
+               ? std::string("The two scores are equal: token 0's query matches both keys alike.")
+               : "The larger score is with k" + std::string(best == "token-0" ? "₀" : "₁") +
+                     ", so token 0's query (“" + token_name(0) + "”) matches the key of " +
+                     (best == "token-0" ? "its own token" : "token 1 (“" + token_name(1) + "”)") + " best.") +
+          " These are raw scores: not yet scaled by 1/√d_head, and not yet turned into probabilities."};
+}
+
+// Does changing W_Q change K or V?
+Exercise change_query_only_exercise(const ChapterEvidence& e) {
+  return {"ch26-change-query-only",
+          {"yes", "no"},
+          {choice(e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "no" : "yes")},
+          {{"yes", "K is computed from X and W_K only, V from X and W_V only: which of them reads W_Q?"}},
+          "",
+          std::string("K and V are computed from X, W_K and W_V only. The core added 1 to W_Q[0,0]: Q ") +
+              (e.bitwise->query_changed ? "changed" : "did not change") + ", while K and V stayed " +
+              (e.bitwise->key_unchanged && e.bitwise->value_unchanged ? "the same bit for bit."
+                                                                      : "not the same.")};
+}
+
+// The layer's trainable scalars.
+Exercise parameter_count_exercise(const ChapterEvidence& e) {
+  const auto [d, h] = width_texts(e);
+  const Extent per_weight = e.model_width * e.head_width;
   const std::string per_weight_text = std::to_string(per_weight);
-  out.push_back(
-      {"ch26-parameter-count",
-       {},
-       {count(e.primary.parameter_count, 1000000000,
-              {{per_weight, per_weight_text + " is one weight's entries; the layer has W_Q, W_K and W_V"},
-               {2 * per_weight, "that is two weights' entries; the layer has three, W_Q, W_K and W_V"},
-               {e.primary.parameter_count + 3 * e.head_width,
-                "that counts a bias of " + h + " per weight; this layer has none"}})},
-       {},
-       "Count the entries of one d_model × d_head weight (" + d + " rows, " + h +
-           " columns), then multiply by the number of weights; there is no bias.",
-       "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
-           " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
-           " trainable scalars, as the layer itself reports."});
-  out.push_back({"ch26-empty-axes",
-                 {},
-                 {shape("for " + shape_text(e.empty_batch.input), e.empty_batch.query),
-                  shape("for " + shape_text(e.empty_token.input), e.empty_token.query)},
-                 {},
-                 "An empty axis is still an axis: only the last extent changes.",
-                 "An empty batch or token axis is a valid shape: the layer gave " +
-                     shape_text(e.empty_batch.query) + " for " + shape_text(e.empty_batch.input) + " and " +
-                     shape_text(e.empty_token.query) + " for " + shape_text(e.empty_token.input) +
-                     ". The last axis still maps " + d + " to " + h + ", and backward still runs."});
+  return {"ch26-parameter-count",
+          {},
+          {count(e.primary.parameter_count, 1000000000,
+                 {{per_weight, per_weight_text + " is one weight's entries; the layer has W_Q, W_K and W_V"},
+                  {2 * per_weight, "that is two weights' entries; the layer has three, W_Q, W_K and W_V"},
+                  {e.primary.parameter_count + 3 * e.head_width,
+                   "that counts a bias of " + h + " per weight; this layer has none"}})},
+          {},
+          "Count the entries of one d_model × d_head weight (" + d + " rows, " + h +
+              " columns), then multiply by the number of weights; there is no bias.",
+          "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
+              " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
+              " trainable scalars, as the layer itself reports."};
+}
+
+// The output shapes for an empty batch and an empty token axis.
+Exercise empty_axes_exercise(const ChapterEvidence& e) {
+  const auto [d, h] = width_texts(e);
+  Exercise out{"ch26-empty-axes",
+               {},
+               {shape("for " + shape_text(e.empty_batch.input), e.empty_batch.query),
+                shape("for " + shape_text(e.empty_token.input), e.empty_token.query)},
+               {},
+               "An empty axis is still an axis: only the last extent changes.",
+               "An empty batch or token axis is a valid shape: the layer gave " +
+                   shape_text(e.empty_batch.query) + " for " + shape_text(e.empty_batch.input) + " and " +
+                   shape_text(e.empty_token.query) + " for " + shape_text(e.empty_token.input) +
+                   ". The last axis still maps " + d + " to " + h + ", and backward still runs."};
   const std::string no_error =
       "The layer raises no error here: an axis of extent 0 is still an axis, and the layer returns a shape "
       "for it. Write that shape as [B, T, d_head].";
   for (const char* word : {"error", "an error", "exception", "none", "nothing", "fails", "it fails"})
-    out.back().word_hints.push_back({word, no_error});
-  out.push_back(
-      {"ch26-rank-two",
-       {"cannot-multiply", "needs-bias", "explicit-axes"},
-       {choice(e.rank.expected_variant ? "explicit-axes" : "cannot-multiply")},
-       {{"cannot-multiply", "A [T, " + d + "] matrix times a [" + d + ", " + h +
-                                "] weight is a valid product: the refusal is this layer's choice."},
-        {"needs-bias",
-         "This layer has no bias at all, and a bias would not change which shapes it accepts."}},
-       "",
-       "A plain Linear layer would accept [T, d_model]; this layer refuses it on purpose, so that batch "
-       "and token axes can never be confused. Its own words: \"" +
-           e.rank.message + "\"."});
+    out.word_hints.push_back({word, no_error});
+  return out;
+}
+
+// Why the layer refuses a rank-two input.
+Exercise rank_two_exercise(const ChapterEvidence& e) {
+  const auto [d, h] = width_texts(e);
+  return {
+      "ch26-rank-two",
+      {"cannot-multiply", "needs-bias", "explicit-axes"},
+      {choice(e.rank.expected_variant ? "explicit-axes" : "cannot-multiply")},
+      {{"cannot-multiply", "A [T, " + d + "] matrix times a [" + d + ", " + h +
+                               "] weight is a valid product: the refusal is this layer's choice."},
+       {"needs-bias", "This layer has no bias at all, and a bias would not change which shapes it accepts."}},
+      "",
+      "A plain Linear layer would accept [T, d_model]; this layer refuses it on purpose, so that batch "
+      "and token axes can never be confused. Its own words: \"" +
+          e.rank.message + "\"."};
+}
+
+// Must d_model be divisible by d_head here?
+Exercise divisibility_exercise(const ChapterEvidence& e) {
+  const auto [d, h] = width_texts(e);
   const bool indivisible_accepted = e.model_width % e.head_width != 0;
-  out.push_back(
-      {"ch26-divisibility",
-       {"yes", "no"},
-       {choice(indivisible_accepted ? "no" : "yes")},
-       {{"yes", "Look at the fixture's own widths: d_model = " + d + ", d_head = " + h + "."}},
-       "",
-       "The fixture itself has d_model = " + d + " and d_head = " + h + ", and the layer " +
-           (indivisible_accepted ? "accepts it" : "is used with them") +
-           ". Divisibility matters only when multi-head attention splits d_model into h heads of d_head "
-           "features each, a later step: there d_model = h · d_head, so d_model must be a multiple of "
-           "d_head."});
-  out.push_back(
-      {"ch26-history",
-       {"additive-one-self-two", "additive-two-self-one", "both-two"},
-       {choice("additive-two-self-one")},
-       {{"additive-one-self-two", "Additive attention compares a decoder state with encoder annotations."},
-        {"both-two", "Self-attention takes queries, keys and values from one and the same sequence."}},
-       "",
-       "Additive (Bahdanau-style) attention scores the encoder's annotations against the previous decoder "
-       "state: two streams. Self-attention feeds one previous-layer sequence to all three roles."});
-  out.push_back(
-      {"ch26-still-missing",
-       {"fourth-projection", "scores-probabilities-mixture", "bias"},
-       {choice("scores-probabilities-mixture")},
-       {{"fourth-projection", "Three views are all attention needs; what is missing is how they are used."},
-        {"bias",
-         "A bias is optional (this lesson leaves it out); what is missing is how the views are used."}},
-       "",
-       "These projections compare nothing yet. Next, each query is dotted with every key to give scores, "
-       "a softmax turns each row of scores into probabilities, and those weights mix the values."});
+  return {"ch26-divisibility",
+          {"yes", "no"},
+          {choice(indivisible_accepted ? "no" : "yes")},
+          {{"yes", "Look at the fixture's own widths: d_model = " + d + ", d_head = " + h + "."}},
+          "",
+          "The fixture itself has d_model = " + d + " and d_head = " + h + ", and the layer " +
+              (indivisible_accepted ? "accepts it" : "is used with them") +
+              ". Divisibility matters only when multi-head attention splits d_model into h heads of d_head "
+              "features each, a later step: there d_model = h · d_head, so d_model must be a multiple of "
+              "d_head."};
+}
+
+// Which earlier attention read two streams, and which reads one (no values: the same for every fixture).
+Exercise history_exercise() {
+  return {"ch26-history",
+          {"additive-one-self-two", "additive-two-self-one", "both-two"},
+          {choice("additive-two-self-one")},
+          {{"additive-one-self-two", "Additive attention compares a decoder state with encoder annotations."},
+           {"both-two", "Self-attention takes queries, keys and values from one and the same sequence."}},
+          "",
+          "Additive (Bahdanau-style) attention scores the encoder's annotations against the previous decoder "
+          "state: two streams. Self-attention feeds one previous-layer sequence to all three roles."};
+}
+
+// What these projections do not do yet (no values either).
+Exercise still_missing_exercise() {
+  return {
+      "ch26-still-missing",
+      {"fourth-projection", "scores-probabilities-mixture", "bias"},
+      {choice("scores-probabilities-mixture")},
+      {{"fourth-projection", "Three views are all attention needs; what is missing is how they are used."},
+       {"bias",
+        "A bias is optional (this lesson leaves it out); what is missing is how the views are used."}},
+      "",
+      "These projections compare nothing yet. Next, each query is dotted with every key to give scores, "
+      "a softmax turns each row of scores into probabilities, and those weights mix the values."};
+}
+
+// Which gradients change when U_K changes, as the core measured.
+Exercise upstream_key_exercise(const ChapterEvidence& e) {
   // U_K[0] + 1 and backward again (ChapterEvidence): the gradients that changed, bit for bit.
   const bool key_only = e.bitwise->key_gradient_changed && e.bitwise->query_gradient_unchanged &&
                         e.bitwise->value_gradient_unchanged;
@@ -338,20 +385,28 @@ std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
   const auto measured = [](bool changed) {
     return std::string(changed ? "changed" : "stayed the same bit for bit");
   };
-  out.push_back({"ch26-upstream-key",
-                 {"key-only", "all-three", "key-and-query"},
-                 {choice(upstream_answer)},
-                 upstream_key_hints,
-                 "",
-                 "Each weight's gradient reads only its own branch's upstream: W̄_Q = Xᵀ U_Q, W̄_K = Xᵀ U_K, "
-                 "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K " +
-                     measured(e.bitwise->key_gradient_changed) + ", W̄_Q " +
-                     measured(!e.bitwise->query_gradient_unchanged) + ", W̄_V " +
-                     measured(!e.bitwise->value_gradient_unchanged) + ", and X̄ " +
-                     measured(e.bitwise->input_gradient_changed) +
-                     (e.bitwise->input_gradient_changed
-                          ? ": X feeds all three branches, so its gradient sums all three paths."
-                          : ".")});
+  return {"ch26-upstream-key",
+          {"key-only", "all-three", "key-and-query"},
+          {choice(upstream_answer)},
+          upstream_key_hints,
+          "",
+          "Each weight's gradient reads only its own branch's upstream: W̄_Q = Xᵀ U_Q, W̄_K = Xᵀ U_K, "
+          "W̄_V = Xᵀ U_V. The core added 1 to U_K[0,0,0] and ran backward again: W̄_K " +
+              measured(e.bitwise->key_gradient_changed) + ", W̄_Q " +
+              measured(!e.bitwise->query_gradient_unchanged) + ", W̄_V " +
+              measured(!e.bitwise->value_gradient_unchanged) + ", and X̄ " +
+              measured(e.bitwise->input_gradient_changed) +
+              (e.bitwise->input_gradient_changed
+                   ? ": X feeds all three branches, so its gradient sums all three paths."
+                   : ".")};
+}
+
+std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
+  std::vector<Exercise> out = {
+      output_shapes_exercise(e),     first_token_exercise(e),     best_key_exercise(e),
+      change_query_only_exercise(e), parameter_count_exercise(e), empty_axes_exercise(e),
+      rank_two_exercise(e),          divisibility_exercise(e),    history_exercise(),
+      still_missing_exercise(),      upstream_key_exercise(e)};
   append_score_change_exercises(e, out);
   out.push_back(preview_weights_exercise(e));
   return out;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,9 +20,11 @@ std::string format_fixed(double value, int digits);
 std::string format_vector6(const std::vector<double>& values);
 // printf's %.17g: always enough digits to read back the same double (numpy-style listings print this).
 std::string format_significant17(double value);
-// strtod of a decimal ("-1.5", ".5", "2e-3"): the double nearest to it, ties to even. Correctly rounded on
-// both sides, so the same bits.
-double parse_decimal(const std::string& text);
+// A decimal: optional sign, digits with an optional point, optional exponent with its digits ("-1.5", ".5",
+// "5.", "2e-3"), and nothing else (no spaces). Its value is the double nearest to it, ties to even (±infinity
+// past a double's range), correctly rounded on both front ends, so the same bits. Any other text ("2e",
+// "inf", "0x10", " 1", "") has no value, on both front ends alike.
+std::optional<double> parse_decimal(const std::string& text);
 // A 64-bit generator state as 0x and sixteen hex digits: "0x000000000000001a".
 std::string format_hex64(std::uint64_t value);
 // The shortest decimal that reads back to the same double ("1", "-1.5", "0.1", "4.4e-10").

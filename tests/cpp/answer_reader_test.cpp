@@ -54,6 +54,22 @@ TEST(AnswerReader, RefusesWhatIsNotANumberAndSaysWhatWasExpected) {
             "nothing typed: expected a number such as " + kMinus + "1.5, 3/2 or 2e-3");
 }
 
+// Issue 39: an exponent needs digits of its own. strtod alone reads "2e" as 2 and JavaScript's Number() as
+// NaN; both front ends refuse it, with the number message, wherever it stands.
+TEST(AnswerReader, AnExponentWithoutDigitsIsRefusedAsNotANumber) {
+  for (const std::string& text :
+       std::vector<std::string>{"2e", "2E", "2e+", "2e-", "2e" + kMinus, "1.5e", ".5e", "2e/3", "3/2e"}) {
+    auto value = read_number(text);
+    ASSERT_FALSE(value) << text << " read as " << *value;
+    EXPECT_EQ(value.error().message(),
+              "\"" + text + "\" is not read: expected a number such as " + kMinus + "1.5, 3/2 or 2e-3");
+  }
+  auto count = read_count("2e", 0, 5);
+  ASSERT_FALSE(count) << "2e read as the count " << *count;
+  EXPECT_EQ(count.error().message(), "\"2e\" is not read: expected a whole number from 0 to 5");
+  EXPECT_EQ(*read_number("2e0"), 2.0);
+}
+
 TEST(AnswerReader, NamesTheLimitWhenANumberIsPastADoublesRange) {
   const std::string range =
       "expected a number between " + kMinus + "1.8e308 and 1.8e308 (the range of a double)";

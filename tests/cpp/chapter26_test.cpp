@@ -676,6 +676,53 @@ TEST(Chapter26Evidence, AGradcheckThatJudgedNothingDoesNotPass) {
   EXPECT_FALSE(evidence->gradcheck->passed);
 }
 
+// Issue 39: each tensor's verdict in the summary is its own. A gradient off by 1 in any one tensor fails the
+// whole check, whichever tensor it is and though the tensors checked after it pass; the right gradients pass.
+TEST(Chapter26Evidence, AGradcheckFailureIsNotHiddenByTheTensorsCheckedAfterIt) {
+  const ProjectionRequest request = chapter_fixture();
+  auto evidence = compute_projection_evidence(request, EvidenceParts{false, false});
+  ASSERT_TRUE(evidence) << evidence.error().message;
+  const ProjectionGradients right = *evidence->gradients;
+  auto whole = ProjectionGradcheck::start(request, right);
+  ASSERT_TRUE(whole) << whole.error().message;
+  EXPECT_TRUE(whole->finish().passed) << whole->summary().problem;
+  const std::pair<Tensor ProjectionGradients::*, const char*> tensors[] = {
+      {&ProjectionGradients::input, "X"},
+      {&ProjectionGradients::query_weight, "W_Q"},
+      {&ProjectionGradients::key_weight, "W_K"},
+      {&ProjectionGradients::value_weight, "W_V"}};
+  for (const auto& [tensor, name] : tensors) {
+    ProjectionGradients wrong = right;
+    (wrong.*tensor).mutable_values()[0] += 1.0;
+    auto check = ProjectionGradcheck::start(request, wrong);
+    ASSERT_TRUE(check) << name << ": " << check.error().message;
+    const GradcheckSummary& summary = check->finish();
+    EXPECT_FALSE(summary.passed) << "a wrong gradient of " << name << " passed";
+    EXPECT_EQ(summary.problem, "") << name;  // checked and failed, not left unchecked
+    EXPECT_EQ(summary.checks, 6u + 3u * 6u) << name;
+  }
+}
+
+// Issue 39: the X̄ verdict compares X̄ itself. Adding 1 to U_K[0,0,0] adds row 0 of X to column 0 of W̄_K and
+// column 0 of W_K to row 0 of X̄, so a zero column or a zero row leaves one of the two bit for bit (the
+// fixture's U_K[0,0,0] is 0.5: 0.5·0 and 1.5·0 are both +0) while the other changes.
+TEST(Chapter26Evidence, TheInputGradientVerdictComparesTheInputGradient) {
+  ProjectionRequest zero_column = chapter_fixture();
+  for (Extent k = 0; k < 3; ++k) zero_column.key_weight.mutable_values()[k * 2] = 0.0;
+  auto column = compute_chapter_evidence(zero_column);
+  ASSERT_TRUE(column) << column.error().message;
+  EXPECT_TRUE(column->bitwise->key_gradient_changed);
+  EXPECT_FALSE(column->bitwise->input_gradient_changed);
+
+  ProjectionRequest zero_row = chapter_fixture();
+  for (Extent k = 0; k < 3; ++k) zero_row.input.mutable_values()[k] = 0.0;
+  auto row = compute_chapter_evidence(zero_row);
+  ASSERT_TRUE(row) << row.error().message;
+  EXPECT_FALSE(row->bitwise->key_gradient_changed);
+  EXPECT_TRUE(row->bitwise->input_gradient_changed);
+  EXPECT_TRUE(row->bitwise->query_gradient_unchanged && row->bitwise->value_gradient_unchanged);
+}
+
 // A non-finite upstream is refused by name wherever it sits, index 0 included (check_upstreams names the
 // tensor; the loss would refuse it too, but without saying which).
 TEST(Chapter26Evidence, ANonFiniteUpstreamIsRefusedByNameEvenAtIndexZero) {

@@ -414,10 +414,15 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
                   "query projection: shape [8192,1,16384] has more than 67,108,864 elements", "input");
 }
 
+// Every command the tool runs, in the order --help and the error messages name them.
+const std::vector<std::string> kCommands = {
+    "report", "trace", "init", "evidence", "randn", "self-score", "find-off-diagonal", "fields", "bench"};
+
 TEST(CliArguments, UnknownOrIncompleteCommandLines) {
   expect_rejected(run_cli("evidence"), "arguments", "--input is required");
-  const std::string commands =
-      "one of report, trace, init, evidence, randn, self-score, find-off-diagonal, fields, bench";
+  std::string commands = "one of ";
+  for (const std::string& command : kCommands)
+    commands += command + (command == kCommands.back() ? "" : ", ");
   expect_rejected(run_cli(""), "arguments", "a subcommand is required: " + commands);
   // Issue 18: a misspelt command said only "A subcommand is required".
   expect_rejected(run_cli("x"), "arguments", "unknown subcommand \"x\"; expected " + commands);
@@ -428,6 +433,40 @@ TEST(CliArguments, UnknownOrIncompleteCommandLines) {
   EXPECT_EQ(help.status, 0);
   EXPECT_NE(help.out.find("SUBCOMMAND"), std::string::npos) << help.out;
   expect_rejected(run_cli("report --extra"), "arguments", "The following argument was not expected: --extra");
+}
+
+// Issue 39: --help lists every command the tool runs, bench included, each on its own line with its
+// description, and bench's own help names its options.
+TEST(CliArguments, HelpListsEveryCommandBenchIncluded) {
+  const CliRun help = run_cli("--help");
+  EXPECT_EQ(help.status, 0);
+  EXPECT_EQ(help.err, "");
+  for (const std::string& command : kCommands) {
+    // "  bench    the Q/K/V layer's ..." or "  self-score, self-bias    X X^T ...".
+    const std::size_t at = help.out.find("\n  " + command);
+    ASSERT_NE(at, std::string::npos) << command << " is missing from --help:\n" << help.out;
+    const char after = help.out[at + 3 + command.size()];
+    EXPECT_TRUE(after == ' ' || after == ',') << command << " in --help:\n" << help.out;
+  }
+  const CliRun bench = run_cli("bench --help");
+  EXPECT_EQ(bench.status, 0);
+  for (const char* option : {"--batch", "--tokens", "--model-width", "--head-width", "--repeat"})
+    EXPECT_NE(bench.out.find(option), std::string::npos) << option << " in bench --help:\n" << bench.out;
+}
+
+// Issue 39: self-bias, the command's earlier name, runs self-score (the pre-check compared names only and
+// refused it as an unknown subcommand), its refusals included.
+TEST(CliArguments, TheEarlierNameSelfBiasWorksAsSelfScore) {
+  const CliRun score = run_cli("self-score --seed 1 --tokens 5 --dim 8");
+  const CliRun bias = run_cli("self-bias --seed 1 --tokens 5 --dim 8");
+  EXPECT_EQ(score.status, 0) << score.out;
+  EXPECT_EQ(bias.status, 0) << bias.out;
+  EXPECT_TRUE(bias.out == score.out) << "self-bias printed " << bias.out.substr(0, 300);
+  EXPECT_EQ(bias.err, "");
+  const CliRun refused = run_cli("self-bias --seed -1 --tokens 5 --dim 8");
+  EXPECT_EQ(refused.status, 2);
+  EXPECT_EQ(refused.out, run_cli("self-score --seed -1 --tokens 5 --dim 8").out);
+  EXPECT_NE(refused.out.find("\"field\":\"seed\""), std::string::npos) << refused.out;
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <iterator>
 #include <set>
 
 #include "chapter26/score_changes.hpp"
@@ -127,6 +128,59 @@ TEST(Exercises, TheRightOptionIsNotAlwaysTheFirst) {
     positions.insert(static_cast<std::size_t>(at - exercise.choices.begin()));
   }
   EXPECT_EQ(positions, (std::set<std::size_t>{0, 1, 2}));
+}
+
+// Issue 39: every question of the registry is graded here, not only by the Node suite. Each right answer is
+// worked out by hand from fixtures/chapter26.json (x₀ = [1, 2, −1]; d_model 3, d_head 2: 3 % 2 ≠ 0, and the
+// layer takes it) and from the numpy module at seed 1, 5 tokens, width 8 (fixtures/numpy/self_score.json:
+// every row of X Xᵀ and rows 0 to 3 of the tied scores peak on themselves, rows 0 and 3 of the separate
+// ones). It is accepted; every other option, or a wrong typed answer, is refused.
+TEST(Exercises, EveryQuestionAcceptsItsAnswerAndRefusesEveryOther) {
+  const struct {
+    std::vector<std::string> right;
+    std::vector<std::string> wrong;  // typed answers only; a choice is tried against every other option
+  } kAnswers[] = {
+      {{"[4,7,2]"}, {"[4,7,3]"}},
+      {{"[0,3]", "[3,0]", "[3,-3]"}, {"[0,3]", "[3,0]", "[3,3]"}},
+      {{"token-1"}, {}},
+      {{"no"}, {}},
+      {{"18"}, {"12"}},
+      {{"[0,2,2]", "[2,0,2]"}, {"[0,2,2]", "[2,0,3]"}},
+      {{"explicit-axes"}, {}},
+      {{"no"}, {}},
+      {{"additive-two-self-one"}, {}},
+      {{"scores-probabilities-mixture"}, {}},
+      {{"key-only"}, {}},
+      {{"key-and-scores"}, {}},
+      {{"same-shift"}, {}},
+      {{"flattens"}, {}},
+      {{"yes"}, {}},
+      {{"orthogonal"}, {}},
+      {{"no"}, {}},
+      {{"no"}, {}},
+      {{"2"}, {"3"}},
+      {{"conditional"}, {}},
+      {{"roles"}, {}},
+  };
+  Registry registry;
+  SelfScoreResult current;
+  const auto all = registry.at(1, current);
+  const std::vector<std::string>& ids = exercise_ids();
+  ASSERT_EQ(std::size(kAnswers), ids.size()) << "one answer per question, in the registry's order";
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    const std::string& id = ids[i];
+    const Exercise& exercise = find(all, id);
+    EXPECT_TRUE(check(all, id, kAnswers[i].right).correct) << id << " refused its answer";
+    if (exercise.choices.empty()) {
+      EXPECT_FALSE(check(all, id, kAnswers[i].wrong).correct) << id << " accepted a wrong answer";
+      continue;
+    }
+    EXPECT_TRUE(kAnswers[i].wrong.empty()) << id;
+    for (const std::string& option : exercise.choices) {
+      if (option == kAnswers[i].right[0]) continue;
+      EXPECT_FALSE(check(all, id, {option}).correct) << id << " accepted " << option;
+    }
+  }
 }
 
 // One table: each answer form, for each kind of exercise it applies to.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string>
 
 namespace qkv {
@@ -71,6 +72,25 @@ TEST(Format, ShortestDecimalReadsBackEveryDoubleAndNoShorterOneDoes) {
   EXPECT_GT(checked, 1900u);
   // About half of all doubles need 17 digits; the sample must include many of them to mean anything.
   EXPECT_GT(seventeen, checked / 4) << seventeen << " of " << checked;
+}
+
+// The one decimal grammar both front ends read (strtod natively, Number() in WebAssembly): inside it they
+// agree bit for bit; anything outside it has no value on either side (issue 39: "2e" was 2 natively).
+TEST(Format, ParseDecimalReadsTheDecimalGrammarOnly) {
+  EXPECT_EQ(parse_decimal("2e-3"), 2e-3);
+  EXPECT_EQ(parse_decimal("-1.5"), -1.5);
+  EXPECT_EQ(parse_decimal(".5"), 0.5);
+  EXPECT_EQ(parse_decimal("5."), 5.0);
+  EXPECT_EQ(parse_decimal("+4E+1"), 40.0);
+  ASSERT_TRUE(parse_decimal("-0").has_value());
+  EXPECT_TRUE(std::signbit(*parse_decimal("-0")));
+  EXPECT_EQ(parse_decimal("1e999"), std::numeric_limits<double>::infinity());
+  for (const char* text :
+       {"2e",  "2E",       "2e+",  "2e-", "e3", ".",   "",     "-",     "+",     ".e1", "inf",
+        "nan", "Infinity", "0x10", " 1",  "1 ", "1,5", "2..5", "1e1.5", "1e2e3", "--1"}) {
+    const std::optional<double> value = parse_decimal(text);
+    EXPECT_FALSE(value.has_value()) << '"' << text << "\" read as " << *value;
+  }
 }
 
 TEST(Format, Hex64IsSixteenDigitsAfter0x) {
