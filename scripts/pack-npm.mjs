@@ -23,7 +23,9 @@ if (process.env.npm_lifecycle_event === 'prepack') {
 
 const { values } = parseArgs({ options: { 'pack-destination': { type: 'string', default: repo } } });
 
-await run('npm', ['run', '--silent', 'build:lib'], { cwd: repo });
+// QKV_LIB_BUILT=1: dist-lib/ was built just before (scripts/test.sh does, so that test files running side by side
+// read one dist-lib/ rather than rebuild it under each other).
+if (process.env.QKV_LIB_BUILT !== '1') await run('npm', ['run', '--silent', 'build:lib'], { cwd: repo });
 const manifest = JSON.parse(await readFile(join(repo, 'package.json'), 'utf8'));
 const { scripts, devDependencies, private: _private, ...published } = manifest;
 

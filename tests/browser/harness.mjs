@@ -27,6 +27,13 @@ export function vendorFile(name) {
 
 export const csp = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'";
 
+// How long a wait for one of the page's own signals (ready, laid out, rendered, a worker's result, a frame's
+// height) may take before it fails with what it waited for: generous, because on a machine with both cores busy
+// (two test files at once beside other work) a step that takes 2 s alone has taken over 20 s. A wait that is
+// meant to be quick passes its own timeout. A test that hangs anyway fails at node's --test-timeout
+// (scripts/test.sh). QKV_SIGNAL_TIMEOUT (ms) shortens it for a developer who wants failures fast.
+export const signalTimeout = Number(process.env.QKV_SIGNAL_TIMEOUT ?? 120_000);
+
 // Starts the server on dist/ (port 0) and returns its origin and the lesson's URL.
 export async function startServer({ base = '/' } = {}) {
   assert.ok(existsSync(resolve(dist, 'index.html')), `dist/index.html is missing: run scripts/build.sh before the browser tests`);
@@ -131,6 +138,7 @@ function checkDisabledFeatures() {
 // than Playwright's stand-in register(), which warns in the console.
 export async function openPage(browser, { width = 1280, height = 900, serviceWorkers = 'block' } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce', serviceWorkers });
+  context.setDefaultTimeout(signalTimeout); // every locator wait and click without a timeout of its own
   if (serviceWorkers === 'block') await context.addInitScript(() => delete Navigator.prototype.serviceWorker);
   const page = await context.newPage();
   const problems = [];
@@ -205,7 +213,7 @@ export function assertNoProblems(problems, context) {
 export const lesson = 'qkv-lesson';
 
 // Waits until the element reports data-state="ready" (fails early with the state if it went to "error").
-export async function waitReady(page, timeout = 15000) {
+export async function waitReady(page, timeout = signalTimeout) {
   const handle = await page.waitForFunction(
     () => {
       const state = document.querySelector('qkv-lesson')?.dataset.state;
@@ -223,7 +231,7 @@ export async function waitReady(page, timeout = 15000) {
 
 // After ready the lesson is laid out top down, a few stretches a frame (data-laid-out once none waits). Until
 // then, a stretch that waits is out of the layout: tests that read rendered text or positions wait for this.
-export async function waitLaidOut(page, timeout = 5000) {
+export async function waitLaidOut(page, timeout = signalTimeout) {
   await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.laidOut !== undefined, undefined, { timeout });
 }
 
@@ -246,6 +254,7 @@ export async function answerExercise(scope, id, responses) {
 // motion, the given viewport and colour scheme; ready and laid out. Collects page errors and console errors/warnings.
 export async function openForAxe(browser, url, { width, height, colorScheme = 'light' }) {
   const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true, reducedMotion: 'reduce', colorScheme });
+  context.setDefaultTimeout(signalTimeout);
   const page = await context.newPage();
   const problems = [];
   page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
@@ -335,7 +344,7 @@ export async function rendered(page) {
 
 // Waits until data-rendered exceeds `previous` (each accepted edit renders once).
 export async function waitRenderedAfter(page, previous) {
-  await page.waitForFunction((n) => Number(document.querySelector('qkv-lesson')?.dataset.rendered) > n, previous, { timeout: 5000 });
+  await page.waitForFunction((n) => Number(document.querySelector('qkv-lesson')?.dataset.rendered) > n, previous, { timeout: signalTimeout });
 }
 
 // The frozen fixture; another author may still be writing it, so wait for it to exist and parse.
@@ -415,7 +424,7 @@ export async function waitUrlSynced(page) {
   await page.waitForFunction(() => {
     const lesson = document.querySelector('qkv-lesson');
     return lesson && lesson.dataset.urlRevision === lesson.dataset.rendered;
-  }, undefined, { timeout: 5000 });
+  }, undefined, { timeout: signalTimeout });
   return page.url();
 }
 
@@ -455,7 +464,7 @@ export function frameFitsContent(heights) {
 
 // Polls `check` until it returns a truthy value (returned), failing after `timeout` ms with the last value seen:
 // for states no event announces (a frame's height as the course page sets it).
-export async function eventually(check, { timeout = 8000, interval = 50, message = 'condition' } = {}) {
+export async function eventually(check, { timeout = signalTimeout, interval = 50, message = 'condition' } = {}) {
   const deadline = Date.now() + timeout;
   let last;
   for (;;) {
@@ -472,7 +481,7 @@ export async function eventually(check, { timeout = 8000, interval = 50, message
 }
 
 // Waits until the iframe shows all of the lesson without scrolling inside (frameFitsContent).
-export async function waitFrameFitsContent(page, frame, context, { timeout = 8000 } = {}) {
+export async function waitFrameFitsContent(page, frame, context, { timeout = signalTimeout } = {}) {
   let heights;
   await eventually(
     async () => {
