@@ -27,9 +27,9 @@ export const labels: Record<TensorKey, string> = {
   query_weight_gradient: 'W̄_Q (query weight gradient)',
   key_weight_gradient: 'W̄_K (key weight gradient)',
   value_weight_gradient: 'W̄_V (value weight gradient)',
-  query_upstream: 'U_Q (query upstream)',
-  key_upstream: 'U_K (key upstream)',
-  value_upstream: 'U_V (value upstream)',
+  query_upstream: 'U_Q (Q’s upstream)',
+  key_upstream: 'U_K (K’s upstream)',
+  value_upstream: 'U_V (V’s upstream)',
 };
 
 const branches = [
