@@ -11,12 +11,19 @@ const run = useServerAndBrowser();
 test('every formula, folds open, is a math node in Chromium’s accessibility tree, with its text, on screen or not', async () => {
   const { page, problems, close } = await openLesson(run.browser, run.server.url, { width: 390, height: 844 });
   try {
-    const formulas = await page.evaluate(() => {
+    // Names in prose come with text the page writes later too (the checks' verdicts once the page is idle, the
+    // experiment's facts once its worker answers): counted once all of it is on the page, not in between.
+    await page.waitForFunction(() => {
+      const root = document.querySelector('qkv-lesson').shadowRoot;
+      return root.querySelector('.checks-pending') === null && root.querySelector('.self-score-results[data-shown]') !== null;
+    });
+    const { formulas, names } = await page.evaluate(() => {
       const root = document.querySelector('qkv-lesson').shadowRoot;
       for (const fold of root.querySelectorAll('details')) fold.open = true;
       scrollTo(0, 0); // most formulas below the viewport: what the browser may skip drawing
       // Not the MathML probe, kept out of the accessibility tree on purpose (aria-hidden, dom.ts).
-      return [...root.querySelectorAll('.katex-mathml math')].filter((math) => !math.closest('[hidden], [aria-hidden="true"]')).length;
+      const shown = (math) => !math.closest('[hidden], [aria-hidden="true"]');
+      return { formulas: [...root.querySelectorAll('.katex-mathml math')].filter(shown).length, names: [...root.querySelectorAll('math[data-name]')].filter(shown).length };
     });
     await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
     const cdp = await page.context().newCDPSession(page);
@@ -25,7 +32,6 @@ test('every formula, folds open, is a math node in Chromium’s accessibility tr
     const text = (node) => (node.role?.value === 'StaticText' ? (node.name?.value ?? '') : (node.childIds ?? []).map((id) => byId.get(id)).filter(Boolean).map(text).join(''));
     // Besides the formulas, the symbols' names in prose are MathML too (the next test).
     const maths = nodes.filter((node) => node.role?.value === 'MathMLMath' && !node.ignored);
-    const names = await page.evaluate(() => [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('math[data-name]')].filter((name) => !name.closest('[hidden], [aria-hidden="true"]')).length);
     assert.ok(formulas >= 20, `the lesson has its formulas (${formulas})`);
     assert.equal(maths.length, formulas + names, 'each formula’s MathML (and each name’s) is in the accessibility tree');
     assert.deepEqual(maths.filter((node) => text(node).trim() === '').map((node) => node.nodeId), [], 'each one has text to read');

@@ -61,6 +61,12 @@ function measureMainPath() {
 async function walkMainPath() {
   const opened = await openLesson(run.browser, run.server.url, screen);
   const { page } = opened;
+  // Measured once everything the main path shows is on the page: the experiment's tables (its worker's answer) and
+  // the checks the page runs when idle, so the count does not depend on how busy the machine is.
+  await page.waitForFunction(() => {
+    const root = document.querySelector('qkv-lesson').shadowRoot;
+    return root.querySelector('.checks-pending') === null && root.querySelector('.self-score-results[data-shown]') !== null;
+  });
   await openEvidence(page);
   // The other folds on the main path (further reading, the challenge's model answer), opened as a learner does.
   const otherFolds = await page.evaluate(() => {
