@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import { resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { serve } from '../../scripts/serve.mjs';
-import { answerExercise, assertNoProblems, cell, csp, dist, eventually, frameHeights, launchBrowser, matmul, openLesson, openPage, qkvExpected, readFixture, readText, rendered, repo, tableTexts, vendorFile, waitFrameFitsContent, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
+import { answerExercise, assertNoProblems, cell, csp, dist, eventually, frameHeights, launchBrowser, matmul, openForAxe, openLesson, openPage, qkvExpected, readFixture, readText, rendered, repo, tableTexts, vendorFile, waitFrameFitsContent, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
 
 let browser;
 let lessonServer; // dist/, under the strict CSP, with Access-Control-Allow-Origin: * for course pages
@@ -688,22 +688,6 @@ test('5. progress-key: answers come back after a reload, without a second answer
 
 // --- 6. axe-core ---------------------------------------------------------------------------------------
 
-// The standalone page under the same CSP; bypassCSP only so that axe's script tag can be injected.
-async function openForAxe(media) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 }, bypassCSP: true });
-  const page = await context.newPage();
-  const problems = [];
-  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
-  page.on('console', (message) => {
-    if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()}: ${message.text()}`);
-  });
-  await page.emulateMedia(media);
-  await page.goto(`${lessonOrigin}/`);
-  await waitReady(page);
-  await waitLaidOut(page);
-  return { page, problems, close: () => context.close() };
-}
-
 test('6. axe-core on the standalone page, light, dark and forced colours: no serious or critical violation', async () => {
   const modes = [
     ['light', { colorScheme: 'light' }],
@@ -713,7 +697,8 @@ test('6. axe-core on the standalone page, light, dark and forced colours: no ser
   const report = [];
   const serious = [];
   for (const [name, media] of modes) {
-    const { page, problems, close: closePage } = await openForAxe(media);
+    // The standalone page (bypassCSP only so that axe's script tag can be injected: harness.mjs).
+    const { page, problems, close: closePage } = await openForAxe(browser, `${lessonOrigin}/`, { width: 1280, height: 900, ...media });
     try {
       // Show what only appears after interaction: right and wrong feedback, and a rejected cell.
       await answerExercise(page, 'ch26-parameter-count', ['18']);

@@ -252,8 +252,8 @@ export async function answerExercise(scope, id, responses) {
 
 // A page for axe: axe's script is injected, so this context bypasses the CSP (openPage's pages keep it). Reduced
 // motion, the given viewport and colour scheme; ready and laid out. Collects page errors and console errors/warnings.
-export async function openForAxe(browser, url, { width, height, colorScheme = 'light' }) {
-  const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true, reducedMotion: 'reduce', colorScheme });
+export async function openForAxe(browser, url, { width, height, colorScheme = 'light', forcedColors = 'none' }) {
+  const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true, reducedMotion: 'reduce', colorScheme, forcedColors });
   context.setDefaultTimeout(signalTimeout);
   const page = await context.newPage();
   const problems = [];
