@@ -189,13 +189,16 @@ function fileCache(limit, onCompress) {
   return { load, transient, encoded };
 }
 
-// The real path of the file a request names, or undefined when its real path (every symlink resolved) is outside
-// the root's; a folder stands for its index.html. A missing file throws, as stat does.
+// The file a request names, as asked for (path) and with every symlink resolved (real), or undefined when the
+// real path is outside the root's; a folder stands for its index.html. A missing file throws, as stat does.
 async function realFile(top, path) {
   const realTop = await realpath(top);
   let real = await realpath(path);
-  if ((await stat(real)).isDirectory()) real = await realpath(join(real, 'index.html'));
-  return real.startsWith(realTop + sep) ? real : undefined;
+  if ((await stat(real)).isDirectory()) {
+    path = join(path, 'index.html');
+    real = await realpath(join(real, 'index.html'));
+  }
+  return real.startsWith(realTop + sep) ? { path, real } : undefined;
 }
 
 // What an over-long or unfinished request gets: the status and, for 431, a sentence (Node alone sends a bare
@@ -235,11 +238,11 @@ export function serve({ root = 'dist', port = 0, base = '/', csp = '', headers =
     if (routed?.body !== undefined) return { ext: routed.ext, entry: files.transient(Buffer.from(routed.body), url.pathname), made: true };
     const pathname = routed?.pathname ?? url.pathname;
     if (!pathname.startsWith(base)) return undefined;
-    let path = normalize(join(top, decodeURIComponent(pathname.slice(base.length))));
-    if (!path.startsWith(top + sep) && path !== top) return undefined;
-    const real = await realFile(top, path);
-    if (!real) return undefined;
-    if ((await stat(path)).isDirectory()) path = join(path, 'index.html');
+    const asked = normalize(join(top, decodeURIComponent(pathname.slice(base.length))));
+    if (!asked.startsWith(top + sep) && asked !== top) return undefined;
+    const file = await realFile(top, asked);
+    if (!file) return undefined;
+    const { path, real } = file;
     const ext = extname(path);
     const entry = await files.load(real);
     const { raw } = await entry.ready;
