@@ -3,17 +3,18 @@
 // out of the root, methods other than GET and HEAD get 405, and conditional requests follow RFC 9110 (section 13)
 // with an ETag for each encoding.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { before, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { serve } from '../../scripts/serve.mjs';
 
 let root;
 let outside;
+const tempFolders = [];
 // A script of about 600 kB that is not one phrase repeated (brotli-11 takes a noticeable time on it).
 const large = Array.from({ length: 12000 }, (_, i) => `export const cell${i} = ${JSON.stringify((i * 7919) % 104729)} + ${i % 97};\n`).join('');
 const page = '<!doctype html><title>lesson</title>';
@@ -21,6 +22,7 @@ const modified = new Date(Date.UTC(2026, 0, 2, 3, 4, 5));
 before(() => {
   root = mkdtempSync(join(tmpdir(), 'qkv-serve-robust-'));
   outside = mkdtempSync(join(tmpdir(), 'qkv-serve-outside-'));
+  tempFolders.push(root, outside);
   writeFileSync(join(root, 'index.html'), page);
   utimesSync(join(root, 'index.html'), modified, modified);
   writeFileSync(join(root, 'large.js'), large);
@@ -32,6 +34,7 @@ before(() => {
   symlinkSync(join(root, 'index.html'), join(root, 'alias.html'));
   symlinkSync(join(root, 'assets'), join(root, 'linked-assets'));
 });
+after(() => tempFolders.forEach((folder) => rmSync(folder, { recursive: true, force: true })));
 
 // A server for one test, closed when the callback ends.
 async function withServer(options, use) {
@@ -177,7 +180,9 @@ test('a symlink to a file or folder outside the root is refused with 404; one in
 });
 
 test('a root that is itself a symlink is served', async () => {
-  const linkedRoot = join(mkdtempSync(join(tmpdir(), 'qkv-serve-link-')), 'dist');
+  const folder = mkdtempSync(join(tmpdir(), 'qkv-serve-link-'));
+  tempFolders.push(folder);
+  const linkedRoot = join(folder, 'dist');
   symlinkSync(root, linkedRoot);
   const server = await serve({ root: linkedRoot, port: 0 });
   try {
