@@ -688,12 +688,10 @@ test('5. progress-key: answers come back after a reload, without a second answer
 
 // --- 6. axe-core ---------------------------------------------------------------------------------------
 
-test('6. axe-core on the standalone page, light, dark and forced colours: no serious or critical violation', async () => {
-  const modes = [
-    ['light', { colorScheme: 'light' }],
-    ['dark', { colorScheme: 'dark' }],
-    ['forced colours', { forcedColors: 'active' }],
-  ];
+// Light and dark are layout.test.mjs's axe runs (at 390 and 1366 px, with the same feedback and a rejected
+// cell); forced colours is the configuration only this file checks.
+test('6. axe-core on the standalone page in forced colours: no serious or critical violation', async () => {
+  const modes = [['forced colours', { forcedColors: 'active' }]];
   const report = [];
   const serious = [];
   for (const [name, media] of modes) {
@@ -705,14 +703,8 @@ test('6. axe-core on the standalone page, light, dark and forced colours: no ser
       await answerExercise(page, 'ch26-output-shapes', ['[4, 7, 3]']);
       await cell(page, 'query_weight', 0).fill('abc');
       await page.locator('qkv-lesson .field-error:not([hidden])').first().waitFor();
-      const applied = await page.evaluate(() => ({
-        dark: matchMedia('(prefers-color-scheme: dark)').matches,
-        forced: matchMedia('(forced-colors: active)').matches,
-        background: getComputedStyle(document.querySelector('qkv-lesson')).backgroundColor,
-      }));
-      if (name === 'dark') assert.equal(applied.background, 'rgb(17, 20, 24)', `dark mode should use the dark palette: ${JSON.stringify(applied)}`);
-      if (name === 'light') assert.equal(applied.background, 'rgb(255, 255, 255)', `light mode should use the light palette: ${JSON.stringify(applied)}`);
-      if (name === 'forced colours') assert.ok(applied.forced, 'forced colours should be active');
+      const applied = await page.evaluate(() => ({ forced: matchMedia('(forced-colors: active)').matches }));
+      assert.ok(applied.forced, 'forced colours should be active');
 
       await page.addScriptTag({ path: resolve(repo, 'node_modules/axe-core/axe.min.js') });
       const result = await page.evaluate(async () => {
