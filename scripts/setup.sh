@@ -41,5 +41,6 @@ fi
 stamp=node_modules/.package-lock.json
 if [ ! -f "$stamp" ] || [ package-lock.json -nt "$stamp" ]; then
   echo "== npm ci"
-  npm ci --no-audit --no-fund --loglevel=error
+  # --prefer-offline: packages already in npm's cache (a machine that installed them once) are not fetched again.
+  npm ci --prefer-offline --no-audit --no-fund --loglevel=error
 fi
