@@ -541,3 +541,43 @@ test('the session ended while the lesson runs (the LMS ended it, or the page cam
     }
   }
 });
+
+test('SCORM 2004: a challenge of 20,001 characters keeps the lesson\'s one limit: 20,000 in suspend_data and back on relaunch, a record within 4,000', async () => {
+  const limit = 20000;
+  const text = 'Tied weights favour the diagonal. '.repeat(600).slice(0, limit + 1);
+  setups['2004'] = { cmi: firstLaunch('2004') };
+  let next;
+  const one = await openPage(browser);
+  try {
+    await one.page.goto(`${origin}/strict/2004.html`);
+    const frame = await lessonFrame(one.page);
+    const commits = await one.page.evaluate(() => window.lms.commits);
+    const box = frame.locator('qkv-lesson textarea[data-challenge]');
+    await box.fill(text);
+    await box.blur();
+    await one.page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
+    const { store, refused } = await snapshot(one.page);
+    assertNoRefusals(refused, 'a challenge at the limit');
+    const saved = JSON.parse(store['cmi.suspend_data']).challenge;
+    assert.deepEqual([saved.length, saved === text.slice(0, limit)], [limit, true], 'suspend_data holds what the box kept');
+    assert.ok(interactionsOf(store).at(-1).learner_response.length <= 4000, 'the long-fill-in record within its SPM');
+    assert.match(await frame.locator('qkv-lesson [data-challenge-limit]').innerText(), /^This box keeps at most 20,000 characters/);
+    assert.equal(await frame.locator('.scorm-status[role="status"]').innerText(), '', 'nothing of the progress left out');
+    await closeLessonFrame(one.page, frame, one.navigateFrame);
+    next = (await snapshot(one.page)).next;
+    assertNoProblems(one.problems, 'a challenge at the limit');
+  } finally {
+    await one.close();
+  }
+  setups['2004'] = { cmi: next };
+  const two = await openPage(browser);
+  try {
+    await two.page.goto(`${origin}/strict/2004.html`);
+    const frame = await lessonFrame(two.page);
+    const back = await frame.locator('qkv-lesson textarea[data-challenge]').inputValue();
+    assert.deepEqual([back.length, back === text.slice(0, limit)], [limit, true], 'the relaunch brings back the 20,000 characters');
+    assertNoProblems(two.problems, 'a relaunch with a challenge at the limit');
+  } finally {
+    await two.close();
+  }
+});
