@@ -16,10 +16,11 @@ export interface ChallengeHooks {
 
 // The box stops at savedTextLimit characters (what storage, restoreProgress and the LMS keep), and a line beside it
 // says so once the box is full: a paste past the limit is cut by the browser, never silently by a later save.
-// Returns the check that updates the line (an empty status line takes no room, and is there to be announced).
+// Returns the check that updates the line (a polite live region, empty until then: it takes no room, and is
+// there before its words so that they are announced).
 function limitBox(text: HTMLTextAreaElement): () => void {
   text.maxLength = savedTextLimit;
-  const note = h('p', { class: 'status', role: 'status', id: `${text.id}-limit`, 'data-challenge-limit': '' });
+  const note = h('p', { class: 'status', 'aria-live': 'polite', id: `${text.id}-limit`, 'data-challenge-limit': '' });
   text.after(note);
   text.setAttribute('aria-describedby', [text.getAttribute('aria-describedby'), note.id].filter(Boolean).join(' '));
   const full = `This box keeps at most ${savedTextLimit.toLocaleString('en')} characters, and it is full: what you type or paste past that is not kept.`;
