@@ -21,6 +21,10 @@ const lesson = document.querySelector('qkv-lesson');
 const defaultPassing = 0.8;
 // ADL's sample code gives up after 500 parents; a frame chain is never that deep.
 const maxHops = 500;
+// The interactions one attempt keeps: SCORM 2004's smallest permitted maximum for cmi.interactions (RTE 4.2.9),
+// applied to 1.2 too (which names none). An LMS that already holds this many (or says so: a _count of 400,000,000)
+// gets no more: the checks go on counting towards the score and progress, and the learner is told.
+const maxInteractions = 250;
 const exercisePrefix = 'urn:qkv-lesson:exercise:';
 const exerciseExtension = 'urn:qkv-lesson:exercise';
 const revealedExtension = 'urn:qkv-lesson:revealed';
@@ -47,6 +51,8 @@ const cutEscaped = (text, max) => {
 };
 // A 2004 characterstring cut to its smallest permitted maximum, marked with an ellipsis when cut.
 const withinSpm = (text, spm) => (text.length <= spm ? text : `${text.slice(0, spm - 1)}…`);
+// The same for escaped text, never cutting an escape in two (the record still reads back with JSON.parse).
+const escapedWithinSpm = (text, spm) => (text.length <= spm ? text : `${cutEscaped(text, spm - 1)}…`);
 
 // SCORM 1.2 choice responses are single characters 0-9 and a-z (RTE 1.2 §3.4.5 CMIFeedback): the n-th option, in
 // the order the lesson lists them (the statement's choices), is the n-th of these.
@@ -78,6 +84,8 @@ const dialects = {
     apiName: 'API',
     calls: { init: 'LMSInitialize', get: 'LMSGetValue', set: 'LMSSetValue', commit: 'LMSCommit', finish: 'LMSFinish', error: 'LMSGetLastError', errorText: 'LMSGetErrorString' },
     suspendLimit: 4096,
+    // The error codes that say the session is not running (RTE 1.2 §3.3.4: 301 Not initialized).
+    endedCodes: ['301'],
     status(completed, passed) {
       return { 'cmi.core.lesson_status': !completed ? 'incomplete' : passed ? 'passed' : 'failed' };
     },
@@ -100,6 +108,9 @@ const dialects = {
     apiName: 'API_1484_11',
     calls: { init: 'Initialize', get: 'GetValue', set: 'SetValue', commit: 'Commit', finish: 'Terminate', error: 'GetLastError', errorText: 'GetErrorString' },
     suspendLimit: 64000,
+    // The error codes that say the session is not running: before Initialize or after Terminate (RTE 4th Ed.
+    // §3.1.7: 122/123 GetValue, 132/133 SetValue, 142/143 Commit).
+    endedCodes: ['122', '123', '132', '133', '142', '143'],
     status(completed, passed, settled) {
       return {
         'cmi.completion_status': completed ? 'completed' : 'incomplete',
@@ -244,7 +255,7 @@ function interaction2004(entry) {
     if (value === undefined) return undefined;
     if (entry.kind === 'choice') return choices(value);
     if (entry.kind === 'fill-in') return fillIn(value, pattern);
-    return withinSpm(escapedText(value, { ascii: false }), 4000);
+    return escapedWithinSpm(escapedText(value, { ascii: false }), 4000);
   };
   const description = withinSpm(entry.question, 250);
   if (entry.shown) return { id: `${exercisePrefix}${entry.id}`, description, timestamp: time2004(entry.at), weighting: '0', result: 'neutral' };
@@ -297,7 +308,8 @@ class LmsSession {
     this.started = performance.now();
     this.written = new Map(); // element → last value written (no repeated writes)
     this.looked = new Set(); // refusals whose error was looked up (once per element, so a refusing LMS is no flood)
-    this.finished = false;
+    this.finished = false; // Finish/Terminate called, or the LMS ended the session
+    this.endedByLms = false; // a refusal's error code said the session is not running (set by refused)
     this.commitTimer = undefined;
     this.passing = undefined; // the passing fraction, read once
     this.completed = false;
@@ -308,8 +320,12 @@ class LmsSession {
     this.reviewing = this.get(dialect.mode) === 'review';
     this.earlier = this.reviewing ? undefined : dialect.earlier((element) => this.get(element));
     this.closed = this.reviewing || this.earlier?.completed === true;
-    // One interaction per check: the next index continues what the LMS holds (a resumed attempt).
-    this.nextInteraction = Number.parseInt(this.get('cmi.interactions._count'), 10) || 0;
+    // One interaction per check: the next index continues what the LMS holds (a resumed attempt), read once per
+    // launch and bounded, so a hostile count costs nothing.
+    const held = Number(this.get('cmi.interactions._count'));
+    this.nextInteraction = Number.isSafeInteger(held) && held > 0 ? Math.min(held, maxInteractions) : 0;
+    this.leftOut = ''; // what of the progress suspend_data cannot keep, in words
+    this.journalFull = ''; // that no more interactions are written, in words
   }
 
   // Every LMS call goes through here: a call that throws is caught and told, never left to escape.
@@ -334,12 +350,44 @@ class LmsSession {
     say('.scorm-alert', 'Your answers are not being saved: the learning platform (LMS) did not accept what this lesson sent it. What you do here is still checked on this page, but it may not be there when you come back, and your teacher may not see it. You can tell your teacher; reloading the course page may help.');
   }
 
-  // The LMS's error for the last call, as "error code: text", looked up once per `key` (else "as before").
-  errorFor(key) {
-    if (this.looked.has(key)) return 'as before';
+  // A call the LMS refused: its error code is asked once per `key` (so a refusing LMS is no flood), or each time
+  // when `probe` (an interaction's id, a commit: the calls that tell whether the session still runs). A code that
+  // says the session is not running sets endedByLms for the caller (restartIfEnded); any other is told.
+  refused(what, key, probe) {
+    const first = !this.looked.has(key);
     this.looked.add(key);
-    const code = this.call('error');
-    return `error ${code}: ${code === undefined ? '' : this.call('errorText', code)}`;
+    const code = first || probe ? this.call('error') : undefined;
+    if (code !== undefined && dialect.endedCodes.includes(code)) {
+      this.endedByLms = true;
+      return;
+    }
+    this.failed(`${what} (${first ? `error ${code}: ${code === undefined ? '' : this.call('errorText', code)}` : 'as before'})`);
+  }
+
+  // The session ended while the lesson still runs (the LMS ended it, or the page came back from the back/forward
+  // cache after pagehide ended it): Initialize once more; if the LMS refuses, the learner is told that nothing is
+  // recorded from now on, and no more calls are made. True when the session runs again.
+  restart() {
+    this.endedByLms = false;
+    this.finished = true;
+    clearTimeout(this.commitTimer);
+    this.commitTimer = undefined;
+    if (this.call('init', '') === 'true') {
+      this.finished = false;
+      this.written.clear(); // written again in full: the new session may not hold the last values
+      console.info(`qkv-lesson SCORM ${version}: the session with the LMS had ended; it was started again.`);
+      return true;
+    }
+    const text = "Your answers are no longer being recorded: this lesson's session with the learning platform (LMS) has ended. What you do here is still checked on this page; to record it, reopen the lesson from the course.";
+    if (!this.endedTold) console.warn(`qkv-lesson SCORM ${version}: ${text}`);
+    this.endedTold = true;
+    say('.scorm-alert', text);
+    return false;
+  }
+
+  // After a refusal: when its code said the session had ended, start it again (true when it runs).
+  restartIfEnded() {
+    return this.endedByLms && this.restart();
   }
 
   get(element) {
@@ -347,7 +395,7 @@ class LmsSession {
     return value === undefined || value === 'undefined' || value === 'null' ? '' : value;
   }
 
-  set(element, value, { force = false } = {}) {
+  set(element, value, { force = false, probe = false } = {}) {
     const text = String(value);
     if (!force && this.written.get(element) === text) return true;
     const answer = this.call('set', element, text);
@@ -355,7 +403,7 @@ class LmsSession {
       this.written.set(element, text);
       return true;
     }
-    if (answer !== undefined) this.failed(`it refused ${element} = ${JSON.stringify(text.slice(0, 80))} (${this.errorFor(element.replace(/\.\d+\./g, '.n.'))})`);
+    if (answer !== undefined) this.refused(`it refused ${element} = ${JSON.stringify(text.slice(0, 80))}`, element.replace(/\.\d+\./g, '.n.'), probe);
     return false;
   }
 
@@ -367,8 +415,12 @@ class LmsSession {
     clearTimeout(this.commitTimer);
     this.commitTimer = undefined;
     if (this.finished || this.closed) return;
-    const answer = this.call('commit', '');
-    if (answer !== undefined && answer !== 'true') this.failed(`its commit failed (${this.errorFor('commit')})`);
+    const failed = (answer) => answer !== undefined && answer !== 'true';
+    if (!failed(this.call('commit', ''))) return;
+    this.refused('its commit failed', 'commit', true);
+    if (!this.restartIfEnded()) return;
+    this.report();
+    if (failed(this.call('commit', ''))) this.refused('its commit failed', 'commit', false);
   }
 
   // Typing in the challenge box or editing numbers changes the progress often: commit once it settles.
@@ -396,8 +448,13 @@ class LmsSession {
     const words = left.length ? `This learning platform keeps at most ${dialect.suspendLimit.toLocaleString('en')} characters of your progress (SCORM ${version}), so ${left.join(' and ')} will not be restored when you come back.${left.includes('your answer to the challenge') ? ' Keep a copy of your challenge text if you want it later.' : ''}` : '';
     if (words && words !== this.leftOut) console.warn(`qkv-lesson SCORM ${version}: ${words}`);
     this.leftOut = words;
-    say('.scorm-status', words);
+    this.sayStatus();
     return text;
+  }
+
+  // The status line: what of the progress is not kept, and that checks are no longer recorded one by one.
+  sayStatus() {
+    say('.scorm-status', [this.leftOut, this.journalFull].filter(Boolean).join(' '));
   }
 
   // The mastery rule (see the top of this file): the core grades (lesson.outcome), this reports.
@@ -422,12 +479,32 @@ class LmsSession {
     if (this.finished || this.closed) return;
     const entry = entryOf(statement);
     if (!entry) return;
+    if (this.nextInteraction >= maxInteractions) {
+      if (!this.journalFull) {
+        this.journalFull = `This learning platform keeps at most ${maxInteractions} records of your answers in one attempt, and this attempt has no room left: your checks are not recorded one by one from now on, though your score and progress still are.`;
+        console.warn(`qkv-lesson SCORM ${version}: ${this.journalFull}`);
+        this.sayStatus();
+      }
+      return;
+    }
     const base = `cmi.interactions.${this.nextInteraction}`;
     const values = dialect.interaction(entry);
     // The id first, then the type: 2004 refuses anything else of an interaction before them (RTE 4.2.9, error 408).
-    if (!this.set(`${base}.id`, values.id, { force: true })) return;
+    // A refused id whose error says the session ended is written again once the session runs again.
+    const id = () => this.set(`${base}.id`, values.id, { force: true, probe: true });
+    if (!id() && !(this.restartIfEnded() && id())) return;
     this.nextInteraction++;
     for (const [element, value] of Object.entries(values)) if (element !== 'id' && value !== undefined) this.set(`${base}.${element}`, value, { force: true });
+  }
+
+  // The page came back from the back/forward cache: pagehide ended the session, so it is started again (or the
+  // learner told that nothing is recorded).
+  restored() {
+    if (!this.finished) return;
+    if (this.restart()) {
+      this.report();
+      this.commit();
+    }
   }
 
   exit() {
@@ -508,10 +585,13 @@ async function start() {
     session.commit();
   };
   lesson.addEventListener('qkv-lesson-ready', whenReady);
-  // pagehide is the last event a page reliably gets (also in a frame the LMS removes); beforeunload comes earlier
-  // on a navigation, and the first of the two ends the session.
+  // The session ends only when the page really goes: pagehide (also in a frame the LMS removes). Not beforeunload:
+  // it comes before any frame's "Leave site?" prompt, and a learner who chooses to stay would be recorded nowhere.
+  // A page restored from the back/forward cache (pageshow, persisted) starts the session again.
   addEventListener('pagehide', () => session.exit());
-  addEventListener('beforeunload', () => session.exit());
+  addEventListener('pageshow', (event) => {
+    if (event.persisted) session.restored();
+  });
   await customElements.whenDefined('qkv-lesson');
   if (saved) lesson.restoreProgress(saved);
   if (lesson.dataset.state === 'ready') whenReady();

@@ -19,7 +19,10 @@ import { firstLaunch } from './strict-lms.mjs';
 
 const strictLms = new URL('./strict-lms.mjs', import.meta.url);
 const apiNames = { '1.2': 'API', '2004': 'API_1484_11' };
-const callNames = { '1.2': { commit: 'LMSCommit', finish: 'LMSFinish', set: 'LMSSetValue', error: 'LMSGetLastError' }, '2004': { commit: 'Commit', finish: 'Terminate', set: 'SetValue', error: 'GetLastError' } };
+const callNames = {
+  '1.2': { init: 'LMSInitialize', get: 'LMSGetValue', commit: 'LMSCommit', finish: 'LMSFinish', set: 'LMSSetValue', error: 'LMSGetLastError' },
+  '2004': { init: 'Initialize', get: 'GetValue', commit: 'Commit', finish: 'Terminate', set: 'SetValue', error: 'GetLastError' },
+};
 
 let browser;
 let server;
@@ -31,11 +34,14 @@ const hostHtml = (version) => `<!doctype html>
 <body data-version="${version}"><h1>LMS</h1></body></html>`;
 
 // The strict API on the LMS's page, with counters the tests read (window.lms), and the player frame below it.
+// The setup's `host` may add a hostile _count (the API answers that number for cmi.interactions._count) and a
+// sibling frame beside the player that asks "Leave site?" (a beforeunload prompt) once it has been clicked.
 const hostJs = `
 import { createStrictApi } from '/strict-lms.mjs';
 const version = document.body.dataset.version;
 const names = ${JSON.stringify(callNames)}[version];
-const lms = createStrictApi(version, await (await fetch('/strict-setup/' + version + '.json')).json());
+const setup = await (await fetch('/strict-setup/' + version + '.json')).json();
+const lms = createStrictApi(version, setup);
 const count = (name) => lms.calls.filter((call) => call === name).length;
 window.lms = {
   api: lms.api,
@@ -43,18 +49,36 @@ window.lms = {
   get finished() { return count(names.finish); },
   snapshot: () => ({ store: Object.fromEntries(lms.store), refused: lms.refused, calls: lms.calls, next: lms.nextLaunch() }),
 };
-window[${JSON.stringify(apiNames)}[version]] = lms.api;
+const api = { ...lms.api };
+if (setup.host?.count !== undefined) {
+  const get = api[names.get];
+  api[names.get] = (element) => (element === 'cmi.interactions._count' ? (lms.calls.push(names.get), setup.host.count) : get(element));
+}
+window[${JSON.stringify(apiNames)}[version]] = api;
 const player = document.createElement('iframe');
 player.title = 'Player';
 player.src = '/player/' + version + '.html';
 document.body.append(player);
+if (setup.host?.sibling) {
+  const notes = document.createElement('iframe');
+  notes.title = 'Notes';
+  notes.src = '/sibling.html';
+  document.body.append(notes);
+}
 `;
+
+// The LMS's other frame: unsaved notes, so leaving the page asks first (Chromium asks only after a user gesture).
+const siblingHtml = `<!doctype html><html lang="en"><head><meta charset="utf-8" /><title>Notes</title><script type="module" src="/sibling.js"></script></head>
+<body><button type="button">Write a note</button></body></html>`;
+const siblingJs = `addEventListener('beforeunload', (event) => { event.preventDefault(); event.returnValue = ''; });`;
 
 async function routes(path) {
   let match;
   if ((match = /^\/strict\/(1\.2|2004)\.html$/.exec(path))) return { body: hostHtml(match[1]) };
   if (path === '/strict-host.js') return { body: hostJs };
   if (path === '/strict-lms.mjs') return { body: await readFile(strictLms) };
+  if (path === '/sibling.html') return { body: siblingHtml };
+  if (path === '/sibling.js') return { body: siblingJs };
   if ((match = /^\/strict-setup\/(1\.2|2004)\.json$/.exec(path))) return { body: JSON.stringify(setups[match[1]]) };
   return undefined;
 }
@@ -362,5 +386,198 @@ test('an LMS whose Initialize throws: the learner is told, the lesson runs, Term
     } finally {
       await close();
     }
+  }
+});
+
+// The interactions the LMS holds whose index is `from` or later: { index, element, value }.
+const writtenFrom = (store, from) =>
+  Object.entries(store)
+    .map(([element, value]) => [Number(/^cmi\.interactions\.(\d+)\./.exec(element)?.[1]), element, value])
+    .filter(([index]) => index >= from);
+
+// Checks an exercise and waits until the LMS holds one more interaction id than before (or 5 s pass: the test's
+// assertions then say what is missing).
+async function checkAndWaitForRecord(page, frame, id, responses) {
+  const before = await page.evaluate(() => Object.keys(window.lms.snapshot().store).filter((key) => /^cmi\.interactions\.\d+\.id$/.test(key)).length);
+  const form = await answerExercise(frame, id, responses);
+  await form.locator('[data-feedback]').filter({ hasText: /\S/ }).first().waitFor();
+  const more = (n) => Object.keys(window.lms.snapshot().store).filter((key) => /^cmi\.interactions\.\d+\.id$/.test(key)).length > n;
+  await page.waitForFunction(more, before, { timeout: 5000 }).catch(() => {});
+  return before;
+}
+
+test('a sibling frame asks "Leave site?" and the learner stays: the session goes on and a later answer is recorded', async () => {
+  for (const version of ['1.2', '2004']) {
+    const names = callNames[version];
+    setups[version] = { cmi: firstLaunch(version), host: { sibling: true } };
+    const { page, problems, close } = await openPage(browser);
+    try {
+      await page.goto(`${origin}/strict/${version}.html`);
+      const frame = await lessonFrame(page);
+      await check(page, frame, wrong.id, wrong.responses);
+      // The other frame has had a gesture, so leaving the LMS's page asks; the learner chooses to stay.
+      await page.frameLocator('iframe[title="Notes"]').getByRole('button').click();
+      const asked = new Promise((done) => page.once('dialog', (dialog) => dialog.dismiss().then(() => done(dialog.type()))));
+      await page.close({ runBeforeUnload: true });
+      assert.equal(await asked, 'beforeunload', 'the LMS page asked before leaving');
+      assert.equal(page.isClosed(), false, 'the learner stayed');
+      const before = await checkAndWaitForRecord(page, frame, rightAfterWrong.id, rightAfterWrong.responses);
+      const { store, refused, calls } = await snapshot(page);
+      assertNoRefusals(refused, `SCORM ${version} after staying`);
+      assert.equal(calls.filter((call) => call === names.finish).length, 0, `no ${names.finish} while the learner stays`);
+      const id = version === '1.2' ? camel(rightAfterWrong.id) : `urn:qkv-lesson:exercise:${rightAfterWrong.id}`;
+      assert.equal(store[`cmi.interactions.${before}.id`], id, 'the answer after staying is recorded');
+      assert.equal(store[`cmi.interactions.${before}.result`], 'correct');
+      assertNoProblems(problems, `SCORM ${version}, a prompt in a sibling frame`);
+    } finally {
+      await close();
+    }
+  }
+});
+
+test('an LMS answering cmi.interactions._count = 400000000: a check completes with few calls, nothing written past the bound, the learner told', async () => {
+  for (const version of ['1.2', '2004']) {
+    const names = callNames[version];
+    setups[version] = { cmi: firstLaunch(version), host: { count: '400000000' } };
+    const { page, problems, close } = await openPage(browser);
+    try {
+      await page.goto(`${origin}/strict/${version}.html`);
+      const frame = await lessonFrame(page);
+      await check(page, frame, wrong.id, wrong.responses);
+      await check(page, frame, rightAfterWrong.id, rightAfterWrong.responses);
+      const { store, refused, calls } = await snapshot(page);
+      // The launch reads a handful of elements, _count once; the checks read nothing more (measured: 7 GetValue
+      // calls of 16 in 1.2, 5 of 18 in 2004).
+      const gets = calls.filter((call) => call === names.get).length;
+      assert.ok(gets <= 15, `SCORM ${version}: ${gets} GetValue calls for a launch and two checks`);
+      assert.ok(calls.length <= 60, `SCORM ${version}: ${calls.length} calls in all`);
+      assertNoRefusals(refused, `SCORM ${version}, a hostile _count`);
+      assert.deepEqual(writtenFrom(store, 250), [], 'no interaction past the 250 an attempt keeps');
+      assert.match(store['cmi.suspend_data'], /ch26-parameter-count/, 'the progress is still kept');
+      assert.match(await frame.locator('.scorm-status[role="status"]').innerText(), /^This learning platform keeps at most 250 records of your answers in one attempt, and this attempt has no room left: your checks are not recorded one by one from now on, though your score and progress still are\.$/);
+      assertNoProblems(problems.filter((p) => !p.includes('records of your answers')), `SCORM ${version}, a hostile _count`);
+    } finally {
+      await close();
+    }
+  }
+});
+
+test('a fill-in of 407 characters ([4,7,2] and 400 spaces) is recorded within the smallest permitted maximum, and kept whole in suspend_data', async () => {
+  const long = `[4,7,2]${' '.repeat(400)}`;
+  for (const version of ['1.2', '2004']) {
+    setups[version] = { cmi: firstLaunch(version) };
+    const { page, problems, close } = await openPage(browser);
+    try {
+      await page.goto(`${origin}/strict/${version}.html`);
+      const frame = await lessonFrame(page);
+      await check(page, frame, shownByButton.id, [long]);
+      const { store, refused } = await snapshot(page);
+      assertNoRefusals(refused, `SCORM ${version}, a long fill-in`);
+      const [record] = interactionsOf(store);
+      const response = record[version === '1.2' ? 'student_response' : 'learner_response'];
+      assert.ok(response.length <= (version === '1.2' ? 255 : 250), `${response.length} characters recorded`);
+      assert.ok(response.startsWith('[4,7,2]'), 'the record begins with what the learner wrote');
+      assert.deepEqual(JSON.parse(store['cmi.suspend_data']).answers[shownByButton.id].responses, [long], 'the whole response is kept in suspend_data');
+      // A challenge longer than its record, a line break where the record is cut: the record is within its SPM
+      // (1.2 CMIString255, 2004 long-fill-in 4000), never ends in half an escape, and reads back as the text's start.
+      const spm = version === '1.2' ? 255 : 4000;
+      const text = `${'x'.repeat(spm - 2)}\n${'y'.repeat(20)}`;
+      const commits = await page.evaluate(() => window.lms.commits);
+      const box = frame.locator('qkv-lesson textarea[data-challenge]');
+      await box.fill(text);
+      await box.blur();
+      await page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
+      const after = await snapshot(page);
+      assertNoRefusals(after.refused, `SCORM ${version}, a long challenge`);
+      const challengeRecord = interactionsOf(after.store).at(-1)[version === '1.2' ? 'student_response' : 'learner_response'];
+      assert.ok(challengeRecord.length <= spm, `the challenge record is ${challengeRecord.length} characters`);
+      const kept = unescape(challengeRecord.replace(/(\.\.\.|…)$/, ''));
+      assert.ok(kept.length > spm - 10 && text.startsWith(kept), 'the record reads back as the start of the text');
+      assert.equal(JSON.parse(after.store['cmi.suspend_data']).challenge, text, 'the whole text is kept in suspend_data');
+      assertNoProblems(problems, `SCORM ${version}, a long fill-in`);
+    } finally {
+      await close();
+    }
+  }
+});
+
+test('the session ended while the lesson runs (the LMS ended it, or the page came back from the back/forward cache): re-initialised where the LMS allows, else the learner is told', async () => {
+  const ended = /^Your answers are no longer being recorded: this lesson's session with the learning platform \(LMS\) has ended\./;
+  for (const version of ['1.2', '2004']) {
+    const names = callNames[version];
+    for (const [how, reinitialize] of [['a strict LMS', false], ['an LMS that lets the lesson start again', true]]) {
+      setups[version] = { cmi: firstLaunch(version), reinitialize };
+      const { page, problems, close } = await openPage(browser);
+      try {
+        await page.goto(`${origin}/strict/${version}.html`);
+        const frame = await lessonFrame(page);
+        await check(page, frame, wrong.id, wrong.responses);
+        // The LMS ends the session on its own (a time-out): the next check finds it ended.
+        await page.evaluate((finish) => window.lms.api[finish](''), names.finish);
+        const first = await checkAndWaitForRecord(page, frame, rightAfterWrong.id, rightAfterWrong.responses);
+        const alert = frame.locator('.scorm-alert[role="alert"]');
+        if (reinitialize) {
+          assert.equal((await snapshot(page)).store[`cmi.interactions.${first}.result`], 'correct', `${version}, ${how}: the check after the LMS ended the session is recorded`);
+          assert.equal(await alert.innerText(), '');
+        } else assert.match(await alert.innerText(), ended, `${version}, ${how}`);
+        // The page is hidden and restored from the back/forward cache (the events a restore sends).
+        await frame.evaluate(() => {
+          dispatchEvent(new PageTransitionEvent('pagehide', { persisted: true }));
+          dispatchEvent(new PageTransitionEvent('pageshow', { persisted: true }));
+        });
+        const second = await checkAndWaitForRecord(page, frame, shownByLesson.id, ['3']);
+        const { store, calls } = await snapshot(page);
+        if (reinitialize) {
+          assert.equal(store[`cmi.interactions.${second}.result`], version === '1.2' ? 'wrong' : 'incorrect', `${version}, ${how}: the check after the restore is recorded`);
+          assert.equal(await alert.innerText(), '');
+        } else {
+          assert.match(await alert.innerText(), ended, `${version}, ${how}`);
+          assert.equal(calls.filter((call) => call === names.init).length, 3, 'one Initialize per launch, one try after each end');
+        }
+        assertNoProblems(problems.filter((p) => !p.includes(`qkv-lesson SCORM ${version}:`)), `SCORM ${version}, ${how}`);
+      } finally {
+        await close();
+      }
+    }
+  }
+});
+
+test('SCORM 2004: a challenge of 20,001 characters keeps the lesson\'s one limit: 20,000 in suspend_data and back on relaunch, a record within 4,000', async () => {
+  const limit = 20000;
+  const text = 'Tied weights favour the diagonal. '.repeat(600).slice(0, limit + 1);
+  setups['2004'] = { cmi: firstLaunch('2004') };
+  let next;
+  const one = await openPage(browser);
+  try {
+    await one.page.goto(`${origin}/strict/2004.html`);
+    const frame = await lessonFrame(one.page);
+    const commits = await one.page.evaluate(() => window.lms.commits);
+    const box = frame.locator('qkv-lesson textarea[data-challenge]');
+    await box.fill(text);
+    await box.blur();
+    await one.page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
+    const { store, refused } = await snapshot(one.page);
+    assertNoRefusals(refused, 'a challenge at the limit');
+    const saved = JSON.parse(store['cmi.suspend_data']).challenge;
+    assert.deepEqual([saved.length, saved === text.slice(0, limit)], [limit, true], 'suspend_data holds what the box kept');
+    assert.ok(interactionsOf(store).at(-1).learner_response.length <= 4000, 'the long-fill-in record within its SPM');
+    assert.match(await frame.locator('qkv-lesson [data-challenge-limit]').innerText(), /^This box keeps at most 20,000 characters/);
+    assert.equal(await frame.locator('.scorm-status[role="status"]').innerText(), '', 'nothing of the progress left out');
+    await closeLessonFrame(one.page, frame, one.navigateFrame);
+    next = (await snapshot(one.page)).next;
+    assertNoProblems(one.problems, 'a challenge at the limit');
+  } finally {
+    await one.close();
+  }
+  setups['2004'] = { cmi: next };
+  const two = await openPage(browser);
+  try {
+    await two.page.goto(`${origin}/strict/2004.html`);
+    const frame = await lessonFrame(two.page);
+    const back = await frame.locator('qkv-lesson textarea[data-challenge]').inputValue();
+    assert.deepEqual([back.length, back === text.slice(0, limit)], [limit, true], 'the relaunch brings back the 20,000 characters');
+    assertNoProblems(two.problems, 'a relaunch with a challenge at the limit');
+  } finally {
+    await two.close();
   }
 });

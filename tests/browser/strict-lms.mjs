@@ -3,7 +3,7 @@
 // model, §3.4.5 data types) and SCORM 2004 4th Edition (ADL RTE 1.1, 2009: §3.1.7 error codes, §4.1.1 data types,
 // §4.2 data model). Lenient runtimes (scorm-again) accept what this one refuses; a value this API refuses is one
 // some LMS may drop. Every call that ends with an error code other than 0 is counted in `refused`.
-//   createStrictApi('1.2' | '2004', { cmi, failures }) → { api, store, refused, calls, nextLaunch() }
+//   createStrictApi('1.2' | '2004', { cmi, failures, reinitialize }) → { api, store, refused, calls, nextLaunch() }
 // A plain ES module with no imports: the tests' host page loads it in the browser, node tests import it.
 
 // ---- Shared syntax ----------------------------------------------------------------------------------------
@@ -104,6 +104,9 @@ const responseFormats2004 = {
   likert: () => (value) => uri(value, 250),
   other: () => (value) => characterstring(value, 4000),
 };
+
+// 2004 §4.2.9 cmi.interactions: "The LMS shall support an SPM of 250 interactions".
+const interactionsSpm2004 = 250;
 
 // ---- The data models -----------------------------------------------------------------------------------------
 // Each element: access (r, w or rw), check(value, store, index) → error code or 0. Interaction elements use "n".
@@ -233,7 +236,9 @@ function countOf(store, prefix) {
 // `cmi`: the LMS's stored data for this launch (element → string), e.g. { 'cmi.entry': 'resume', … }.
 // `failures`: { throws: true } (every call but Initialize throws; with initializeThrows: true, Initialize too),
 // { refuseSets: true } (every SetValue is refused with a general failure), { failCommits: true } (every Commit fails).
-export function createStrictApi(version, { cmi = {}, failures = {} } = {}) {
+// `reinitialize`: true for an LMS that lets the SCO start a new session after Finish/Terminate, keeping the data
+// (the specifications refuse it: 1.2 301, 2004 104; some LMSs allow it).
+export function createStrictApi(version, { cmi = {}, failures = {}, reinitialize = false } = {}) {
   const dialect = dialects[version];
   const { codes } = dialect;
   const store = new Map(Object.entries(cmi).map(([k, v]) => [k, String(v)]));
@@ -304,6 +309,8 @@ export function createStrictApi(version, { cmi = {}, failures = {} } = {}) {
     if (indexes.length) {
       const count = countOf(store, 'cmi.interactions');
       if (indexes[0] > count) return end(call, args, codes.badIndex, 'false', `index ${indexes[0]} past _count ${count}`);
+      // 2004 §4.2.9: the LMS keeps an SPM of 250 interactions; this one keeps exactly that many (351 past it).
+      if (version === '2004' && indexes[0] >= interactionsSpm2004) return end(call, args, codes.setFailure, 'false', `past the ${interactionsSpm2004} interactions kept`);
       if (indexes.length > 1 && indexes[1] > countOf(store, `cmi.interactions.${indexes[0]}.correct_responses`)) return end(call, args, codes.badIndex, 'false', 'correct_responses index past _count');
       // 2004 §4.2.9: the id first, then the type before responses (408).
       if (version === '2004' && !key.endsWith('.n.id') && !store.has(`cmi.interactions.${indexes[0]}.id`)) return end(call, args, codes.dependency, 'false', 'id not set');
@@ -329,7 +336,7 @@ export function createStrictApi(version, { cmi = {}, failures = {} } = {}) {
   wrap(names.init, (parameter) => {
     if (parameter !== '') return end(names.init, [parameter], codes.badArgument, 'false', 'the parameter must be ""');
     if (state === 'running') return end(names.init, [parameter], codes.alreadyInitialized, 'false', 'already initialized');
-    if (state === 'done') return end(names.init, [parameter], codes.terminated, 'false', 'terminated');
+    if (state === 'done' && !reinitialize) return end(names.init, [parameter], codes.terminated, 'false', 'terminated');
     state = 'running';
     return end(names.init, [parameter], 0, 'true');
   });

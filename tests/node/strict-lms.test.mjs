@@ -98,3 +98,29 @@ test('the failing LMSs: throwing calls, refused SetValue, failed Commit', () => 
     assert.equal(codeOf(failing, version), version === '1.2' ? '101' : '391');
   }
 });
+
+test('SCORM 2004 keeps exactly 250 interactions, the smallest permitted maximum (RTE 4.2.9): the 251st is refused', () => {
+  const lms = started('2004');
+  for (let n = 0; n < 250; n++) assert.equal(lms.api.SetValue(`cmi.interactions.${n}.id`, `urn:x:${n}`), 'true');
+  assert.equal(lms.api.GetValue('cmi.interactions._count'), '250');
+  assert.equal(lms.api.SetValue('cmi.interactions.250.id', 'urn:x:250'), 'false');
+  assert.equal(lms.api.GetLastError(), '351');
+  assert.equal(lms.api.SetValue('cmi.interactions.249.result', 'neutral'), 'true', 'the kept ones can still be written');
+});
+
+test('Initialize after Finish/Terminate: refused by the specifications, allowed by an LMS created with reinitialize', () => {
+  for (const version of ['1.2', '2004']) {
+    const [init, finish, set] = version === '1.2' ? ['LMSInitialize', 'LMSFinish', 'LMSSetValue'] : ['Initialize', 'Terminate', 'SetValue'];
+    const strict = started(version);
+    assert.equal(strict.api[finish](''), 'true');
+    assert.equal(strict.api[init](''), 'false');
+    assert.equal(codeOf(strict, version), version === '1.2' ? '301' : '104');
+    const lenient = createStrictApi(version, { cmi: firstLaunch(version, { 'cmi.suspend_data': 'kept' }), reinitialize: true });
+    assert.equal(lenient.api[init](''), 'true');
+    assert.equal(lenient.api[finish](''), 'true');
+    assert.equal(lenient.api[set]('cmi.suspend_data', 'x'), 'false', 'nothing is written between the sessions');
+    assert.equal(lenient.api[init](''), 'true');
+    assert.equal(lenient.api[set]('cmi.suspend_data', 'again'), 'true');
+    assert.equal(lenient.store.get('cmi.suspend_data'), 'again');
+  }
+});

@@ -8,16 +8,25 @@ import type { LessonState, SelfScoreRequest } from './types';
 
 export type SavedProgress = Partial<ExerciseProgress> & { responses: string[] };
 
+/** The most characters of one text the lesson keeps (the challenge, a blank): the challenge box stops there and
+ * says so, and storage, restoreProgress and an LMS's suspend_data give back at most this many. SCORM 2004's
+ * suspend_data (64,000) holds a challenge this long even with every character escaped (two each). */
+export const savedTextLimit = 20000;
+
+// A saved text as the lesson keeps it: a longer one (an older save, a course's own store) is cut to the limit, as
+// the box would have cut it, rather than the whole answer dropped.
+export const keptText = (text: string): string => text.slice(0, savedTextLimit);
+
 // Saved work as a course gave it back (storage or an LMS): only the shapes the lesson writes are read, and
 // anything else is ignored (null), never trusted. Older saves hold only responses and correct.
 export function readSavedProgress(value: unknown): SavedProgress | null {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
   const saved = value as Record<string, unknown>;
   const responses = saved.responses;
-  if (!Array.isArray(responses) || responses.length > 64 || !responses.every((item) => typeof item === 'string' && item.length <= 20000)) return null;
+  if (!Array.isArray(responses) || responses.length > 64 || !responses.every((item) => typeof item === 'string')) return null;
   const attempts = saved.attempts;
   return {
-    responses: [...responses] as string[],
+    responses: (responses as string[]).map(keptText),
     ...(typeof attempts === 'number' && Number.isInteger(attempts) && attempts >= 0 && attempts <= 1e6 ? { attempts } : {}),
     ...(saved.revealed === true ? { revealed: true } : {}),
     ...(typeof saved.counts === 'boolean' ? { counts: saved.counts } : {}),

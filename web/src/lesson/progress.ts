@@ -1,7 +1,7 @@
 // What the lesson keeps of a learner's work, for a course's own store (`progress`, `restoreProgress`, the
 // qkv-lesson-progress event; the SCORM launch page keeps it as suspend_data), and how a saved copy is read back.
 import type { ExerciseProgress } from './exercises';
-import { readSavedProgress } from './host-bridge';
+import { keptText, readSavedProgress } from './host-bridge';
 import { uuidPattern } from './lesson-record';
 
 /** What the lesson keeps of a learner's work: `progress`, `restoreProgress`, the qkv-lesson-progress event. */
@@ -28,9 +28,11 @@ export function readLessonProgress(value: unknown): LessonProgress | null {
       if (read) answers[id] = { responses: read.responses, correct: false, attempts: read.attempts ?? 1, revealed: read.revealed ?? false, ...(read.counts === undefined ? {} : { counts: read.counts }) };
     }
   }
-  const text = (field: unknown) => (typeof field === 'string' && field.length <= 100000 ? field : '');
+  // The challenge is the learner's text, kept to the lesson's one limit; the state is a link, which a cut would break.
+  const challenge = typeof given.challenge === 'string' ? keptText(given.challenge) : '';
+  const state = typeof given.state === 'string' && given.state.length <= 100000 ? given.state : '';
   const registration = typeof given.registration === 'string' && uuidPattern.test(given.registration) ? { registration: given.registration } : {};
-  return { answers, challenge: text(given.challenge), state: text(given.state), ...registration };
+  return { answers, challenge, state, ...registration };
 }
 
 // The learner's work as a course keeps it: every question with progress, the challenge's text, and the edited
