@@ -48,11 +48,11 @@ function workerUrlLiteral(call: AstNode): AstNode | undefined {
 // Rolldown file reference to the worker, emitted as an entry of this build (its chunks shared with the element's);
 // Vite's transform no longer matches it, and resolveFileUrl writes the entry's path back as a literal.
 function workersAsEntries(): Plugin {
-  const workerReferences = new Set<string>();
+  const references = new Map<string, string>(); // a worker's module -> its file reference
   return {
     name: 'qkv-workers-as-entries',
     transform: {
-      filter: { id: { include: [new RegExp(`^${lesson}/`)] }, code: { include: ['new Worker('] } },
+      filter: { code: { include: ['new Worker('] } },
       async handler(code, id) {
         const calls = [...astNodes(this.parse(code))].filter((node) => node.type === 'NewExpression' && isName(node.callee, 'Worker'));
         let out = code;
@@ -62,8 +62,8 @@ function workersAsEntries(): Plugin {
           if (!literal) this.error(`${id}: a worker started otherwise than new Worker(new URL('./….ts', import.meta.url), …) (vite.lib.config.ts)`);
           const worker = await this.resolve(literal.value as string, id);
           if (!worker) this.error(`${id}: the worker ${String(literal.value)} was not found`);
-          const referenceId = this.emitFile({ type: 'chunk', id: worker.id, fileName: `${basename(worker.id, extname(worker.id))}.js` });
-          workerReferences.add(referenceId);
+          const referenceId = references.get(worker.id) ?? this.emitFile({ type: 'chunk', id: worker.id, fileName: `${basename(worker.id, extname(worker.id))}.js` });
+          references.set(worker.id, referenceId);
           out = `${out.slice(0, literal.start)}import.meta.ROLLDOWN_FILE_URL_${referenceId}${out.slice(literal.end)}`;
         }
         return { code: out, map: null };
@@ -72,7 +72,7 @@ function workersAsEntries(): Plugin {
     // Before Vite's own, which would write the path as an expression (renderBuiltUrl).
     resolveFileUrl: {
       order: 'pre',
-      handler: ({ referenceId, relativePath }) => (workerReferences.has(referenceId) ? JSON.stringify(`./${relativePath}`) : undefined),
+      handler: ({ referenceId, relativePath }) => ([...references.values()].includes(referenceId) ? JSON.stringify(`./${relativePath}`) : undefined),
     },
   };
 }
