@@ -79,7 +79,8 @@ function workersAsEntries(): Plugin {
 
 // Vite wraps each dynamic import() of a module in its preload helper, whose code names a computed URL
 // (new URL(dep, import.meta.url): a "Critical dependency" in webpack) and which preloads nothing here (no
-// modulepreload lists, below). The helper's module is loaded as one line that calls the import.
+// modulepreload lists, below). The helper's module is loaded as one line that calls the import, its binding
+// named otherwise than __vitePreload: a site's Vite declares that name in each module with a dynamic import.
 const preloadHelperId = '\0vite/preload-helper.js';
 function preloadHelperWithoutUrls(): Plugin {
   return {
