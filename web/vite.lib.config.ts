@@ -2,90 +2,91 @@
 // own bundler. Not Vite's library mode: that always inlines assets as data: URLs, which a strict CSP refuses.
 // This is an ordinary build with the element as its one entry, relative URLs, and every asset (WebAssembly,
 // KaTeX fonts) a file of its own that the code names as new URL('./assets/…', import.meta.url): the form Vite
-// and webpack 5 copy into the site's build. The two workers are entries too, started as
+// and webpack 5 copy into the site's build. The two workers are entries too, started as the source starts them,
 // new Worker(new URL('./….js', import.meta.url), { type: 'module' }), the form those bundlers build as workers
 // (their imports and .wasm included); the site's build names every file again. Every file sits at the folder's
 // top and every asset in assets/, so each URL is './…' from whichever file names it: a bundler that leaves
 // these URLs alone (esbuild, Rollup) works once the folder is copied beside its output, at any sub-path
-// (docs/npm.md; tests/browser/bundlers.test.mjs builds a site with each bundler).
+// (docs/npm.md; tests/browser/bundlers.test.mjs builds a site with each bundler). No code is rewritten as text:
+// the workers' URLs become file references before Vite reads them, and Vite's preload helper is loaded as a stub.
 import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { basename, extname, resolve } from 'node:path';
 import { defineConfig, mergeConfig, type Plugin } from 'vite';
 import { katexFontSubsets } from './katex-font-subsets.ts';
 import site from './vite.config.ts';
 
 const lesson = resolve(import.meta.dirname, 'src/lesson');
-// The worker entries, by the name their file gets in dist-lib/.
-const workers = { 'self-score-worker': resolve(lesson, 'self-score-worker.ts'), 'scale-worker': resolve(lesson, 'scale-worker.ts') };
 
-// The site's build bundles each `?worker&url` import into a file whose URL the page passes through the
-// Trusted Types policy (trusted-types.ts). A site's bundler would copy such a file as it is, and its own
-// imports and .wasm URLs would then name files the site's build renamed. Here each such import gives a
-// marker, and each `new Worker(trustedWorkerScript(<that import>), …)` becomes the literal worker form,
-// pointing at the worker's entry in dist-lib/. A source that starts its worker otherwise stops the build.
-// Bundlers rewrite only the URL in that form, so the policy can no longer wrap it: the form runs inside
-// viaPolicy(), which for that one synchronous call gives `Worker` a constructor that passes the URL the
-// bundler wrote through trustedWorkerScript: the lesson's policy (a page requiring Trusted Types refuses a plain
-// URL) and its check that the script is of the page's origin.
-const helperId = 'virtual:qkv-worker-via-policy';
-const preloadHelperId = '\0vite/preload-helper.js';
-const helper = `import { trustedWorkerScript } from ${JSON.stringify(resolve(lesson, 'trusted-types.ts'))};
-export function viaPolicy(start) {
-  const Native = globalThis.Worker;
-  globalThis.Worker = function Worker(url, options) { return new Native(trustedWorkerScript(String(url)), options); };
-  try {
-    return start();
-  } finally {
-    globalThis.Worker = Native;
+// An ESTree node, as Rolldown's parser gives it: its type, its place in the code and its fields.
+type AstNode = { type: string; start: number; end: number; [field: string]: unknown };
+
+function* astNodes(value: unknown): Generator<AstNode> {
+  if (Array.isArray(value)) for (const item of value) yield* astNodes(item);
+  else if (value && typeof value === 'object') {
+    if ('type' in value) yield value as AstNode;
+    for (const field of Object.values(value)) if (field && typeof field === 'object') yield* astNodes(field);
   }
 }
-`;
-function workersForBundlers(): Plugin {
-  const importRE = /^import (\w+) from '\.\/([\w-]+)\.ts\?worker&url';$/gm;
+
+const isName = (node: unknown, name: string) => (node as AstNode | undefined)?.type === 'Identifier' && (node as { name?: string }).name === name;
+
+// The string literal of `new Worker(new URL('<literal>', import.meta.url), …)`, or undefined for any other form.
+function workerUrlLiteral(call: AstNode): AstNode | undefined {
+  const [url] = call.arguments as AstNode[];
+  if (url?.type !== 'NewExpression' || !isName(url.callee, 'URL')) return undefined;
+  const [literal, base] = url.arguments as AstNode[];
+  const meta = base?.type === 'MemberExpression' ? (base.object as AstNode) : undefined;
+  const isImportMetaUrl = meta?.type === 'MetaProperty' && isName(meta.meta, 'import') && isName(meta.property, 'meta') && isName(base.property, 'url');
+  return literal?.type === 'Literal' && typeof literal.value === 'string' && isImportMetaUrl ? literal : undefined;
+}
+
+// The sources start each worker as `new Worker(new URL('./….ts', import.meta.url), { type: 'module' })`
+// (trusted-types.ts), the form a site's bundler (Vite, webpack 5, Parcel) builds as a worker with its imports and
+// .wasm. The package keeps that form, naming the worker's entry in dist-lib/ ('./self-score-worker.js'). Vite's own
+// build of it would bundle the worker apart and write `new URL(/* @vite-ignore */ "…", '' + import.meta.url)`,
+// which no bundler reads as a worker again. So here, before Vite's worker transform, the literal becomes a
+// Rolldown file reference to the worker, emitted as an entry of this build (its chunks shared with the element's);
+// Vite's transform no longer matches it, and resolveFileUrl writes the entry's path back as a literal.
+function workersAsEntries(): Plugin {
+  const references = new Map<string, string>(); // a worker's module -> its file reference
   return {
-    name: 'qkv-workers-for-bundlers',
-    enforce: 'pre',
-    resolveId: (source) => (source === helperId ? `\0${helperId}` : undefined),
-    // Vite wraps each dynamic import in its preload helper, which preloads nothing here and whose code names a
-    // computed URL (`new URL(dep, import.meta.url)`: a "Critical dependency" in webpack). The helper is one line
-    // here, and the calls come off it in generateBundle.
-    load(id) {
-      if (id === `\0${helperId}`) return helper;
-      if (id === preloadHelperId) return 'export const __vitePreload = (load) => load();';
-      return undefined;
-    },
-    transform(code, id) {
-      if (!id.startsWith(lesson) || !code.includes('?worker&url')) return undefined;
-      let out = `import { viaPolicy } from '${helperId}';\n${code}`;
-      for (const [line, name, file] of code.matchAll(importRE)) {
-        if (!(file in workers)) this.error(`${file}.ts is not one of the package's worker entries (vite.lib.config.ts)`);
-        const call = `new Worker(trustedWorkerScript(${name}), { type: 'module' })`;
-        if (!out.includes(call)) this.error(`expected ${call} in ${id}`);
-        out = out
-          .replace(line, '')
-          .replaceAll(call, `viaPolicy(() => new Worker(new URL(/* @vite-ignore */ '__QKV_WORKER__${file}', import.meta.url), { type: 'module' }))`);
-      }
-      if (out.includes('?worker&url')) this.error(`a ?worker&url import in ${id} is not in the form vite.lib.config.ts rewrites`);
-      return { code: out, map: null };
-    },
-    // After Vite has written every URL (the vite-ignore comment keeps its worker and asset transforms off the
-    // marker: they would bundle the worker here): the marker becomes the worker entry's path, without the comment
-    // (a site's Vite would skip the URL). The preload wrapper comes off the dynamic imports, and the helper's name
-    // goes (a site's Vite adds its own of the same name to the module).
-    generateBundle: {
-      order: 'post',
-      handler(_, bundle) {
-        for (const chunk of Object.values(bundle)) {
-          if (chunk.type !== 'chunk') continue;
-          chunk.code = chunk.code
-            .replace(/__vitePreload\(\(\) => (import\("[^"]+"\)), \[\], import\.meta\.url\)/g, '$1')
-            .replace(/\b__vitePreload\b/g, 'unusedPreloadHelper')
-            .replace(/new URL\(\s*(?:\/\*[^*]*\*\/\s*)?(['"`])__QKV_WORKER__([\w-]+)\1/g, (_match, _quote, file) => `new URL("./${file}.js"`);
-          if (chunk.code.includes('__QKV_WORKER__')) this.error(`a worker marker in ${chunk.fileName} was not replaced`);
-          if (chunk.code.includes('unusedPreloadHelper(')) this.error(`a preload call in ${chunk.fileName} was not unwrapped`);
+    name: 'qkv-workers-as-entries',
+    transform: {
+      filter: { code: { include: ['new Worker('] } },
+      async handler(code, id) {
+        const calls = [...astNodes(this.parse(code))].filter((node) => node.type === 'NewExpression' && isName(node.callee, 'Worker'));
+        let out = code;
+        // From the last call back, so that each one's place in the code is still where the parser found it.
+        for (const call of calls.reverse()) {
+          const literal = workerUrlLiteral(call);
+          if (!literal) this.error(`${id}: a worker started otherwise than new Worker(new URL('./….ts', import.meta.url), …) (vite.lib.config.ts)`);
+          const worker = await this.resolve(literal.value as string, id);
+          if (!worker) this.error(`${id}: the worker ${String(literal.value)} was not found`);
+          const referenceId = references.get(worker.id) ?? this.emitFile({ type: 'chunk', id: worker.id, fileName: `${basename(worker.id, extname(worker.id))}.js` });
+          references.set(worker.id, referenceId);
+          out = `${out.slice(0, literal.start)}import.meta.ROLLDOWN_FILE_URL_${referenceId}${out.slice(literal.end)}`;
         }
+        return { code: out, map: null };
       },
     },
+    // Before Vite's own, which would write the path as an expression (renderBuiltUrl).
+    resolveFileUrl: {
+      order: 'pre',
+      handler: ({ referenceId, relativePath }) => ([...references.values()].includes(referenceId) ? JSON.stringify(`./${relativePath}`) : undefined),
+    },
+  };
+}
+
+// Vite wraps each dynamic import() of a module in its preload helper, whose code names a computed URL
+// (new URL(dep, import.meta.url): a "Critical dependency" in webpack) and which preloads nothing here (no
+// modulepreload lists, below). The helper's module is loaded as one line that calls the import, its binding
+// named otherwise than __vitePreload: a site's Vite declares that name in each module with a dynamic import.
+const preloadHelperId = '\0vite/preload-helper.js';
+function preloadHelperWithoutUrls(): Plugin {
+  return {
+    name: 'qkv-preload-helper-without-urls',
+    enforce: 'pre',
+    load: (id) => (id === preloadHelperId ? 'const importWithoutPreload = (importModule) => importModule();\nexport { importWithoutPreload as __vitePreload };' : undefined),
   };
 }
 
@@ -112,7 +113,7 @@ const sitePlugins = (site.plugins ?? []).map((plugin) =>
 );
 
 const config = mergeConfig({ ...site, plugins: sitePlugins }, defineConfig({
-  plugins: [workersForBundlers(), packageFiles()],
+  plugins: [workersAsEntries(), preloadHelperWithoutUrls(), packageFiles()],
   publicDir: false, // the site's favicon and host example are not the package's
   build: {
     outDir: resolve(import.meta.dirname, '../dist-lib'),
@@ -133,6 +134,6 @@ const config = mergeConfig({ ...site, plugins: sitePlugins }, defineConfig({
     renderBuiltUrl: (fileName, { hostType }) => (hostType === 'js' ? { runtime: `new URL(${JSON.stringify(`./${fileName}`)}, import.meta.url).href` } : { relative: true }),
   },
 }));
-// Not merged with the site's inputs (its pages): the element and its workers only.
-config.build.rollupOptions.input = { 'qkv-lesson': resolve(lesson, 'define.ts'), ...workers };
+// Not merged with the site's inputs (its pages): the element only (its workers are emitted by workersAsEntries).
+config.build.rollupOptions.input = { 'qkv-lesson': resolve(lesson, 'define.ts') };
 export default config;

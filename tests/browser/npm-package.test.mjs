@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { parseAst } from 'vite';
 import { serve } from '../../scripts/serve.mjs';
 import { assertNoProblems, csp, launchBrowser, openPage, readFixture, repo, tableTexts, waitLaidOut, waitReady } from './harness.mjs';
 
@@ -82,6 +83,56 @@ test('the tarball holds the built element, its workers, its types and every WebA
   // A browser build gets the element; Node (a server render) the entry that defines nothing (bundlers.test.mjs).
   assert.deepEqual(installed.exports['.'], { types: './dist-lib/qkv-lesson.d.ts', browser: './dist-lib/qkv-lesson.js', node: './dist-lib/server.js', default: './dist-lib/qkv-lesson.js' });
   for (const field of ['scripts', 'devDependencies', 'private']) assert.equal(installed[field], undefined, `no ${field} (only the repository uses it)`);
+});
+
+// Every ESTree node of a module's code, depth first.
+function* astNodes(value) {
+  if (Array.isArray(value)) for (const item of value) yield* astNodes(item);
+  else if (value && typeof value === 'object') {
+    if ('type' in value) yield value;
+    for (const field of Object.values(value)) if (field && typeof field === 'object') yield* astNodes(field);
+  }
+}
+const isName = (node, name) => node?.type === 'Identifier' && node.name === name;
+const isImportMetaUrl = (node) => node?.type === 'MemberExpression' && node.object.type === 'MetaProperty' && isName(node.object.meta, 'import') && isName(node.property, 'url');
+// `new URL('<string>', import.meta.url)`: the literal string, or undefined for any other expression.
+const literalUrl = (node) => (node?.type === 'NewExpression' && isName(node.callee, 'URL') && isImportMetaUrl(node.arguments[1]) && node.arguments[0].type === 'Literal' ? node.arguments[0].value : undefined);
+// `new Worker(new URL('<string>', import.meta.url), { type: 'module' })`: the string, or undefined for any other form.
+function literalWorker(node) {
+  const [url, options] = node.arguments;
+  const moduleType = options?.type === 'ObjectExpression' && options.properties.some((property) => isName(property.key, 'type') && property.value.value === 'module');
+  return moduleType ? literalUrl(url) : undefined;
+}
+
+// What a site's bundler reads in the package (docs/npm.md): each worker as the literal form Vite, webpack 5 and
+// Parcel build as a worker, and every new URL(…, import.meta.url) a literal (a computed one, as in Vite's preload
+// helper, is a "Critical dependency" in webpack). The sources write the workers in the same form, so that
+// neither build has to rewrite them (vite.lib.config.ts).
+test('the package, like the source, starts each worker as new Worker(new URL(literal, import.meta.url), { type: "module" }), and names no computed URL', async () => {
+  const folder = join(app, 'node_modules/qkv-lesson/dist-lib');
+  const workers = [];
+  for (const file of (await readdir(folder)).filter((name) => name.endsWith('.js'))) {
+    const nodes = [...astNodes(parseAst(await readFile(join(folder, file), 'utf8')))];
+    for (const node of nodes.filter((candidate) => candidate.type === 'NewExpression' && isName(candidate.callee, 'Worker'))) {
+      assert.ok(literalWorker(node), `${file}: a worker started otherwise than new Worker(new URL(literal, import.meta.url), { type: 'module' })`);
+      workers.push(literalWorker(node));
+    }
+    const computed = nodes.filter((node) => node.type === 'NewExpression' && isName(node.callee, 'URL') && isImportMetaUrl(node.arguments[1]) && literalUrl(node) === undefined);
+    assert.deepEqual(computed.map((node) => node.arguments[0].type), [], `${file}: new URL(…, import.meta.url) with a computed URL`);
+    assert.ok(!nodes.some((node) => isName(node, '__vitePreload')), `${file}: a binding named __vitePreload (a site's Vite declares its own in the module)`);
+  }
+  assert.deepEqual(workers.sort(), ['./scale-worker.js', './self-score-worker.js']);
+
+  const sources = resolve(repo, 'web/src/lesson');
+  const started = [];
+  for (const file of ['self-score-runner.ts', 'scale-run.ts']) {
+    const code = await readFile(join(sources, file), 'utf8');
+    assert.ok(!code.includes('?worker'), `${file}: no ?worker import (Vite's own form, which other bundlers do not build)`);
+    const call = /new Worker\(new URL\('(\.\/[\w-]+\.ts)', import\.meta\.url\), \{ type: 'module' \}\)/.exec(code);
+    assert.ok(call, `${file} starts its worker in the literal form`);
+    started.push(call[1]);
+  }
+  assert.deepEqual(started.sort(), ['./scale-worker.ts', './self-score-worker.ts']);
 });
 
 test('the tarball’s README is the package’s short one, and packing leaves the project’s README as it was', async () => {

@@ -16,7 +16,9 @@ after(async () => {
 });
 
 // Every CSP violation the page reports, Trusted Types' included, collected from the document.
+// Also the page's own Worker constructor, which the lesson stands in for only while it starts a worker (trusted-types.ts).
 const recordViolations = () => {
+  window.__nativeWorker = Worker;
   window.__violations = [];
   document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(`${event.violatedDirective}: ${event.blockedURI} ${event.sample}`));
 };
@@ -35,7 +37,8 @@ async function lessonUnder(policy) {
     await opened.page.locator('qkv-lesson section[data-section="scale"]:not([data-busy]) .scale-results[data-shown="lesson"]').waitFor({ timeout: 60000 });
     const formulas = await opened.page.locator('qkv-lesson .katex').count();
     const violations = await opened.page.evaluate(() => window.__violations);
-    return { ...opened, formulas, violations };
+    const workerRestored = await opened.page.evaluate(() => Worker === window.__nativeWorker);
+    return { ...opened, formulas, violations, workerRestored };
   } finally {
     await opened.close();
     await new Promise((done) => server.close(done));
@@ -47,8 +50,9 @@ for (const [name, policy] of [
   ['with the allowed policy names listed', `${csp}; require-trusted-types-for 'script'; trusted-types qkv-lesson`],
 ]) {
   test(`Trusted Types, ${name}: the lesson is ready, typeset and computing, with no violation`, async () => {
-    const { formulas, violations, problems } = await lessonUnder(policy);
+    const { formulas, violations, workerRestored, problems } = await lessonUnder(policy);
     assert.ok(formulas > 5, `the build's formulas are typeset (found ${formulas})`);
+    assert.ok(workerRestored, 'the page’s Worker is its own again once both workers have started');
     assert.deepEqual(violations, []);
     assertNoProblems(problems, name);
   });

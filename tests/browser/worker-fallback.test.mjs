@@ -68,12 +68,17 @@ test('the lesson’s script from another origin than the course page: no worker 
   await new Promise((done) => course.listen(0, '127.0.0.1', done));
   const { page, problems, requests, close } = await openPage(run.browser);
   try {
+    await page.addInitScript(() => {
+      window.__nativeWorker = Worker;
+    });
     await page.goto(`http://127.0.0.1:${course.address().port}/`);
     await waitReady(page);
     const results = page.locator(`${section}:not([data-busy]) .self-score-results[data-shown="1 5 8"]`);
     await results.waitFor({ timeout: 60000 });
     assert.equal(await results.getAttribute('data-ran-in'), 'page', 'computed on the page’s thread');
     assert.ok(!requests.some((url) => url.includes('self-score-worker')), 'no worker script was requested');
+    // The refusal was thrown while the lesson stood in for Worker (trusted-types.ts): the page's own is back.
+    assert.ok(await page.evaluate(() => Worker === window.__nativeWorker), 'the page’s Worker is its own again after the refusal');
     assertNoProblems(problems, 'the lesson on a course page of another origin');
   } finally {
     await close();

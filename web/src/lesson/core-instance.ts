@@ -21,8 +21,7 @@ export const messageOf = (error: unknown): string => (error instanceof Error ? e
 let importing: Promise<ModuleFactory> | undefined;
 
 // The Emscripten factory of the chosen build. Each import is its own chunk, so the other variant's script is
-// never fetched. One import expression per variant, then one .then: the form the npm package's build unwraps
-// (vite.lib.config.ts).
+// never fetched.
 export function importCoreModule(simd: boolean): Promise<ModuleFactory> {
   importing ??= (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then(
     (imported) => imported.default,

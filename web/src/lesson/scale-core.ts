@@ -46,7 +46,7 @@ async function compileScaleWasm(): Promise<WebAssembly.Module> {
 }
 
 async function instantiate(): Promise<ScaleCore> {
-  // One import expression per variant, then one .then: the form the npm package's build unwraps (vite.lib.config.ts).
+  // One import expression per variant: each is its own chunk, so the other variant's script is never fetched.
   importing ??= (simd ? import('../wasm/qkv-scale-simd.mjs') : import('../wasm/qkv-scale.mjs')).then((imported) => imported.default);
   const [create, compiled] = await Promise.all([
     importing.catch((error: unknown) => {

@@ -3,8 +3,7 @@
 // page's thread where no worker can start, and place the core's text, or say why nothing was computed.
 import { h } from './dom';
 import type { ScaleResponse } from './scale-api';
-import scaleWorker from './scale-worker.ts?worker&url';
-import { trustedWorkerScript } from './trusted-types';
+import { startWorkerViaPolicy } from './trusted-types';
 import { loadScaleCore } from './scale-core';
 import { createRunner } from './worker-runner';
 
@@ -57,7 +56,7 @@ export interface ScaleRun {
 
 export function createScaleRun({ section, status, failure, results }: ScaleParts): ScaleRun {
   const runner = createRunner<string, ScaleResponse>(
-    () => new Worker(trustedWorkerScript(scaleWorker), { type: 'module' }),
+    () => startWorkerViaPolicy(() => new Worker(new URL('./scale-worker.ts', import.meta.url), { type: 'module' })),
     // On the page's thread only where no worker can start (this file, and so the loader, is itself loaded on a choice).
     (preset) => loadScaleCore().then((core) => core.scale({ preset })),
     { pageHasEngine: false }, // the page loads the scale module only where no worker can

@@ -23,8 +23,7 @@ export interface ScaleView {
   release(): void;
 }
 
-// What a choice runs (scale-run.ts): a chunk of its own, loaded on the first choice (one plain import
-// expression, the form the npm package's build unwraps: vite.lib.config.ts).
+// What a choice runs (scale-run.ts): a chunk of its own, loaded on the first choice.
 const importScaleRun = () => import('./scale-run');
 
 export function buildScale(idPrefix: string): ScaleView {

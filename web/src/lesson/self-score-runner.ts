@@ -4,8 +4,7 @@
 import { compiledCore } from './core';
 import type { QkvCore, Request, SeedSearchRequest, SeedSearchResponse, SelfScoreRequest, SelfScoreSummaryResponse } from './core-api';
 import { runSelfScoreJob, type SelfScoreJob } from './self-score-jobs';
-import selfScoreWorker from './self-score-worker.ts?worker&url';
-import { trustedWorkerScript } from './trusted-types';
+import { startWorkerViaPolicy } from './trusted-types';
 import { createRunner, type Outcome } from './worker-runner';
 
 export interface SelfScoreRunner {
@@ -18,7 +17,7 @@ export interface SelfScoreRunner {
 
 export function createSelfScoreRunner(core: QkvCore): SelfScoreRunner {
   const runner = createRunner<SelfScoreJob, SelfScoreSummaryResponse<Float64Array> | SeedSearchResponse>(
-    () => new Worker(trustedWorkerScript(selfScoreWorker), { type: 'module' }),
+    () => startWorkerViaPolicy(() => new Worker(new URL('./self-score-worker.ts', import.meta.url), { type: 'module' })),
     (job, onProgress) => Promise.resolve(runSelfScoreJob(core, job, onProgress)),
     { engine: compiledCore }, // the page's compiled module: the worker does not download the .wasm again
   );
