@@ -1,39 +1,79 @@
 #!/usr/bin/env bash
 # `npm test`: every test. Native C++ (GoogleTest via CTest), the same tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer, independent numpy checks of the command-line tool, the WebAssembly module in
-# Node, a type check, and the built page in headless Chromium. Stops at the first failure; prints each step's
-# time at the end (also after a failure).
+# UndefinedBehaviorSanitizer, libFuzzer, independent numpy checks of the command-line tool, the WebAssembly
+# module in Node, a type check, the built page in headless Chromium, and the learner's checks in three engines.
+# Two lanes: this one, and a CPU lane in the background (scripts/test-lane.sh: the sanitizer build and run, the
+# fuzzers) that fills the core the browser steps leave idle. Stops at the first failure of either; prints each
+# step's wall-clock and CPU seconds at the end (also after a failure).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+mkdir -p build
 T0=$SECONDS
 steps=()
 step_name=''
 step_start=$SECONDS
-sanitize_build_pid=''
+step_cpu=0
+lane_pid=''
+lane_times=build/test-lane-times.txt
+lane_log=build/test-lane.log
+
+# CPU seconds (user + system) of this shell's finished children; `times` with a redirect runs in this shell.
+cpu_seconds() {
+  times >build/.test-times
+  awk 'NR == 2 { n = split($0, f, /[ms ]+/); s = 0; for (i = 1; i < n; i += 2) s += f[i] * 60 + f[i + 1]; printf "%d", s }' build/.test-times
+}
 
 # Closes the running step's row of the time table and opens the next one.
+close_step() {
+  [ -n "$step_name" ] && steps+=("$(printf '%6ds %6ds  %s%s' "$((SECONDS - step_start))" "$(($(cpu_seconds) - step_cpu))" "$step_name" "${1:-}")")
+  step_name=''
+}
 step() {
-  [ -n "$step_name" ] && steps+=("$(printf '%6ds  %s' "$((SECONDS - step_start))" "$step_name")")
+  close_step
+  # The lane ended before this step: a failure there stops the gate now, not after the browser steps.
+  if [ -n "$lane_pid" ] && ! kill -0 "$lane_pid" 2>/dev/null; then
+    wait "$lane_pid" || lane_failed
+    lane_pid=''
+  fi
   step_name="$*"
   step_start=$SECONDS
+  step_cpu=$(cpu_seconds)
   echo "== [$((SECONDS - T0))s] $*"
+}
+
+# A lane that failed: its log's end, and the gate stops.
+lane_failed() {
+  lane_pid=''
+  tail -n 80 "$lane_log" >&2
+  echo "the sanitizer and fuzz lane failed; its log is $lane_log" >&2
+  exit 1
 }
 
 finish() {
   local status=$?
-  if [ -n "$sanitize_build_pid" ]; then
-    kill -- "-$sanitize_build_pid" 2>/dev/null || true
-    wait "$sanitize_build_pid" 2>/dev/null || true
+  if [ -n "$lane_pid" ]; then
+    kill -- "-$lane_pid" 2>/dev/null || true
+    wait "$lane_pid" 2>/dev/null || true
   fi
-  [ -n "$step_name" ] && steps+=("$(printf '%6ds  %s%s' "$((SECONDS - step_start))" "$step_name" "$( ((status)) && echo '  (failed)')")")
-  echo "== step times (wall clock, seconds):"
+  close_step "$( ((status)) && echo '  (failed)')"
+  echo "== step times (seconds: wall clock, CPU of that step's processes)"
   printf '%s\n' "${steps[@]}"
-  printf '%6ds  total\n' "$((SECONDS - T0))"
+  if [ -s "$lane_times" ]; then
+    echo "   in the background lane, at the same time:"
+    sed 's/^/ /' "$lane_times"
+  fi
+  printf '%6ds %6ds  total (CPU: every process of both lanes)\n' "$((SECONDS - T0))" "$(cpu_seconds)"
 }
 trap finish EXIT
 
 step setup
 scripts/setup.sh
+
+# The CPU lane starts now, niced, so that it takes only what this lane leaves (the build's single-threaded
+# links, the browser files' waits). In a process group of its own (setsid), so that a failure stops all of it.
+rm -f "$lane_times"
+setsid nice -n 10 scripts/test-lane.sh "$lane_times" >"$lane_log" 2>&1 &
+lane_pid=$!
 
 step "build (native, wasm, site, npm library)"
 scripts/build.sh
@@ -44,20 +84,6 @@ export QKV_LIB_BUILT=1 # scripts/pack-npm.mjs packs this dist-lib/ instead of bu
 
 step "ctest (native)"
 ctest --test-dir build/native --output-on-failure -j2
-
-# The sanitizer build (about a third of the gate's CPU time) compiles at one job in the background while the
-# steps below that leave a core idle run: libFuzzer is one process, numpy one thread, tsc and the node tests
-# mostly one. Limiting the sanitizer run to what the fuzzers do not cover instead would need a coverage map of
-# 30 test files kept up to date by hand; overlapping keeps every GoogleTest under ASan + UBSan.
-# -O0 with line tables only: the instrumented build compiles in a fraction of the time of -O2 -g.
-# In a process group of its own (setsid), so that a failure elsewhere stops the whole build (finish, above).
-mkdir -p build
-setsid bash -c 'cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DQKV_SANITIZE=ON >/dev/null &&
-  exec nice -n 5 cmake --build build/sanitize -j1' >build/sanitize-build.log 2>&1 &
-sanitize_build_pid=$!
-
-step "fuzz (libFuzzer, ASan + UBSan: the evidence request, the lesson state, the number readers; 20 s each)"
-tests/fuzz/run.sh 20
 
 step "numpy cross-checks of the command-line tool (unseen shapes and seeds)"
 for check in tools/check_*_numpy.py; do
@@ -70,19 +96,6 @@ npx tsc -p tsconfig.json
 step "node tests (WebAssembly module)"
 node --test tests/node/*.test.mjs
 
-step "sanitizer build (what is left of it after the steps above)"
-if ! wait "$sanitize_build_pid"; then
-  sanitize_build_pid=''
-  tail -n 60 build/sanitize-build.log >&2
-  echo "the sanitizer build failed; its log is build/sanitize-build.log" >&2
-  exit 1
-fi
-sanitize_build_pid=''
-
-step "ctest (AddressSanitizer + UndefinedBehaviorSanitizer)"
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --test-dir build/sanitize --output-on-failure -j2
-
 # Two files at a time: each starts its own server on a free port and its own browser, and they share only what
 # they read (dist/, dist-lib/). The harness waits for the page's own signals, not for short fixed deadlines, so
 # a file slowed by its neighbour waits longer instead of failing; a test that hangs still fails at the timeout.
@@ -92,4 +105,11 @@ node --test --test-concurrency=2 --test-timeout=600000 tests/browser/*.test.mjs
 step "learner's checks in three engines (Firefox ESR, WebKitGTK on a display of its own, and what Chromium shows for the comparison)"
 node --test --test-concurrency=1 tests/engines/*.test.mjs
 
+step "the background lane's end (sanitizers, fuzzers)"
+if [ -n "$lane_pid" ]; then
+  wait "$lane_pid" || lane_failed
+  lane_pid=''
+fi
+
+close_step
 echo "== [$((SECONDS - T0))s] all tests passed"

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# The gate's CPU lane (scripts/test.sh starts it in the background, niced, once the build is done): the
+# GoogleTests again under AddressSanitizer + UndefinedBehaviorSanitizer, then the libFuzzer harnesses. These
+# steps need only the C++ sources, and they fill the core that the browser tests (mostly waiting on pages) leave
+# idle. Each step's wall-clock and CPU seconds go to the file named by the first argument, for test.sh's table.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+times_file="$1"
+: >"$times_file"
+
+# CPU seconds (user + system) of this shell's finished children. `times` runs in this shell (a redirect, not
+# a pipe or $(…), which would fork and count nothing).
+cpu_seconds() {
+  times >build/.lane-times
+  awk 'NR == 2 { n = split($0, f, /[ms ]+/); s = 0; for (i = 1; i < n; i += 2) s += f[i] * 60 + f[i + 1]; printf "%d", s }' build/.lane-times
+}
+
+lane_step() {
+  local name="$1" start=$SECONDS cpu_start
+  shift
+  cpu_start=$(cpu_seconds)
+  echo "== [lane] $name"
+  "$@"
+  printf '%6ds %6ds  %s\n' "$((SECONDS - start))" "$(($(cpu_seconds) - cpu_start))" "$name" >>"$times_file"
+}
+
+sanitize_build() {
+  # -O0 with line tables only: the instrumented build compiles in a fraction of the time of -O2 -g.
+  cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DQKV_SANITIZE=ON >/dev/null
+  cmake --build build/sanitize -j2
+}
+
+sanitize_tests() {
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ctest --test-dir build/sanitize --output-on-failure -j2
+}
+
+lane_step "sanitizer build (ASan + UBSan, -O0)" sanitize_build
+lane_step "ctest (AddressSanitizer + UndefinedBehaviorSanitizer)" sanitize_tests
+lane_step "fuzz (libFuzzer, ASan + UBSan: the evidence request, the lesson state, the number readers; 20 s each)" \
+  tests/fuzz/run.sh 20
+echo "== [lane] done"
