@@ -76,7 +76,8 @@ function cppIncludes(file) {
   return out;
 }
 
-// Static and dynamic imports, re-exports and `import type`, with Vite's ?url / ?worker suffixes dropped;
+// Static and dynamic imports, re-exports and `import type`, with Vite's ?url suffix dropped, and the workers a
+// file starts (`new Worker(new URL('./….ts', import.meta.url))`: the starter depends on the worker's code);
 // only relative specifiers (packages and virtual modules are outside the tree).
 function webImports(file) {
   const text = readFileSync(file, 'utf8')
@@ -86,6 +87,7 @@ function webImports(file) {
     ...[...text.matchAll(/\b(?:import|export)\s[^'"`;]*?\bfrom\s*['"]([^'"]+)['"]/g)].map((m) => m[1]),
     ...[...text.matchAll(/\bimport\s*['"]([^'"]+)['"]/g)].map((m) => m[1]),
     ...[...text.matchAll(/\bimport\(\s*['"]([^'"]+)['"]\s*\)/g)].map((m) => m[1]),
+    ...[...text.matchAll(/\bnew\s+Worker\(\s*new\s+URL\(\s*['"]([^'"]+)['"]/g)].map((m) => m[1]),
   ];
   const out = [];
   for (const specifier of specifiers) {
