@@ -4,7 +4,7 @@
 // progress and Cancel; above 16 tokens the core sends a summary (the 8 × 8 corner, counts, the first rows
 // peaking elsewhere) instead of every score.
 import type { ExperimentFacts, KindSummaryView as KindSummary, SelfScoreSummaryView as Summary } from './core-api';
-import { fold } from './diagram';
+import { fold } from './evidence-parts';
 import { h, part } from './dom';
 import { whenIdle, whenIdleNext } from './idle';
 import { renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
