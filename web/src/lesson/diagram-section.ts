@@ -3,7 +3,8 @@
 // refused is marked, its message shown next to it and announced, while the last accepted numbers stay.
 import type { ChecksStep, Outcome } from './controller';
 import type { GradcheckRules } from './core-api';
-import { attachProvenance, buildDiagram, renderBitwise, renderChecks, renderDiagram, type DiagramRefs, type Explain } from './diagram';
+import { renderBitwise, renderChecks } from './checks-cards';
+import { attachProvenance, buildDiagram, renderDiagram, type DiagramRefs, type Explain } from './diagram';
 import { describeChanges } from './changes';
 import { h } from './dom';
 import { whenIdle, whenIdleNext } from './idle';
@@ -115,11 +116,11 @@ export class DiagramSection {
       // made one frame of over 50 ms on a slow phone. The numbers count as checked once the verdicts are drawn:
       // a release before that leaves them to be checked again when the lesson comes back.
       this.cancelChecks = whenIdleNext(() => {
-        renderChecks(this.diagram, checked.gradcheck);
+        renderChecks(this.diagram.checks, checked.gradcheck);
         this.cancelChecks = whenIdleNext(() => {
           this.cancelChecks = undefined;
           this.unchecked = false;
-          renderBitwise(this.diagram, checked.bitwise);
+          renderBitwise(this.diagram.checks, checked.bitwise);
         });
       });
     };

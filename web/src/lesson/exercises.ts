@@ -121,16 +121,9 @@ function nestQuestionHeadings(root: ParentNode): void {
   }
 }
 
-// One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
-// answer gets a hint and a second try; the answer shows after the second wrong check, or when asked. Once it
-// has been shown (or in a teacher's copy, where it always is), the core counts no check as a success.
-export function renderExercise(initial: ExerciseView, options: ExerciseOptions): ExerciseHandle {
-  let view = initial;
-  const prose = exerciseProse[view.id] ?? { question: view.id };
-  const feedback = h('div', { class: 'feedback', 'aria-live': 'polite', 'data-feedback': view.id });
+// A question's inputs: its options as radio buttons (in the core's order), or its blanks as text fields.
+function answerFields(view: ExerciseView, prose: Prose, name: string): { inputs: HTMLInputElement[]; fields: Node[] } {
   const inputs: HTMLInputElement[] = [];
-  const fields: Node[] = [];
-  const name = `${options.idPrefix}-${view.id}`;
   if (view.kind === 'choice') {
     const group = h('fieldset', { class: 'choices' }, h('legend', {}, 'Choose one'));
     for (const choice of view.choices) {
@@ -139,17 +132,43 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       inputs.push(input);
       group.append(h('p', {}, input, ' ', h('label', { for: id }, prose.choices?.[choice] ?? choice)));
     }
-    fields.push(group);
-  } else {
-    for (let i = 0; i < view.blanks; i++) {
-      const blank = prose.blanks?.[i] ?? { label: `Answer ${i + 1}`, placeholder: '' };
-      const id = `${name}-blank-${i}`;
-      const input = h('input', { id, type: 'text', placeholder: blank.placeholder, autocomplete: 'off', spellcheck: 'false' });
-      if (view.kind === 'count') input.inputMode = 'numeric';
-      inputs.push(input);
-      fields.push(h('p', { class: 'blank' }, h('label', { for: id }, blank.label), ' ', input));
-    }
+    return { inputs, fields: [group] };
   }
+  const fields: Node[] = [];
+  for (let i = 0; i < view.blanks; i++) {
+    const blank = prose.blanks?.[i] ?? { label: `Answer ${i + 1}`, placeholder: '' };
+    const id = `${name}-blank-${i}`;
+    const input = h('input', { id, type: 'text', placeholder: blank.placeholder, autocomplete: 'off', spellcheck: 'false' });
+    if (view.kind === 'count') input.inputMode = 'numeric';
+    inputs.push(input);
+    fields.push(h('p', { class: 'blank' }, h('label', { for: id }, blank.label), ' ', input));
+  }
+  return { inputs, fields };
+}
+
+type Graded = Extract<AnswerResponse, { ok: true }>;
+
+// What a graded check shows: the verdict, then a hint and another try, or the answer (right, after the second
+// wrong try, in a teacher's copy, or once shown); never the answer when answers are never shown.
+function checkFeedback(view: ExerciseView, result: Graded, mode: Reveal, wrongTries: number, revealed: boolean): (Node | string)[] {
+  const verdict = h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.');
+  // A check after the answer was shown is graded, but a course never counts it as a success.
+  const shownFirst = result.correct && !result.counts ? [h('p', { class: 'note' }, 'The answer was shown before this check, so it is not counted as a success.')] : [];
+  const hint = () => [h('p', { class: 'hint' }, h('strong', {}, 'Hint: '), result.hint || 'Look again at the numbers above.')];
+  if (mode === 'never') return [verdict, ...shownFirst, ...(result.correct ? [] : [...hint(), h('p', {}, 'Try again.')])];
+  if (result.correct || wrongTries >= 2 || mode === 'always' || revealed) return [verdict, ...shownFirst, ...answerBlock(view, result.answer, result.explanation)];
+  return [verdict, ...hint(), h('p', {}, 'Try once more, or show the answer.')];
+}
+
+// One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
+// answer gets a hint and a second try; the answer shows after the second wrong check, or when asked. Once it
+// has been shown (or in a teacher's copy, where it always is), the core counts no check as a success.
+export function renderExercise(initial: ExerciseView, options: ExerciseOptions): ExerciseHandle {
+  let view = initial;
+  const prose = exerciseProse[view.id] ?? { question: view.id };
+  const feedback = h('div', { class: 'feedback', 'aria-live': 'polite', 'data-feedback': view.id });
+  const name = `${options.idPrefix}-${view.id}`;
+  const { inputs, fields } = answerFields(view, prose, name);
   const teacherAnswer = h('div', { class: 'teacher-answer', 'data-answer': view.id, hidden: true });
   const showAnswer = h('button', { type: 'button', class: 'show-answer' }, 'Show the answer');
   const form = h(
@@ -197,15 +216,8 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
     }
     attempts++;
     if (!result.correct) wrongTries++;
-    const verdict = h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.');
-    // A check after the answer was shown is graded, but a course never counts it as a success.
-    const shownFirst = result.correct && !result.counts ? [h('p', { class: 'note' }, 'The answer was shown before this check, so it is not counted as a success.')] : [];
     const mode = options.reveal();
-    const hint = () => [h('p', { class: 'hint' }, h('strong', {}, 'Hint: '), result.hint || 'Look again at the numbers above.')];
-    if (mode === 'never') feedback.replaceChildren(verdict, ...shownFirst, ...(result.correct ? [] : [...hint(), h('p', {}, 'Try again.')]));
-    else if (result.correct || wrongTries >= 2 || mode === 'always' || revealed)
-      feedback.replaceChildren(verdict, ...shownFirst, ...answerBlock(view, result.answer, result.explanation));
-    else feedback.replaceChildren(verdict, ...hint(), h('p', {}, 'Try once more, or show the answer.'));
+    feedback.replaceChildren(...checkFeedback(view, result, mode, wrongTries, revealed));
     form.dataset.answered = result.correct ? 'correct' : 'incorrect';
     const now = performance.now();
     last = { typed, correct: result.correct, counts: result.counts };
