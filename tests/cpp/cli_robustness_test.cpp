@@ -438,6 +438,25 @@ TEST(CliRobustness, ExactGradientsNeverFailWithLargeValuesAndSayWhatCouldNotBeJu
   EXPECT_EQ(json::parse(run.out).at("gradcheck").at("passed"), true) << run.out;
 }
 
+// Issue 41: at X[0] = 1e6 the check passes with an error a hundred times its tolerance, because rounding in L
+// moves the numeric derivative that far; the JSON must carry the allowance it passed under (the page shows
+// it), so that a reader can see why: passed exactly when the error is within it.
+TEST(CliRobustness, TheGradcheckJsonCarriesTheAllowanceItJudgedWith) {
+  json request = fixture_request();
+  request["input"]["values"][0] = 1e6;
+  const CliRun run = run_cli("evidence --input -", request.dump());
+  ASSERT_EQ(run.status, 0) << run.out;
+  const json check = json::parse(run.out).at("gradcheck");
+  ASSERT_TRUE(check.contains("max_allowance")) << check;
+  const double max_error = check.at("max_error").get<double>();
+  const double allowance = check.at("max_allowance").get<double>();
+  EXPECT_EQ(check.at("passed").get<bool>(), max_error <= allowance) << check;
+  EXPECT_EQ(check.at("passed"), true) << check;
+  // The case the issue names: the tolerance alone would have failed it.
+  EXPECT_GT(max_error, check.at("tolerance").get<double>()) << check;
+  EXPECT_GE(allowance, check.at("tolerance").get<double>()) << check;
+}
+
 TEST(CliRobustness, AWrongGradientStillFailsWithLargeValues) {
   // The library's gradcheck against gradients made wrong by 1%: the rounding allowance must not hide it.
   ProjectionRequest request;
