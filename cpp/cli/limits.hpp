@@ -31,9 +31,10 @@ inline double init_cost(double model_width, double head_width) {
 // rounded to two decimals). At the evidence's slowest rate (0.16 G operations per second,
 // chapter26/evidence_cost.hpp) that is about 1000 operations a number.
 inline constexpr double kSelfScoreNumberOperations = 1000;
-// The experiment's work (self_score_cost) and its numbers written, within the evidence's 2e8: about 200,000
-// numbers (some 10 MB of JSON), which took 1.3 s at the loaded rate above. n = d = 512 (1,573,888 numbers,
-// 77.6 MB) had taken 9.5 s of CPU and 661 MB.
+// The experiment's work (self_score_cost) and its numbers written, within 2e8 as the evidence and init are:
+// about 200,000 numbers. The largest accepted, 168 x 168, 1 x 308 and 257 x 1, took 1.0-1.1 s of CPU, 80-100
+// MB and wrote 8-10 MB (load average 8.5). n = d = 512 (1,573,888 numbers, 77.6 MB) had taken 9.5 s and 661
+// MB.
 inline constexpr double kMaxSelfScoreOperations = 2e8;
 
 // The numbers api::SelfScoreView holds for n tokens of width d: X (n·d), W_q and W_k (d·d each), the two
