@@ -706,8 +706,8 @@ ProjectionResponse projection_response(const ProjectionEvidence& evidence) {
   }
   if (evidence.gradcheck) {
     const GradcheckSummary& check = *evidence.gradcheck;
-    out.gradcheck = GradcheckData{check.passed,    check.checks,    check.unjudged,
-                                  check.max_error, check.tolerance, std::nullopt};
+    out.gradcheck = GradcheckData{check.passed,    check.checks,        check.unjudged, check.max_error,
+                                  check.tolerance, check.max_allowance, std::nullopt};
     if (!check.problem.empty()) out.gradcheck->problem = check.problem;
   }
   if (auto preview = value_preview(evidence.query, evidence.key, evidence.value, 0))

@@ -339,6 +339,10 @@ struct GradcheckData {
   std::size_t checks = 0;
   std::size_t unjudged = 0;  // probed where rounding in L could hide any error (not judged)
   double max_error = 0.0, tolerance = 0.0;
+  // The largest allowance a judged number had: the tolerance plus the most that rounding in L can move its
+  // numeric derivative (autograd/gradcheck.hpp). A number passes when its error is within its own allowance,
+  // so a passing check's max_error is at most this, even where it is far above the tolerance.
+  double max_allowance = 0.0;
   std::optional<std::string> problem;  // why it could not run, when it could not
 };
 // The next lesson's preview row (attention/value_preview.hpp), unrounded: what tests compare bit for bit.
@@ -495,7 +499,8 @@ QKV_DESCRIBE(RandnResponse) { QKV_FIELD(ok); QKV_FIELD(values); QKV_FIELD(text);
 QKV_DESCRIBE(TextResponse) { QKV_FIELD(ok); QKV_FIELD(text); }
 QKV_DESCRIBE(TensorData) { QKV_FIELD(shape); QKV_FIELD(values); }
 QKV_DESCRIBE(GradcheckData) {
-  QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(unjudged); QKV_FIELD(max_error); QKV_FIELD(tolerance); QKV_FIELD(problem);
+  QKV_FIELD(passed); QKV_FIELD(checks); QKV_FIELD(unjudged); QKV_FIELD(max_error); QKV_FIELD(tolerance);
+  QKV_FIELD(max_allowance); QKV_FIELD(problem);
 }
 QKV_DESCRIBE(PreviewData) {
   QKV_FIELD(row); QKV_FIELD(scores); QKV_FIELD(scaled); QKV_FIELD(weights); QKV_FIELD(unscaled_weights);

@@ -26,6 +26,7 @@
 #include "cli/field_lists.hpp"
 #include "cli/limits.hpp"
 #include "cli/request.hpp"
+#include "learner/answer_reader.hpp"
 #include "self_score/numpy_random.hpp"
 #include "self_score/self_score.hpp"
 #include "text/format.hpp"
@@ -195,9 +196,30 @@ int run_randn(const std::string& seed_text, const std::string& rows_text, const 
   return 0;
 }
 
+// The self-score request's cost written out, when its settings read (by the reader and within the ranges the
+// API reads them with); nothing when one does not, for the API to refuse in its own words.
+std::optional<qkv::BudgetError> self_score_over_budget(const qkv::api::SelfScoreRequest& request) {
+  const auto seed = qkv::read_count(request.seed, 0, qkv::NumpyLegacyRandom::kMaxSeed);
+  const auto tokens = qkv::read_count(request.tokens, 1, qkv::kSelfScoreMaxSize);
+  const auto dim = qkv::read_count(request.dim, 1, qkv::kSelfScoreMaxSize);
+  if (!seed || !tokens || !dim) return std::nullopt;
+  const double cost =
+      qkv::self_score_output_cost(static_cast<std::int64_t>(*tokens), static_cast<std::int64_t>(*dim));
+  if (cost <= qkv::kMaxSelfScoreOperations) return std::nullopt;
+  const auto numbers = static_cast<std::uint64_t>(
+      qkv::self_score_numbers(static_cast<double>(*tokens), static_cast<double>(*dim)));
+  return qkv::BudgetError{"self-score request", cost, qkv::kMaxSelfScoreOperations,
+                          qkv::format_count(*tokens) + (*tokens == 1 ? " token" : " tokens") + " of width " +
+                              qkv::format_count(*dim) + ": " + qkv::format_count(numbers) +
+                              " numbers written"};
+}
+
 // The experiment as api::self_score() gives the page's tests (SelfScoreView, without {ok, result}): the
 // settings are read as typed, by the API, as the page's are.
+// Validation order: the API's (seed, tokens, dim), then the budget of the experiment written out.
 int run_self_score(const qkv::api::SelfScoreRequest& request) {
+  if (const auto over = self_score_over_budget(request))
+    return report_error(LessonError{ErrorKind::Budget, over->message()});
   const qkv::api::SelfScoreResponse response = qkv::api::self_score(request);
   if (response.error) return print_response(response);
   emit(dump_line(qkv::cli::to_json(*response.result)));

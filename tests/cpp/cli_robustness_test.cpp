@@ -315,6 +315,48 @@ TEST(CliRobustness, ASeedSearchThatWouldRunForWeeksIsRefused) {
   EXPECT_NE(over.out.find("\"kind\":\"budget\""), std::string::npos) << over.out;
 }
 
+// Issue 41: `self-score --tokens 512 --dim 512` took 9.5 s of CPU and 661 MB and wrote 77.6 MB (1 x 512 alone
+// 25.6 MB): the command writes every number of the experiment, so its work and its output are counted before
+// it runs (cli/limits.hpp) and a request over the limit is refused, naming the cost and the limit.
+TEST(CliRobustness, ASelfScoreTooLargeToWriteIsRefusedBeforeItRuns) {
+  const std::string self_score = "self-score --seed 1 --tokens ";
+  expect_error(run_cli(self_score + "512 --dim 512"), "budget",
+               "self-score request costs 2.3e9 operations (512 tokens of width 512: 1,573,888 numbers "
+               "written), more than the limit of 2e8");
+  expect_error(run_cli(self_score + "1 --dim 512"), "budget",
+               "self-score request costs 5.5e8 operations (1 token of width 512: 524,805 numbers written), "
+               "more than the limit of 2e8");
+  // Just past the largest accepted request of each shape family: square, one token, width 1.
+  expect_error(run_cli(self_score + "169 --dim 169"), "budget",
+               "self-score request costs 2e8 operations (169 tokens of width 169: 171,704 numbers written), "
+               "more than the limit of 2e8");
+  expect_error(run_cli(self_score + "1 --dim 309"), "budget",
+               "self-score request costs 2e8 operations (1 token of width 309: 191,276 numbers written), "
+               "more than the limit of 2e8");
+  expect_error(run_cli(self_score + "258 --dim 1"), "budget",
+               "self-score request costs 2e8 operations (258 tokens of width 1: 200,468 numbers written), "
+               "more than the limit of 2e8");
+  // The settings are read first, in the API's words, whatever the sizes would cost (validation order).
+  const CliRun bad_seed = run_cli("self-score --seed -1 --tokens 512 --dim 512");
+  EXPECT_EQ(bad_seed.out, run_cli("self-score --seed -1 --tokens 5 --dim 8").out);
+  EXPECT_NE(bad_seed.out.find("\"kind\":\"self_score\""), std::string::npos) << bad_seed.out;
+}
+
+TEST(CliRobustness, TheLargestSquareSelfScoreIsWrittenWhole) {
+  // 168 x 168, just under the limit (169 x 169 is refused above): every number of the experiment.
+  const CliRun run = run_cli("self-score --seed 1 --tokens 168 --dim 168");
+  ASSERT_EQ(run.status, 0) << run.out.substr(0, 300);
+  const json out = json::parse(run.out);
+  EXPECT_EQ(out.at("tokens"), 168);
+  EXPECT_EQ(out.at("dim"), 168);
+  EXPECT_EQ(out.at("x").at("values").size(), 168u * 168u);
+  EXPECT_EQ(out.at("wk").at("text").size(), 168u * 168u);
+  for (const char* kind : {"none", "separate", "tied"})
+    EXPECT_EQ(out.at(kind).at("scores").at("rounded").size(), 168u * 168u) << kind;
+  // What the limit bounds: 169,680 numbers, about 8 MB of JSON here (the refused 512 x 512 wrote 77.6 MB).
+  EXPECT_LT(run.out.size(), std::size_t{16} << 20);
+}
+
 // Issue 18: 10^6 seeds of one token were accepted (52 multiply-adds each) and took 3 s natively, 17-22 s in
 // WebAssembly: seeding the generator, once per seed, was not counted. It is (kSeedingCost), and such a search
 // is refused before it starts, naming the limit and how many seeds fit: 5e9 / 25,052 = 199,584.
@@ -436,6 +478,25 @@ TEST(CliRobustness, ExactGradientsNeverFailWithLargeValuesAndSayWhatCouldNotBeJu
   const CliRun run = run_cli("evidence --input -", request.dump());
   ASSERT_EQ(run.status, 0) << run.out;
   EXPECT_EQ(json::parse(run.out).at("gradcheck").at("passed"), true) << run.out;
+}
+
+// Issue 41: at X[0] = 1e6 the check passes with an error a hundred times its tolerance, because rounding in L
+// moves the numeric derivative that far; the JSON must carry the allowance it passed under (the page shows
+// it), so that a reader can see why: passed exactly when the error is within it.
+TEST(CliRobustness, TheGradcheckJsonCarriesTheAllowanceItJudgedWith) {
+  json request = fixture_request();
+  request["input"]["values"][0] = 1e6;
+  const CliRun run = run_cli("evidence --input -", request.dump());
+  ASSERT_EQ(run.status, 0) << run.out;
+  const json check = json::parse(run.out).at("gradcheck");
+  ASSERT_TRUE(check.contains("max_allowance")) << check;
+  const double max_error = check.at("max_error").get<double>();
+  const double allowance = check.at("max_allowance").get<double>();
+  EXPECT_EQ(check.at("passed").get<bool>(), max_error <= allowance) << check;
+  EXPECT_EQ(check.at("passed"), true) << check;
+  // The case the issue names: the tolerance alone would have failed it.
+  EXPECT_GT(max_error, check.at("tolerance").get<double>()) << check;
+  EXPECT_GE(allowance, check.at("tolerance").get<double>()) << check;
 }
 
 TEST(CliRobustness, AWrongGradientStillFailsWithLargeValues) {

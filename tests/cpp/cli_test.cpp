@@ -201,7 +201,8 @@ TEST(CliEvidence, FixtureRequestGivesEveryExpectedValueBitwise) {
   EXPECT_EQ(out.at("parameter_count"), expected.at("parameter_count"));
 
   const json& check = out.at("gradcheck");
-  EXPECT_EQ(keys_of(check), (std::set<std::string>{"passed", "checks", "unjudged", "max_error", "tolerance"}))
+  EXPECT_EQ(keys_of(check), (std::set<std::string>{"passed", "checks", "unjudged", "max_error", "tolerance",
+                                                   "max_allowance"}))
       << check;
   EXPECT_EQ(check.at("passed"), true);
   EXPECT_EQ(check.at("unjudged"), 0);  // at the fixture's scale every probed number is judged

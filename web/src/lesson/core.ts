@@ -95,14 +95,17 @@ export function restartCore(): Promise<QkvCore> {
   return loadCore();
 }
 
-// Both downloads (the Emscripten script and the .wasm) start as soon as this file runs, not when the first
-// element connects: a course page that loads the element's script gets them in parallel with its own work.
-// (A failure reaches loadCore's caller.)
-importCoreModule(simd).catch(() => undefined);
-loadCore().catch(() => undefined);
-// The built page preloads the SIMD file (web/preload-wasm.ts). An engine without SIMD cannot use it, but
-// reads it anyway, so that no engine warns of a preload left unused: those engines (older Safari) pay one
-// download for nothing, every other gets its .wasm in parallel with the script.
-if (!simd && document.querySelector(`link[rel="preload"][href$="/${fileName(simdWasmUrl)}"]`)) {
-  preloadEnded(simdWasmUrl).then(() => fetch(simdWasmUrl)).then((response) => response.arrayBuffer()).catch(() => undefined);
+// Both downloads (the Emscripten script and the .wasm) start when the element is defined (define.ts), not when the
+// first element connects: a course page that loads the element's script gets them in parallel with its own work.
+// A second copy of the element on the page defines nothing and so downloads nothing. (A failure reaches
+// loadCore's caller.)
+export function startCoreDownloads(): void {
+  importCoreModule(simd).catch(() => undefined);
+  loadCore().catch(() => undefined);
+  // The built page preloads the SIMD file (web/preload-wasm.ts). An engine without SIMD cannot use it, but
+  // reads it anyway, so that no engine warns of a preload left unused: those engines (older Safari) pay one
+  // download for nothing, every other gets its .wasm in parallel with the script.
+  if (!simd && document.querySelector(`link[rel="preload"][href$="/${fileName(simdWasmUrl)}"]`)) {
+    preloadEnded(simdWasmUrl).then(() => fetch(simdWasmUrl)).then((response) => response.arrayBuffer()).catch(() => undefined);
+  }
 }
