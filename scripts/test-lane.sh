@@ -8,20 +8,22 @@ cd "$(dirname "$0")/.."
 times_file="$1"
 : >"$times_file"
 
-# CPU seconds (user + system) of this shell's finished children. `times` runs in this shell (a redirect, not
-# a pipe or $(…), which would fork and count nothing).
-cpu_seconds() {
+# Sets cpu to the CPU seconds (user + system) of this shell's finished children. `times` runs in this shell
+# (a redirect; a pipe or $(…) would fork, and the fork's children are none), so callers read $cpu after it.
+cpu_now() {
   times >build/.lane-times
-  awk 'NR == 2 { n = split($0, f, /[ms ]+/); s = 0; for (i = 1; i < n; i += 2) s += f[i] * 60 + f[i + 1]; printf "%d", s }' build/.lane-times
+  cpu=$(awk 'NR == 2 { n = split($0, f, /[ms ]+/); s = 0; for (i = 1; i < n; i += 2) s += f[i] * 60 + f[i + 1]; printf "%d", s }' build/.lane-times)
 }
 
 lane_step() {
   local name="$1" start=$SECONDS cpu_start
   shift
-  cpu_start=$(cpu_seconds)
+  cpu_now
+  cpu_start=$cpu
   echo "== [lane] $name"
   "$@"
-  printf '%6ds %6ds  %s\n' "$((SECONDS - start))" "$(($(cpu_seconds) - cpu_start))" "$name" >>"$times_file"
+  cpu_now
+  printf '%6ds %6ds  %s\n' "$((SECONDS - start))" "$((cpu - cpu_start))" "$name" >>"$times_file"
 }
 
 sanitize_build() {

@@ -17,15 +17,18 @@ lane_pid=''
 lane_times=build/test-lane-times.txt
 lane_log=build/test-lane.log
 
-# CPU seconds (user + system) of this shell's finished children; `times` with a redirect runs in this shell.
-cpu_seconds() {
+# Sets cpu to the CPU seconds (user + system) of this shell's finished children. `times` runs in this shell
+# (a redirect; a pipe or $(…) would fork, and the fork's children are none), so callers read $cpu after it.
+cpu_now() {
   times >build/.test-times
-  awk 'NR == 2 { n = split($0, f, /[ms ]+/); s = 0; for (i = 1; i < n; i += 2) s += f[i] * 60 + f[i + 1]; printf "%d", s }' build/.test-times
+  cpu=$(awk 'NR == 2 { n = split($0, f, /[ms ]+/); s = 0; for (i = 1; i < n; i += 2) s += f[i] * 60 + f[i + 1]; printf "%d", s }' build/.test-times)
 }
 
 # Closes the running step's row of the time table and opens the next one.
 close_step() {
-  [ -n "$step_name" ] && steps+=("$(printf '%6ds %6ds  %s%s' "$((SECONDS - step_start))" "$(($(cpu_seconds) - step_cpu))" "$step_name" "${1:-}")")
+  [ -z "$step_name" ] && return 0
+  cpu_now
+  steps+=("$(printf '%6ds %6ds  %s%s' "$((SECONDS - step_start))" "$((cpu - step_cpu))" "$step_name" "${1:-}")")
   step_name=''
 }
 step() {
@@ -37,7 +40,8 @@ step() {
   fi
   step_name="$*"
   step_start=$SECONDS
-  step_cpu=$(cpu_seconds)
+  cpu_now
+  step_cpu=$cpu
   echo "== [$((SECONDS - T0))s] $*"
 }
 
@@ -62,7 +66,8 @@ finish() {
     echo "   in the background lane, at the same time:"
     sed 's/^/ /' "$lane_times"
   fi
-  printf '%6ds %6ds  total (CPU: every process of both lanes)\n' "$((SECONDS - T0))" "$(cpu_seconds)"
+  cpu_now
+  printf '%6ds %6ds  total (CPU: every process of both lanes)\n' "$((SECONDS - T0))" "$cpu"
 }
 trap finish EXIT
 
