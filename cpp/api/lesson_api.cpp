@@ -324,10 +324,51 @@ struct Registry {
   std::optional<LessonError> pending;  // why kExperimentExercises have no answer yet
 };
 
+// The chapter's numbers a registry is about, and the questions' name for them: the fixture's (no state, or
+// the fixture's own), or a state's, evaluated as evaluate() does and kept for the next request about the
+// same state (the page lists the exercises and checks each answer for the numbers on screen).
+struct ChapterNumbers {
+  const ChapterEvidence* evidence;
+  std::string setting;
+};
+Result<ChapterNumbers, LessonError> chapter_numbers(const std::optional<LessonState>& state) {
+  static const LessonState fixture = fixture_state();
+  if (!state || *state == fixture) return ChapterNumbers{&fixture_evidence(), "the frozen fixture"};
+  static std::optional<std::pair<LessonState, ChapterEvidence>> last;
+  if (!last || !(last->first == *state)) {
+    LessonEvaluation evaluation = evaluate_lesson(*state, false, true);
+    if (evaluation.error) return fail(*evaluation.error);
+    last.emplace(*state, std::move(*evaluation.evidence));
+  }
+  return ChapterNumbers{&last->second, "the numbers on screen"};
+}
+
+// One word per token, each 1 to kMaxTokenNameBytes bytes.
+std::optional<LessonError> check_token_names(const std::vector<std::string>& names, Extent tokens) {
+  if (names.size() != tokens)
+    return LessonError{ErrorKind::Arguments,
+                       "token_names needs one word per token: " + std::to_string(tokens) + " tokens, got " +
+                           std::to_string(names.size()) + " words",
+                       "token_names"};
+  for (const std::string& name : names)
+    if (name.empty() || name.size() > kMaxTokenNameBytes)
+      return LessonError{ErrorKind::Arguments,
+                         "a token's word must be 1 to " + std::to_string(kMaxTokenNameBytes) +
+                             " bytes, got \"" + shortened(name) + "\"",
+                         "token_names"};
+  return std::nullopt;
+}
+
 // The registry for these settings: from the facts when the request brings them, from the experiment when
 // it is cheap, else with the experiment's two exercises pending (the module's experiment stands in for
-// it, and nothing of it is shown or graded).
-Result<Registry, LessonError> registry(const SelfScoreRequest& typed) {
+// it, and nothing of it is shown or graded). The chapter's questions are about `state` (chapter_numbers).
+Result<Registry, LessonError> registry(const SelfScoreRequest& typed, const std::optional<LessonState>& state,
+                                       const std::optional<std::vector<std::string>>& names) {
+  auto chapter = chapter_numbers(state);
+  if (!chapter) return fail(chapter.error());
+  if (names)
+    if (auto error = check_token_names(*names, chapter->evidence->request.input.shape()[1]))
+      return fail(*error);
   auto request = read_self_score(typed);
   if (!request) return fail(request.error());
   std::optional<SelfScoreResult> from_facts;
@@ -347,7 +388,8 @@ Result<Registry, LessonError> registry(const SelfScoreRequest& typed) {
                               ", which is still being computed; check again once its summary is shown",
                           "experiment"};
   }
-  return Registry{lesson_exercises({fixture_evidence(), *current, request->seed, module_experiment()}),
+  return Registry{lesson_exercises({*chapter->evidence, *current, request->seed, module_experiment(),
+                                    names.value_or(std::vector<std::string>{}), chapter->setting}),
                   std::move(pending)};
 }
 
@@ -610,23 +652,58 @@ SeedSearchResponse find_seed(const SeedSearchRequest& typed, const SearchProgres
   return out;
 }
 
-ExercisesResponse exercises(const SelfScoreRequest& self_score) {
-  auto all = registry(self_score);
-  if (!all) return refusal<ExercisesResponse>(all.error(), page_label);
-  ExercisesResponse out;
-  out.ok = true;
-  for (const Exercise& exercise : all->exercises) {
-    const bool pending = all->pending && reads_experiment(exercise.id);
-    out.exercises.push_back(
-        {exercise.id, answer_kind_name(exercise.blanks[0].kind), exercise.blanks.size(), exercise.choices,
-         pending ? std::vector<std::string>{} : answer_text(exercise),
-         pending ? "The experiment for these settings is still being computed." : exercise.explanation});
-  }
+namespace {
+
+// An exercise as the page lists it: its words where they name numbers, and no answer while it is pending
+// or not graded.
+ExerciseView exercise_view(const Exercise& exercise, bool pending) {
+  const bool no_answer = pending || !exercise.not_graded.empty();
+  ExerciseView out{
+      exercise.id,
+      answer_kind_name(exercise.blanks[0].kind),
+      exercise.blanks.size(),
+      exercise.choices,
+      no_answer ? std::vector<std::string>{} : answer_text(exercise),
+      pending ? "The experiment for these settings is still being computed." : exercise.explanation,
+      exercise.question,
+      {},
+      exercise.blank_labels,
+      std::nullopt};
+  if (!exercise.choice_texts.empty())
+    for (const std::string& option : exercise.choices)
+      for (const auto& [id, text] : exercise.choice_texts)
+        if (id == option) out.choice_texts.push_back(text);
+  if (!exercise.not_graded.empty()) out.not_graded = exercise.not_graded;
   return out;
 }
 
+}  // namespace
+
+ExercisesResponse exercises(const SelfScoreRequest& self_score) {
+  return exercises_for({self_score, {}, {}});
+}
+
+ExercisesResponse exercises_for(const ExercisesRequest& request) {
+  auto all = registry(request.self_score, request.state, request.token_names);
+  if (!all) return refusal<ExercisesResponse>(all.error(), page_label);
+  ExercisesResponse out;
+  out.ok = true;
+  for (const Exercise& exercise : all->exercises)
+    out.exercises.push_back(exercise_view(exercise, all->pending && reads_experiment(exercise.id)));
+  return out;
+}
+
+VariantResponse variant(const VariantRequest& request) {
+  auto seed = read_setting(request.seed, "seed", 0, kMaxVariantSeed, ErrorKind::Arguments);
+  if (!seed) return refusal<VariantResponse>(seed.error(), page_label);
+  auto drawn = draw_variant(static_cast<std::uint64_t>(*seed));
+  if (!drawn) return refusal<VariantResponse>(drawn.error(), page_label);
+  return VariantResponse{true, drawn->seed, std::move(drawn->state), std::move(drawn->token_names),
+                         std::nullopt};
+}
+
 AnswerResponse check_answer(const AnswerRequest& request) {
-  auto all = registry(request.self_score);
+  auto all = registry(request.self_score, request.state, request.token_names);
   if (!all) return refusal<AnswerResponse>(all.error(), page_label);
   for (const Exercise& exercise : all->exercises) {
     if (exercise.id != request.id) continue;

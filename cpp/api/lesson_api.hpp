@@ -13,6 +13,7 @@
 #include "learner/exercise.hpp"
 #include "learner/mastery.hpp"
 #include "learner/provenance.hpp"
+#include "learner/variant.hpp"
 #include "response/response.hpp"
 #include "self_score/self_score.hpp"
 
@@ -256,8 +257,16 @@ struct ExerciseView {
   std::string kind;  // answer_kind_name()
   std::size_t blanks = 1;
   std::vector<std::string> choices;  // option ids, in the order shown
-  std::vector<std::string> answer;   // for reveal="always": the right answer per blank
+  std::vector<std::string> answer;   // for reveal="always": the right answer per blank (none when not graded)
   std::string explanation;
+  // The words of a question that names the chapter's numbers, written by the core from the numbers the
+  // registry is for (empty: the page's prose stands) ...
+  std::string question;
+  std::vector<std::string> choice_texts;  // ... its options' words, in the order of `choices` (or none) ...
+  std::vector<std::string> blank_labels;  // ... and its blanks' labels (or none)
+  // Why these numbers make the question meaningless, when they do: it is not graded, has no answer, and
+  // checking it is refused with this reason (kind "exercise").
+  std::optional<std::string> not_graded;
 };
 struct ExercisesResponse {
   bool ok = false;
@@ -270,11 +279,27 @@ struct ExercisesResponse {
 inline constexpr std::int64_t kInlineExperimentWork = 4000000;  // multiply-adds; a few ms
 ExercisesResponse exercises(const SelfScoreRequest& self_score);
 
+// The registry for the chapter's numbers on screen (the fixture, a `state`, a learner's edit or a drawn
+// variant) as well as the experiment. Without `state` the chapter's questions are about the frozen fixture;
+// a state is read as evaluate() reads it and refused with the same error. `token_names`, one word per
+// token of the state (a variant's), name the tokens in the questions; without them, the fixture story's.
+struct ExercisesRequest {
+  SelfScoreRequest self_score;
+  std::optional<LessonState> state;
+  std::optional<std::vector<std::string>> token_names;
+};
+ExercisesResponse exercises_for(const ExercisesRequest& request);
+// A token's word: 1 to kMaxTokenNameBytes bytes.
+inline constexpr std::size_t kMaxTokenNameBytes = 32;
+
 struct AnswerRequest {
   std::string id;
   std::vector<std::string> responses;  // one per blank; an option id for a choice
   SelfScoreRequest self_score;
   bool answer_shown = false;  // the answer was on screen before this check (counts_as_success)
+  // The chapter's numbers the question is about, as in ExercisesRequest (absent: the frozen fixture).
+  std::optional<LessonState> state;
+  std::optional<std::vector<std::string>> token_names;
 };
 struct AnswerResponse {
   bool ok = false;
@@ -287,6 +312,21 @@ struct AnswerResponse {
   std::optional<ErrorView> error;  // kind "number" when a response could not be read
 };
 AnswerResponse check_answer(const AnswerRequest& request);
+
+// ---- new numbers on demand (learner/variant.hpp) ----
+
+struct VariantRequest {
+  std::string seed;  // 0 to kMaxVariantSeed (2^53 - 1), as typed
+};
+struct VariantResponse {
+  bool ok = false;
+  std::uint64_t seed = 0;
+  LessonState state;                     // loads like a `state=` link's; ask exercises_for() with it ...
+  std::vector<std::string> token_names;  // ... and these words
+  std::optional<ErrorView> error;
+};
+// A fresh, hand-computable instance of the chapter's numbers, the same for the same seed.
+VariantResponse variant(const VariantRequest& request);
 
 // ---- the lesson's outcome: what a course records (learner/mastery.hpp has the rules) ----
 
@@ -445,7 +485,8 @@ QKV_DESCRIBE(SeedSearchRequest) {
   QKV_FIELD(kind); QKV_FIELD(after); QKV_FIELD(count); QKV_FIELD(tokens); QKV_FIELD(dim); QKV_FIELD(start);
 }
 QKV_DESCRIBE(AnswerRequest) {
-  QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); QKV_FIELD(answer_shown);
+  QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); QKV_FIELD(answer_shown); QKV_FIELD(state);
+  QKV_FIELD(token_names);
 }
 QKV_DESCRIBE(FixtureResponse) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
@@ -480,6 +521,12 @@ QKV_DESCRIBE(SeedSearchResponse) {
 }
 QKV_DESCRIBE(ExerciseView) {
   QKV_FIELD(id); QKV_FIELD(kind); QKV_FIELD(blanks); QKV_FIELD(choices); QKV_FIELD(answer); QKV_FIELD(explanation);
+  QKV_FIELD(question); QKV_FIELD(choice_texts); QKV_FIELD(blank_labels); QKV_FIELD(not_graded);
+}
+QKV_DESCRIBE(ExercisesRequest) { QKV_FIELD(self_score); QKV_FIELD(state); QKV_FIELD(token_names); }
+QKV_DESCRIBE(VariantRequest) { QKV_FIELD(seed); }
+QKV_DESCRIBE(VariantResponse) {
+  QKV_FIELD(ok); QKV_FIELD(seed); QKV_FIELD(state); QKV_FIELD(token_names); QKV_FIELD(error);
 }
 QKV_DESCRIBE(ExercisesResponse) { QKV_FIELD(ok); QKV_FIELD(exercises); QKV_FIELD(error); }
 QKV_DESCRIBE(AnswerResponse) {

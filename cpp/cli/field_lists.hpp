@@ -101,10 +101,10 @@ inline ordered_json field_lists() {
   return types_of_calls<decltype(&api::fixture), decltype(&api::evaluate), decltype(&api::numerical_checks),
                         decltype(&api::numerical_checks_step), decltype(&api::provenance),
                         decltype(&api::self_score), decltype(&api::self_score_summary),
-                        decltype(&api::find_seed), decltype(&api::exercises), decltype(&api::check_answer),
-                        decltype(&api::lesson_outcome), decltype(&api::randn), decltype(&api::report),
-                        decltype(&api::trace), decltype(&api::evidence), decltype(&api::bench),
-                        decltype(&api::scale)>();
+                        decltype(&api::find_seed), decltype(&api::exercises), decltype(&api::exercises_for),
+                        decltype(&api::variant), decltype(&api::check_answer), decltype(&api::lesson_outcome),
+                        decltype(&api::randn), decltype(&api::report), decltype(&api::trace),
+                        decltype(&api::evidence), decltype(&api::bench), decltype(&api::scale)>();
 }
 
 }  // namespace qkv::cli

@@ -26,6 +26,7 @@
 #include "cli/field_lists.hpp"
 #include "cli/limits.hpp"
 #include "cli/request.hpp"
+#include "cli/variant_command.hpp"
 #include "learner/answer_reader.hpp"
 #include "self_score/numpy_random.hpp"
 #include "self_score/self_score.hpp"
@@ -303,6 +304,8 @@ int run(int argc, char** argv) {
       "fields", "every request and response type's field list, as both front ends convert them, as JSON");
   BenchOptions bench_options;
   CLI::App* bench = add_bench(app, bench_options);
+  qkv::cli::VariantOptions variant_options;
+  CLI::App* variant = qkv::cli::add_variant_command(app, variant_options);
 
   // The first word names the command (or an alias of one, as self-bias): CLI11 would say only "A subcommand
   // is required" for a misspelt one.
@@ -345,6 +348,11 @@ int run(int argc, char** argv) {
   if (*self_score) return run_self_score(settings);
   if (*find) return print_response(qkv::api::find_seed(search));
   if (*bench) return run_bench(bench_options);
+  if (*variant) {
+    bool ok = false;
+    emit(dump_line(qkv::cli::variant_json(variant_options, ok)));
+    return ok ? 0 : kBadInput;
+  }
   return run_evidence(input_path);
 }
 

@@ -133,22 +133,23 @@ std::string field_label(const std::string& field) {
   return field;
 }
 
-LessonState fixture_state() {
-  const ProjectionRequest fixture = chapter_fixture();
-  const Shape& x = fixture.input.shape();
-  const Shape& w = fixture.query_weight.shape();
+LessonState state_of(const ProjectionRequest& request) {
+  const Shape& x = request.input.shape();
+  const Shape& w = request.query_weight.shape();
   return LessonState{std::to_string(x[0]),
                      std::to_string(x[1]),
                      std::to_string(w[0]),
                      std::to_string(w[1]),
-                     editable(fixture.input),
-                     editable(fixture.query_weight),
-                     editable(fixture.key_weight),
-                     editable(fixture.value_weight),
-                     editable(fixture.upstream->query),
-                     editable(fixture.upstream->key),
-                     editable(fixture.upstream->value)};
+                     editable(request.input),
+                     editable(request.query_weight),
+                     editable(request.key_weight),
+                     editable(request.value_weight),
+                     editable(request.upstream->query),
+                     editable(request.upstream->key),
+                     editable(request.upstream->value)};
 }
+
+LessonState fixture_state() { return state_of(chapter_fixture()); }
 
 LessonRequest read_lesson_request(const LessonState& typed) {
   LessonRequest result{typed, std::nullopt, std::nullopt, {}};

@@ -74,7 +74,10 @@ struct LessonRequest {
 };
 LessonRequest read_lesson_request(const LessonState& state);
 
-// The frozen fixture, every cell written as the shortest decimal that reads back to the same double.
+// A request's numbers as the page edits them, every cell written as the shortest decimal that reads back
+// to the same double (the request must have its upstreams, and a rank-3 input and rank-2 weights).
+LessonState state_of(const ProjectionRequest& request);
+// The frozen fixture's state_of.
 LessonState fixture_state();
 // gradcheck and bitwise: as compute_chapter_evidence takes them.
 LessonEvaluation evaluate_lesson(const LessonState& state, bool gradcheck = true, bool bitwise = true);

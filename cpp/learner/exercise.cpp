@@ -154,6 +154,7 @@ const std::string* hint_for_word(const Exercise& exercise, const std::string& re
 
 Result<Verdict, LessonError> check_answer(const Exercise& exercise,
                                           const std::vector<std::string>& responses) {
+  if (!exercise.not_graded.empty()) return fail(LessonError{ErrorKind::Exercise, exercise.not_graded, "id"});
   if (responses.size() != exercise.blanks.size())
     return fail(LessonError{ErrorKind::Exercise,
                             "exercise " + exercise.id + " takes " + std::to_string(exercise.blanks.size()) +

@@ -52,6 +52,14 @@ struct Exercise {
   // Words a learner may type in a blank instead of an answer ("error"), each with the hint it gets: graded
   // wrong with that hint rather than refused as unreadable.
   std::vector<std::pair<std::string, std::string>> word_hints;
+  // For a question that names the numbers on screen, its words as the core writes them from those numbers
+  // (empty: the page's prose stands): the question, the option texts that name values (by option id), and
+  // the blanks' labels that do.
+  std::string question;
+  std::vector<std::pair<std::string, std::string>> choice_texts;
+  std::vector<std::string> blank_labels;
+  // Why these numbers make the question meaningless (empty: it is graded); checking it is refused with it.
+  std::string not_graded;
 };
 
 struct Verdict {
@@ -64,7 +72,8 @@ struct Verdict {
 };
 
 // Reads every response with the one reader. A response that cannot be read is a Number error ("Not read"
-// is the page's prefix); a wrong count of responses or an unknown option is an Exercise error.
+// is the page's prefix); a wrong count of responses or an unknown option is an Exercise error, and so is
+// any check of an exercise that is not graded at its numbers (the message is its reason).
 Result<Verdict, LessonError> check_answer(const Exercise& exercise,
                                           const std::vector<std::string>& responses);
 

@@ -20,11 +20,29 @@ std::string of_total(std::size_t count, std::size_t total) {
 // A score to two decimals, with the page's minus sign ("−7.67").
 std::string score_text(double value) { return with_minus_sign(format_fixed(value, 2)); }
 
-// Row `token` of batch item 0 of a [B, T, H] tensor.
+// Row `token` of batch item 0 of a [B, T, H] tensor (empty when there is no such row).
 std::vector<double> first_batch_row(const Tensor& tensor, std::size_t token) {
+  if (tensor.shape()[0] == 0 || token >= tensor.shape()[1]) return {};
   const Extent width = tensor.shape()[2];
   const auto begin = tensor.values().begin() + static_cast<std::ptrdiff_t>(token * width);
   return std::vector<double>(begin, begin + static_cast<std::ptrdiff_t>(width));
+}
+
+// "₀", "₁₂": a token index as the prose subscripts it.
+std::string subscript(std::size_t index) {
+  static const char* const digits[] = {"₀", "₁", "₂", "₃", "₄", "₅", "₆", "₇", "₈", "₉"};
+  const std::string decimal = std::to_string(index);
+  std::string out;
+  for (char digit : decimal) out += digits[digit - '0'];
+  return out;
+}
+
+// "a", "a and b", "a, b and c".
+std::string rows_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
 }
 
 Blank choice(std::string right) { return Blank{AnswerKind::Choice, "", std::move(right)}; }
@@ -130,11 +148,22 @@ void append_score_change_exercises(const ChapterEvidence& e, std::vector<Exercis
                                                  : ".")});
 }
 
+// The chapter's numbers the questions are about, the tokens' words, and the questions' name for them
+// ("the frozen fixture").
+struct Chapter {
+  const ChapterEvidence& e;
+  std::vector<std::string> words;  // [T]
+  std::string setting;
+  bool has_first_token() const { return e.request.input.shape()[0] > 0 && !words.empty(); }
+  std::string word(std::size_t token) const { return "“" + words[token] + "”"; }
+};
+
 // The preview's prediction: what dividing token 0's scores by √d_head does to its softmax weights, judged
 // by the core from the fixture's row (value_preview): nothing (equal bits), or the largest weight lower
 // (flattens) or higher (sharpens). The order never changes: each score is divided by the same positive
 // number.
-Exercise preview_weights_exercise(const ChapterEvidence& e) {
+Exercise preview_weights_exercise(const Chapter& c) {
+  const ChapterEvidence& e = c.e;
   const auto preview = value_preview(e.primary.query, e.primary.key, e.primary.value, 0);
   const auto largest = [](const std::vector<double>& w) { return *std::max_element(w.begin(), w.end()); };
   const double scaled = preview ? largest(preview->weights) : 0.0,
@@ -157,7 +186,7 @@ Exercise preview_weights_exercise(const ChapterEvidence& e) {
       hints.push_back(
           {option,
            "Divide token 0's scores by √d_head and compare the gaps between them before the softmax."});
-  return {
+  Exercise out{
       "ch26-preview-weights",
       {"reorders", "flattens", "sharpens", "nothing"},
       {choice(answer)},
@@ -170,6 +199,14 @@ Exercise preview_weights_exercise(const ChapterEvidence& e) {
            : answer == "sharpens" ? " and widens the gaps between them, so the largest weight goes from " +
                                         format_fixed(unscaled, 2) + " up to " + format_fixed(scaled, 2) + "."
                                   : " and here leaves the weights as they were.")};
+  out.question =
+      "A preview of the next lesson. There, token 0’s scores are divided by √d_head before the softmax turns "
+      "them into weights. In " +
+      c.setting + ", what does the division do to token 0’s weights?";
+  if (!preview)
+    out.not_graded = "Token 0 has no scores here: X has shape " + shape_text(e.request.input.shape()) +
+                     ", with an empty axis. Give the batch and the tokens at least one each.";
+  return out;
 }
 
 // The widths as the prose names them: d_model and d_head.
@@ -181,7 +218,8 @@ WidthTexts width_texts(const ChapterEvidence& e) {
 }
 
 // The shape the fixture's layer gives for a [4, 7, d_model] input.
-Exercise output_shapes_exercise(const ChapterEvidence& e) {
+Exercise output_shapes_exercise(const Chapter& c) {
+  const ChapterEvidence& e = c.e;
   const ProjectionRequest& r = e.request;
   const auto [d, h] = width_texts(e);
   // Run the fixture's layer on a [4, 7, d_model] input and read the shape it gives.
@@ -190,68 +228,132 @@ Exercise output_shapes_exercise(const ChapterEvidence& e) {
     if (auto input = TensorValue::constant(Tensor::zeros({4, 7, e.model_width}).value()))
       if (auto outputs = layer->forward(*input)) batch_shape = outputs->query.shape();
   }
-  return {"ch26-output-shapes",
-          {},
-          {shape("", batch_shape)},
-          {},
-          "Only the last axis changes: it becomes d_head.",
-          "The core ran the layer on a [4, 7, " + d + "] input: each of Q, K and V came out " +
-              shape_text(batch_shape) + ". Each branch maps the last axis, " + d + " features to " + h +
-              "; the batch and token axes pass through."};
+  Exercise out{"ch26-output-shapes",
+               {},
+               {shape("", batch_shape)},
+               {},
+               "Only the last axis changes: it becomes d_head.",
+               "The core ran the layer on a [4, 7, " + d + "] input: each of Q, K and V came out " +
+                   shape_text(batch_shape) + ". Each branch maps the last axis, " + d + " features to " + h +
+                   "; the batch and token axes pass through."};
+  out.question = "X has shape [4, 7, " + d + "] and the head width is " + h +
+                 ". What shape does each of Q, K and V have?";
+  return out;
 }
 
-// q₀, k₀ and v₀: token 0's row times each weight.
-Exercise first_token_exercise(const ChapterEvidence& e) {
+// q₀, k₀ and v₀: token 0's row times each weight; not graded when there is no token 0.
+Exercise first_token_exercise(const Chapter& c) {
+  const ChapterEvidence& e = c.e;
   const std::vector<double> x0 = first_batch_row(e.request.input, 0);
   const std::vector<double> q0 = first_batch_row(e.primary.query, 0), k0 = first_batch_row(e.primary.key, 0),
                             v0 = first_batch_row(e.primary.value, 0);
-  return {"ch26-first-token",
-          {},
-          {row_times("q₀", q0, "x₀", x0, tensor_name<TensorRole::Weight>(0).label),
-           row_times("k₀", k0, "x₀", x0, tensor_name<TensorRole::Weight>(1).label),
-           row_times("v₀", v0, "x₀", x0, tensor_name<TensorRole::Weight>(2).label)},
-          {},
-          "",
-          "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
-              " times that branch's weight: coordinate j is x₀ dotted with column j. The three weights "
-              "differ, so the three views differ."};
+  Exercise out{"ch26-first-token",
+               {},
+               {row_times("q₀", q0, "x₀", x0, tensor_name<TensorRole::Weight>(0).label),
+                row_times("k₀", k0, "x₀", x0, tensor_name<TensorRole::Weight>(1).label),
+                row_times("v₀", v0, "x₀", x0, tensor_name<TensorRole::Weight>(2).label)},
+               {},
+               "",
+               "Row 0 of each output is the first token x₀ = " + vector_text(x0) +
+                   " times that branch's weight: coordinate j is x₀ dotted with column j. The three weights "
+                   "differ, so the three views differ."};
+  if (!c.has_first_token()) {
+    out.question = "For " + c.setting + ", compute q₀, k₀ and v₀: the first token times W_Q, W_K and W_V.";
+    out.not_graded = "There is no first token here: X has shape " + shape_text(e.request.input.shape()) +
+                     ", with an empty axis. Give the batch and the tokens at least one each.";
+    return out;
+  }
+  out.question = "For " + c.setting + ", compute q₀, k₀ and v₀: the first token " + c.word(0) +
+                 ", x₀ = " + vector_text(x0) + ", times W_Q, W_K and W_V.";
+  return out;
 }
 
-// Which key token 0's query matches best.
-Exercise best_key_exercise(const ChapterEvidence& e) {
-  const ProjectionRequest& r = e.request;
+// Which key token 0's query matches best, of all the keys of batch item 0. The options name k₀, k₁ and
+// their tie: not graded when another key is best or shares the best score, or there is no second token.
+struct BestKey {
+  std::string answer;      // an option id, or empty
+  std::string not_graded;  // why, when `answer` is empty
+};
+BestKey best_key(const Chapter& c, const std::vector<double>& row, const std::string& sums) {
+  if (!c.has_first_token() || row.size() < 2)
+    return {"", "There is no second key to compare with here: X has shape " +
+                    shape_text(c.e.request.input.shape()) + ". Give the lesson at least two tokens."};
+  const double best = *std::max_element(row.begin(), row.end());
+  std::vector<std::size_t> winners;
+  for (std::size_t j = 0; j < row.size(); ++j)
+    if (row[j] == best) winners.push_back(j);
+  if (winners == std::vector<std::size_t>{0}) return {"token-0", ""};
+  if (winners == std::vector<std::size_t>{1}) return {"token-1", ""};
+  if (winners == std::vector<std::size_t>{0, 1}) return {"tie", ""};
+  std::vector<std::string> names;
+  for (std::size_t j : winners) names.push_back("k" + subscript(j) + " (" + c.word(j) + ")");
+  return {"",
+          sums + ": " +
+              (winners.size() == 1 ? names[0] + " matches best"
+                                   : rows_list(names) + " tie for the best score, " + format_prose(best)) +
+              ", which no option names. Change a number so that k₀ or k₁ (or both alike) wins."};
+}
+
+Exercise best_key_exercise(const Chapter& c) {
+  const ChapterEvidence& e = c.e;
   const std::vector<double> q0 = first_batch_row(e.primary.query, 0);
-  // Token 0's query against the keys of tokens 0 and 1 (batch item 0): the sums written out, and the
-  // scores the core computed for them.
-  const Extent tokens = r.input.shape()[1];
-  const auto score_sum = [&](Extent j) {
-    return j < tokens ? written_products(q0, first_batch_row(e.primary.key, j)) : std::string("(no token)");
-  };
-  const auto score_of = [&](Extent j) { return j < e.primary.scores.size() ? e.primary.scores[j] : 0.0; };
-  const double s00 = score_of(0), s01 = score_of(1);
-  const std::string best = s00 > s01 ? "token-0" : s01 > s00 ? "token-1" : "tie";
-  const std::string both_sums =
-      "q₀·k₀ = " + score_sum(0) + " and q₀·k₁ = " + score_sum(1) + ", with q₀ = " + vector_text(q0);
+  const std::vector<double> row =
+      c.has_first_token() ? score_row(e.primary.scores, 0) : std::vector<double>{};
+  // Token 0's query against every key of batch item 0: the sums written out, and the scores the core
+  // computed for them.
+  std::string sums;
+  for (std::size_t j = 0; j < row.size(); ++j)
+    sums += std::string(j == 0                ? ""
+                        : j + 1 == row.size() ? " and "
+                                              : ", ") +
+            "q₀·k" + subscript(j) + " = " + written_products(q0, first_batch_row(e.primary.key, j));
+  const std::string all_sums = sums + ", with q₀ = " + vector_text(q0);
+  const BestKey verdict = best_key(c, row, sums);
+  const bool two = row.size() <= 2;
+  const std::string work_out = two ? "Work out both sums: " : "Work out each sum: ";
+  const std::string best = verdict.answer;
   std::vector<std::pair<std::string, std::string>> best_key_hints;
   for (const char* option : {"token-0", "token-1"})
     if (best != option)
-      best_key_hints.push_back({option, "Work out both sums: " + both_sums + ". Which is larger?"});
+      best_key_hints.push_back(
+          {option, work_out + all_sums + (two ? ". Which is larger?" : ". Which is largest?")});
   if (best != "tie")
-    best_key_hints.push_back({"tie", "A tie needs q₀·k₀ = q₀·k₁. Work out both sums: " + both_sums + "."});
-  return {
+    best_key_hints.push_back({"tie", "A tie needs q₀·k₀ = q₀·k₁. " + work_out + all_sums + "."});
+  std::string scores;
+  for (std::size_t j = 0; j < row.size(); ++j)
+    scores += std::string(j == 0 ? "" : ", ") + "q₀·k" + subscript(j) + " = " +
+              written_products(q0, first_batch_row(e.primary.key, j)) + " = " + format_prose(row[j]);
+  Exercise out{
       "ch26-best-key",
       {"token-0", "token-1", "tie"},
-      {choice(best)},
+      {choice(best.empty() ? "tie" : best)},
       best_key_hints,
       "",
-      "The score of a query with a key is their dot product: q₀·k₀ = " + score_sum(0) + " = " +
-          format_prose(s00) + ", q₀·k₁ = " + score_sum(1) + " = " + format_prose(s01) + ". " +
+      "The score of a query with a key is their dot product: " + scores + ". " +
           (best == "tie"
-               ? std::string("The two scores are equal: token 0's query matches both keys alike.")
-               : "The larger score is with k" + std::string(best == "token-0" ? "₀" : "₁") +
-                     ", so token 0's query (“" + token_name(0) + "”) matches the key of " +
-                     (best == "token-0" ? "its own token" : "token 1 (“" + token_name(1) + "”)") + " best.") +
+               ? std::string(two ? "The two scores are equal: token 0's query matches both keys alike."
+                                 : "k₀ and k₁ share the best score: token 0's query matches both keys alike.")
+           : best.empty()
+               ? verdict.not_graded
+               : "The " + std::string(two ? "larger" : "largest") + " score is with k" +
+                     std::string(best == "token-0" ? "₀" : "₁") + ", so token 0's query (" + c.word(0) +
+                     ") matches the key of " +
+                     (best == "token-0" ? "its own token" : "token 1 (" + c.word(1) + ")") + " best.") +
           " These are raw scores: not yet scaled by 1/√d_head, and not yet turned into probabilities."};
+  out.not_graded = verdict.not_graded;
+  if (!c.has_first_token() || row.size() < 2) {
+    out.question = "A query matches a key well when their dot product is large. In " + c.setting +
+                   ", which key does token 0’s query match best?";
+    return out;
+  }
+  const bool more = row.size() > 2;
+  out.question = "A query matches a key well when their dot product is large. In " + c.setting + ", which " +
+                 (more ? "of the " + std::to_string(row.size()) + " keys" : std::string("key")) +
+                 " does token 0’s (" + c.word(0) + ") query match best?";
+  out.choice_texts = {{"token-0", "Its own key, k₀ (" + c.word(0) + ")"},
+                      {"token-1", "The key of token 1, k₁ (" + c.word(1) + ")"},
+                      {"tie", more ? "k₀ and k₁ equally, more than any other key" : "Both keys equally"}};
+  return out;
 }
 
 // Does changing W_Q change K or V?
@@ -272,19 +374,22 @@ Exercise parameter_count_exercise(const ChapterEvidence& e) {
   const auto [d, h] = width_texts(e);
   const Extent per_weight = e.model_width * e.head_width;
   const std::string per_weight_text = std::to_string(per_weight);
-  return {"ch26-parameter-count",
-          {},
-          {count(e.primary.parameter_count, 1000000000,
-                 {{per_weight, per_weight_text + " is one weight's entries; the layer has W_Q, W_K and W_V"},
-                  {2 * per_weight, "that is two weights' entries; the layer has three, W_Q, W_K and W_V"},
-                  {e.primary.parameter_count + 3 * e.head_width,
-                   "that counts a bias of " + h + " per weight; this layer has none"}})},
-          {},
-          "Count the entries of one d_model × d_head weight (" + d + " rows, " + h +
-              " columns), then multiply by the number of weights; there is no bias.",
-          "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
-              " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
-              " trainable scalars, as the layer itself reports."};
+  Exercise out = {
+      "ch26-parameter-count",
+      {},
+      {count(e.primary.parameter_count, 1000000000,
+             {{per_weight, per_weight_text + " is one weight's entries; the layer has W_Q, W_K and W_V"},
+              {2 * per_weight, "that is two weights' entries; the layer has three, W_Q, W_K and W_V"},
+              {e.primary.parameter_count + 3 * e.head_width,
+               "that counts a bias of " + h + " per weight; this layer has none"}})},
+      {},
+      "Count the entries of one d_model × d_head weight (" + d + " rows, " + h +
+          " columns), then multiply by the number of weights; there is no bias.",
+      "Three weights of " + d + " × " + h + " = " + std::to_string(per_weight) +
+          " entries each, and no bias: " + std::to_string(e.primary.parameter_count) +
+          " trainable scalars, as the layer itself reports."};
+  out.question = "How many trainable scalars do three bias-free [" + d + ", " + h + "] weights hold?";
+  return out;
 }
 
 // The output shapes for an empty batch and an empty token axis.
@@ -300,6 +405,10 @@ Exercise empty_axes_exercise(const ChapterEvidence& e) {
                    shape_text(e.empty_batch.query) + " for " + shape_text(e.empty_batch.input) + " and " +
                    shape_text(e.empty_token.query) + " for " + shape_text(e.empty_token.input) +
                    ". The last axis still maps " + d + " to " + h + ", and backward still runs."};
+  out.question = "What shape does each branch give for an input of shape " + shape_text(e.empty_batch.input) +
+                 ", and for " + shape_text(e.empty_token.input) + "?";
+  for (const auto& probe : {e.empty_batch, e.empty_token})
+    out.blank_labels.push_back("Output shape for " + shape_text(probe.input));
   const std::string no_error =
       "The layer raises no error here: an axis of extent 0 is still an axis, and the layer returns a shape "
       "for it. Write that shape as [B, T, d_head].";
@@ -325,15 +434,16 @@ Exercise rank_two_exercise(const ChapterEvidence& e) {
 }
 
 // Must d_model be divisible by d_head here?
-Exercise divisibility_exercise(const ChapterEvidence& e) {
+Exercise divisibility_exercise(const Chapter& c) {
+  const ChapterEvidence& e = c.e;
   const auto [d, h] = width_texts(e);
   const bool indivisible_accepted = e.model_width % e.head_width != 0;
   return {"ch26-divisibility",
           {"yes", "no"},
           {choice(indivisible_accepted ? "no" : "yes")},
-          {{"yes", "Look at the fixture's own widths: d_model = " + d + ", d_head = " + h + "."}},
+          {{"yes", "Look at the widths of " + c.setting + ": d_model = " + d + ", d_head = " + h + "."}},
           "",
-          "The fixture itself has d_model = " + d + " and d_head = " + h + ", and the layer " +
+          "In " + c.setting + ", d_model = " + d + " and d_head = " + h + ", and the layer " +
               (indivisible_accepted ? "accepts it" : "is used with them") +
               ". Divisibility matters only when multi-head attention splits d_model into h heads of d_head "
               "features each, a later step: there d_model = h · d_head, so d_model must be a multiple of "
@@ -401,14 +511,15 @@ Exercise upstream_key_exercise(const ChapterEvidence& e) {
                    : ".")};
 }
 
-std::vector<Exercise> chapter26_exercises(const ChapterEvidence& e) {
+std::vector<Exercise> chapter26_exercises(const Chapter& c) {
+  const ChapterEvidence& e = c.e;
   std::vector<Exercise> out = {
-      output_shapes_exercise(e),     first_token_exercise(e),     best_key_exercise(e),
+      output_shapes_exercise(c),     first_token_exercise(c),     best_key_exercise(c),
       change_query_only_exercise(e), parameter_count_exercise(e), empty_axes_exercise(e),
-      rank_two_exercise(e),          divisibility_exercise(e),    history_exercise(),
+      rank_two_exercise(e),          divisibility_exercise(c),    history_exercise(),
       still_missing_exercise(),      upstream_key_exercise(e)};
   append_score_change_exercises(e, out);
-  out.push_back(preview_weights_exercise(e));
+  out.push_back(preview_weights_exercise(c));
   return out;
 }
 
@@ -586,7 +697,11 @@ const std::vector<std::string>& exercise_ids() {
 }
 
 std::vector<Exercise> lesson_exercises(const ExerciseContext& context) {
-  std::vector<Exercise> out = chapter26_exercises(context.fixture);
+  const Extent tokens = context.chapter.request.input.shape()[1];
+  const Chapter chapter{context.chapter,
+                        context.token_names.empty() ? token_names(tokens) : context.token_names,
+                        context.setting};
+  std::vector<Exercise> out = chapter26_exercises(chapter);
   for (Exercise& exercise : self_score_exercises(context.current, context.current_seed, context.module))
     out.push_back(std::move(exercise));
   return out;

@@ -110,6 +110,26 @@ std::string format_hex64(std::uint64_t value) {
   return buffer;
 }
 
+namespace {
+
+// %g writes a whole number with more digits than its precision in exponent form ("1e+01" for 10);
+// JavaScript's Number writes it out up to 1e21 ("10", "150000000000000000000"), and so does the page.
+std::string without_positive_exponent(const std::string& text) {
+  const std::size_t e = text.find("e+");
+  if (e == std::string::npos) return text;
+  const int exponent = std::stoi(text.substr(e + 2));
+  if (exponent >= 21) return text;
+  std::string digits;
+  for (std::size_t i = 0; i < e; ++i)
+    if (text[i] != '.') digits += text[i];
+  const std::size_t sign = text[0] == '-' ? 1 : 0;
+  // Digits after the first are all in the whole part: %g uses the exponent only when it is >= the precision.
+  const std::size_t significant = digits.size() - sign;
+  return digits + std::string(static_cast<std::size_t>(exponent) + 1 - significant, '0');
+}
+
+}  // namespace
+
 std::string format_shortest(double value) {
   if (std::isnan(value)) return "NaN";
   if (std::isinf(value)) return value > 0 ? "Infinity" : "-Infinity";
@@ -119,7 +139,7 @@ std::string format_shortest(double value) {
     std::snprintf(buffer, sizeof buffer, "%.*g", precision, value);
     if (parse_decimal(buffer) == value) break;
   }
-  return buffer;
+  return without_positive_exponent(buffer);
 }
 
 std::string with_minus_sign(const std::string& number) {

@@ -22,6 +22,18 @@ TEST(Format, ShortestDecimalReadsBackTheSameDouble) {
   EXPECT_EQ(format_shortest(4.358e-10), "4.358e-10");
 }
 
+// Whole numbers are written out as JavaScript's Number writes them, up to 1e21: never "1e+01" for 10.
+TEST(Format, ShortestDecimalWritesWholeNumbersOutBelowTenToTheTwentyFirst) {
+  EXPECT_EQ(format_shortest(10.0), "10");
+  EXPECT_EQ(format_shortest(-30.0), "-30");
+  EXPECT_EQ(format_shortest(1200.0), "1200");
+  EXPECT_EQ(format_shortest(1.5e20), "150000000000000000000");
+  EXPECT_EQ(format_shortest(1e21), "1e+21");
+  EXPECT_EQ(format_prose(-90.0),
+            "\xE2\x88\x92"
+            "90");
+}
+
 // format_shortest is for doubles (binary64); some of them need all 17 significant digits to read back.
 TEST(Format, ShortestDecimalUsesSeventeenDigitsWhenSixteenDoNotReadBack) {
   EXPECT_EQ(format_shortest(0.1 + 0.2), "0.30000000000000004");  // 16 digits would read back as 0.3
@@ -31,12 +43,15 @@ TEST(Format, ShortestDecimalUsesSeventeenDigitsWhenSixteenDoNotReadBack) {
   EXPECT_EQ(format_shortest(std::numeric_limits<double>::denorm_min()), "5e-324");
 }
 
-// The number of significant digits in a %g text: "-0.0012e-5" -> 2.
+// The number of significant digits in a %g text: "-0.0012e-5" -> 2; a whole number's trailing zeros are
+// not: "1500" -> 2.
 std::size_t significant_digits(const std::string& text) {
   const std::string mantissa = text.substr(0, text.find('e'));
   std::string digits;
   for (char c : mantissa)
     if (c >= '0' && c <= '9') digits += c;
+  if (mantissa.find('.') == std::string::npos && mantissa == text)
+    while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
   const std::size_t first = digits.find_first_not_of('0');
   return first == std::string::npos ? 1 : digits.size() - first;
 }

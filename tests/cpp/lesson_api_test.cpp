@@ -585,6 +585,140 @@ TEST(LessonApi, SearchOverTheBudgetIsRefusedWithKindBudget) {
   EXPECT_EQ(reports, (std::vector<std::int64_t>{788, 1576, 2364}));
 }
 
+// ---- questions from the numbers on screen, and new numbers on demand (issue 40, items 1 and 2) ----
+
+const std::string kMinus = "\xE2\x88\x92";
+
+const ExerciseView& listed(const ExercisesResponse& response, const std::string& id) {
+  for (const ExerciseView& exercise : response.exercises)
+    if (exercise.id == id) return exercise;
+  throw std::runtime_error("no exercise " + id);
+}
+
+// The fixture with a third token x₂ = [1, 0, 1]: k₂ = [−1, 2] equals k₁, so q₀ = [0, 3] scores 6 with both,
+// a tie for the best key between k₁ and k₂ that the options (k₀, k₁, their tie) do not name.
+LessonState three_tokens_with_a_tie() {
+  return state_of(test::with_input(chapter_fixture(),
+                                   Tensor::from_values({1, 3, 3}, {1, 2, -1, 0, 1, 2, 1, 0, 1}).value()));
+}
+
+TEST(LessonApi, WithoutAStateTheQuestionsNameTheFixturesNumbers) {
+  const ExercisesResponse fixture_list = exercises({"1", "5", "8"});
+  ASSERT_TRUE(fixture_list.ok);
+  const ExerciseView& first = listed(fixture_list, "ch26-first-token");
+  EXPECT_EQ(first.question,
+            "For the frozen fixture, compute q₀, k₀ and v₀: the first token “fresh”, x₀ = [1, 2, " + kMinus +
+                "1], times W_Q, W_K and W_V.");
+  EXPECT_FALSE(first.not_graded);
+  EXPECT_EQ(listed(fixture_list, "ch26-best-key").choice_texts,
+            (std::vector<std::string>{"Its own key, k₀ (“fresh”)", "The key of token 1, k₁ (“bread”)",
+                                      "Both keys equally"}));
+  EXPECT_EQ(listed(fixture_list, "ch26-history").question, "");  // no numbers: the page's prose stands
+  // The fixture's own state is the fixture.
+  const ExercisesResponse same = exercises_for({{"1", "5", "8"}, fixture_state(), std::nullopt});
+  EXPECT_EQ(listed(same, "ch26-first-token").question, first.question);
+}
+
+TEST(LessonApi, AnEditToXChangesTheFirstTokensQuestionAndItsAcceptedAnswer) {
+  LessonState state = fixture_state();
+  state.input.cells[0] = "2";
+  state.input.cells[1] = "0";
+  state.input.cells[2] = "1";  // x₀ = [2, 0, 1]: q₀ = [2·1 + 1·1, 1·(−1)] = [3, −1]
+  const ExercisesResponse edited = exercises_for({{"1", "5", "8"}, state, std::nullopt});
+  ASSERT_TRUE(edited.ok) << edited.error->message;
+  const ExerciseView& first = listed(edited, "ch26-first-token");
+  EXPECT_EQ(first.question,
+            "For the numbers on screen, compute q₀, k₀ and v₀: the first token “fresh”, x₀ = [2, 0, 1], "
+            "times W_Q, W_K and W_V.");
+  EXPECT_EQ(first.answer[0], "[3, " + kMinus + "1]");
+  AnswerRequest check{"ch26-first-token", {"[3, -1]", first.answer[1], first.answer[2]}, {"1", "5", "8"}};
+  check.state = state;
+  const AnswerResponse right = check_answer(check);
+  ASSERT_TRUE(right.ok) << right.error->message;
+  EXPECT_TRUE(right.correct);
+  check.responses[0] = "[0, 3]";  // the fixture's q₀ is wrong for these numbers
+  EXPECT_FALSE(check_answer(check).correct);
+  check.state.reset();  // and right for the fixture's
+  check.responses = {"[0, 3]", "[3, 0]", "[3, -3]"};
+  EXPECT_TRUE(check_answer(check).correct);
+}
+
+TEST(LessonApi, ATieForTheBestKeyTheOptionsDoNotNameIsNotGradedAndItsCheckIsRefused) {
+  const LessonState state = three_tokens_with_a_tie();
+  const ExercisesResponse listed_now = exercises_for({{"1", "5", "8"}, state, std::nullopt});
+  ASSERT_TRUE(listed_now.ok) << listed_now.error->message;
+  const ExerciseView& best = listed(listed_now, "ch26-best-key");
+  ASSERT_TRUE(best.not_graded);
+  EXPECT_EQ(*best.not_graded,
+            "q₀·k₀ = 0·3 + 3·0, q₀·k₁ = 0·(" + kMinus + "1) + 3·2 and q₀·k₂ = 0·(" + kMinus +
+                "1) + 3·2: k₁ (“bread”) and k₂ (“token 2”) tie for the best score, 6, which no option names. "
+                "Change a number so that k₀ or k₁ (or both alike) wins.");
+  EXPECT_TRUE(best.answer.empty());
+  EXPECT_EQ(best.question,
+            "A query matches a key well when their dot product is large. In the numbers on screen, which of "
+            "the 3 keys does token 0’s (“fresh”) query match best?");
+  EXPECT_FALSE(listed(listed_now, "ch26-first-token").not_graded);  // the other questions are graded
+  for (const char* option : {"token-0", "token-1", "tie"}) {
+    AnswerRequest check{"ch26-best-key", {option}, {"1", "5", "8"}};
+    check.state = state;
+    const AnswerResponse refused = check_answer(check);
+    ASSERT_FALSE(refused.ok);
+    EXPECT_EQ(refused.error->kind, "exercise");
+    EXPECT_EQ(refused.error->message, *best.not_graded);
+  }
+}
+
+TEST(LessonApi, AnEmptyTokenAxisLeavesTheQuestionsAboutToken0NotGraded) {
+  LessonState state = fixture_state();
+  state.tokens = "0";
+  const ExercisesResponse empty = exercises_for({{"1", "5", "8"}, state, std::nullopt});
+  ASSERT_TRUE(empty.ok) << empty.error->message;
+  for (const char* id : {"ch26-first-token", "ch26-best-key", "ch26-preview-weights"}) {
+    ASSERT_TRUE(listed(empty, id).not_graded) << id;
+    EXPECT_NE(listed(empty, id).not_graded->find("[1, 0, 3]"), std::string::npos) << id;
+    EXPECT_TRUE(listed(empty, id).answer.empty());
+  }
+  EXPECT_FALSE(listed(empty, "ch26-output-shapes").not_graded);
+}
+
+TEST(LessonApi, AStateOrTokenWordsThatDoNotFitAreRefusedByField) {
+  LessonState state = fixture_state();
+  state.input.cells[0] = "abc";
+  const ExercisesResponse unread = exercises_for({{"1", "5", "8"}, state, std::nullopt});
+  ASSERT_FALSE(unread.ok);
+  EXPECT_EQ(unread.error->field, "input");
+  const ExercisesResponse words =
+      exercises_for({{"1", "5", "8"}, std::nullopt, std::vector<std::string>{"one"}});
+  ASSERT_FALSE(words.ok);
+  EXPECT_EQ(words.error->message, "token_names needs one word per token: 2 tokens, got 1 words");
+  const ExercisesResponse blank =
+      exercises_for({{"1", "5", "8"}, std::nullopt, std::vector<std::string>{"a", ""}});
+  ASSERT_FALSE(blank.ok);
+  EXPECT_EQ(blank.error->field, "token_names");
+}
+
+TEST(LessonApi, AVariantIsAStateThePageLoadsAndItsQuestionsNameItsWords) {
+  const VariantResponse drawn = variant({"7"});
+  ASSERT_TRUE(drawn.ok) << drawn.error->message;
+  EXPECT_EQ(drawn.seed, 7u);
+  const LessonResponse shown = evaluate(drawn.state);
+  ASSERT_TRUE(shown.ok);
+  EXPECT_TRUE(shown.notes.empty());
+  EXPECT_TRUE(shown.state == drawn.state);  // already conformed: it loads as it is
+  const ExercisesResponse questions = exercises_for({{"1", "5", "8"}, drawn.state, drawn.token_names});
+  ASSERT_TRUE(questions.ok) << questions.error->message;
+  EXPECT_NE(listed(questions, "ch26-first-token").question.find("“" + drawn.token_names[0] + "”"),
+            std::string::npos);
+  for (const ExerciseView& exercise : questions.exercises) EXPECT_FALSE(exercise.not_graded) << exercise.id;
+  EXPECT_TRUE(variant({"7"}).state == drawn.state);
+  for (const char* bad : {"-1", "9007199254740992", "x", ""}) {
+    const VariantResponse refused = variant({bad});
+    ASSERT_FALSE(refused.ok) << bad;
+    EXPECT_EQ(refused.error->field, "seed");
+  }
+  EXPECT_TRUE(variant({"9007199254740991"}).ok);
+}
+
 }  // namespace
 }  // namespace qkv::api
 

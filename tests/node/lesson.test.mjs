@@ -200,6 +200,38 @@ describe('native and WebAssembly agree bit for bit', () => {
     }
   });
 
+  // Issue 40: a drawn variant is the same in the tool and in both page modules (the state's cells, the tokens'
+  // words), and so are the questions and answers the core writes for it and the numbers it computes from it.
+  test('a variant drawn from a seed, its questions and its numbers, in both page modules', () => {
+    const next = random(40);
+    const seeds = [0, 1, 7, 9999, 2 ** 53 - 1, ...Array.from({ length: 10 }, () => Math.floor(next() * 2 ** 53))];
+    const tensorOf = (cells) => ({ shape: cells.shape, values: cells.cells.map(Number) });
+    for (const seed of seeds) {
+      const drawn = JSON.parse(execFileSync(`${root}build/native/qkv-lesson`, ['variant', '--seed', `${seed}`]));
+      const { state } = drawn;
+      const expected = native({
+        input: tensorOf(state.input), query_weight: tensorOf(state.query_weight), key_weight: tensorOf(state.key_weight),
+        value_weight: tensorOf(state.value_weight),
+        upstream: { query: tensorOf(state.query_upstream), key: tensorOf(state.key_upstream), value: tensorOf(state.value_upstream) },
+      });
+      for (const { name } of variants) {
+        const label = `${name} seed ${seed}`;
+        const page = modules[name].page;
+        const variant = page.variant({ seed: `${seed}` });
+        assert.equal(variant.ok, true, JSON.stringify(variant.error));
+        assert.deepEqual({ seed: variant.seed, state: variant.state, token_names: variant.token_names },
+          { seed: drawn.seed, state: drawn.state, token_names: drawn.token_names }, `${label}: the variant`);
+        const listed = page.exercisesFor({ self_score: {}, state: variant.state, token_names: variant.token_names });
+        assert.equal(listed.ok, true, JSON.stringify(listed.error));
+        assert.deepEqual(listed.exercises, drawn.exercises, `${label}: questions and answers`);
+        const shown = page.evaluate(variant.state);
+        assert.equal(shown.ok, true, JSON.stringify(shown.error));
+        for (const key of outputKeys) assertSameBits(shown.evidence[key], expected[key], `${label} ${key}`);
+        assertSamePreview(shown.evidence.value_preview, expected.value_preview, label);
+      }
+    }
+  });
+
   // Shapes past the blocked kernel's blocks: k = 300 and 257 span two k-blocks (256 deep) in the forward
   // and in U·Wᵀ, n = 64 and 66 rows fill and pass a 64-row block (72 rows on the AVX2 path), and widths 70
   // and 9 leave partial register tiles (4 columns in WebAssembly, 8 with AVX2, 16 with AVX-512F). Through
