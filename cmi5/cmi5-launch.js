@@ -63,16 +63,15 @@ function allowedStatement(cmi5, statement) {
   };
 }
 
-// The state document of this registration: { progress, completed, passed }.
-const stateOf = (cmi5) => ({ agent: cmi5.getLaunchParameters().actor, activityId: cmi5.getLaunchParameters().activityId, registration: cmi5.getLaunchParameters().registration, stateId: progressStateId });
+// The state document of this registration: { progress, completed, passed }. Its id is looked for in the list of
+// this registration's documents first: a GET of a document that is not there answers 404, which the browser
+// reports as an error on the console.
+const stateOf = (cmi5) => ({ agent: cmi5.getLaunchParameters().actor, activityId: cmi5.getLaunchParameters().activityId, registration: cmi5.getLaunchParameters().registration });
 async function readState(cmi5) {
-  try {
-    const { data } = await cmi5.xapi.getState(stateOf(cmi5));
-    return typeof data === 'object' && data ? data : {};
-  } catch (error) {
-    if (error?.response?.status === 404) return {}; // a first launch in this registration
-    throw error;
-  }
+  const { data: ids } = await cmi5.xapi.getStates(stateOf(cmi5));
+  if (!Array.isArray(ids) || !ids.includes(progressStateId)) return {}; // a first launch in this registration
+  const { data } = await cmi5.xapi.getState({ ...stateOf(cmi5), stateId: progressStateId });
+  return typeof data === 'object' && data ? data : {};
 }
 
 class Session {
@@ -89,7 +88,7 @@ class Session {
   save() {
     const progress = lesson.progress;
     const state = { progress, completed: this.completed, passed: this.passed };
-    return inOrder('saving the progress', () => this.cmi5.xapi.setState({ ...stateOf(this.cmi5), state }));
+    return inOrder('saving the progress', () => this.cmi5.xapi.setState({ ...stateOf(this.cmi5), stateId: progressStateId, state }));
   }
 
   forward(statement) {
