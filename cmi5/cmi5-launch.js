@@ -63,7 +63,7 @@ function allowedStatement(cmi5, statement) {
   };
 }
 
-// The state document of this registration: { progress, completed, passed }. Its id is looked for in the list of
+// The state document of this registration: { progress, completed, passed, failedScaled }. Its id is looked for in the list of
 // this registration's documents first: a GET of a document that is not there answers 404, which the browser
 // reports as an error on the console.
 const stateOf = (cmi5) => ({ agent: cmi5.getLaunchParameters().actor, activityId: cmi5.getLaunchParameters().activityId, registration: cmi5.getLaunchParameters().registration });
@@ -79,7 +79,8 @@ class Session {
     this.cmi5 = cmi5;
     this.completed = saved.completed === true;
     this.passed = saved.passed === true;
-    this.failedThisSession = false;
+    // The score of the last "failed" (in any session): a relaunch that changes nothing says nothing new.
+    this.failedScaled = typeof saved.failedScaled === 'number' ? saved.failedScaled : undefined;
     this.normal = cmi5.getLaunchData().launchMode === 'Normal';
     this.masteryScore = cmi5.getLaunchData().masteryScore;
     this.terminated = false;
@@ -87,7 +88,7 @@ class Session {
 
   save() {
     const progress = lesson.progress;
-    const state = { progress, completed: this.completed, passed: this.passed };
+    const state = { progress, completed: this.completed, passed: this.passed, failedScaled: this.failedScaled };
     return inOrder('saving the progress', () => this.cmi5.xapi.setState({ ...stateOf(this.cmi5), stateId: progressStateId, state }));
   }
 
@@ -111,8 +112,9 @@ class Session {
     if (!this.passed && outcome.passed) {
       this.passed = changed = true;
       inOrder('sending "passed"', () => this.cmi5.pass(score));
-    } else if (!this.passed && !this.failedThisSession) {
-      this.failedThisSession = true;
+    } else if (!this.passed && this.failedScaled !== outcome.scaled) {
+      this.failedScaled = outcome.scaled;
+      changed = true;
       inOrder('sending "failed"', () => this.cmi5.fail(score));
     }
     if (changed) this.save();

@@ -69,7 +69,7 @@ async function showRemainingAnswers(page) {
   return ids.length;
 }
 
-test('a graded run: initialized, the answers, terminated; a relaunch in the registration resumes, completes and fails against masteryScore 0.8', async () => {
+test('a graded run: initialized, the answers, terminated; a relaunch in the registration resumes, completes and fails against masteryScore 0.8; a third says neither again', async () => {
   const registration = randomUUID();
   assert.equal(lms.course.masteryScore, 0.8, "cmi5.xml's masteryScore");
   assert.equal(lms.course.moveOn, 'CompletedAndPassed');
@@ -100,6 +100,13 @@ test('a graded run: initialized, the answers, terminated; a relaunch in the regi
   assert.deepEqual(failed.result.score, { scaled: 1 / shown, raw: 1, min: 0, max: shown }, "the core's score: one right of the questions shown, shown answers not counted");
   assert.equal(failed.context.extensions['https://w3id.org/xapi/cmi5/context/extensions/masteryscore'], 0.8);
   assertNoProblems(second.problems, 'launch 2');
+
+  // A third launch changes nothing: the answers come back, and completed or failed is not said again.
+  const third = await launchAu({ registration });
+  await third.page.waitForFunction((n) => Object.keys(document.querySelector('qkv-lesson').progress.answers).length === n, shown, { timeout: 10000 });
+  await leave(third, registration);
+  assert.deepEqual(words(sessionStatements(registration, third.session)), ['initialized', 'terminated']);
+  assertNoProblems(third.problems, 'launch 3');
   assertNoViolations('fail run');
 });
 
