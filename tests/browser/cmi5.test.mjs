@@ -90,7 +90,7 @@ test('a graded run: initialized, the answers, terminated; a relaunch in the regi
 
   const second = await launchAu({ registration });
   assert.notEqual(second.session.id, first.session.id, 'a new session');
-  await second.page.waitForFunction(() => document.querySelector('qkv-lesson').progress.answers['ch26-parameter-count']?.counts === true, undefined, { timeout: 10000 });
+  await second.page.waitForFunction(() => document.querySelector('qkv-lesson').progress.answers['ch26-parameter-count']?.counts === true);
   const shown = await showRemainingAnswers(second.page);
   await eventually(() => words(sessionStatements(registration, second.session)).includes('failed'), { message: 'failed' });
   await leave(second, registration);
@@ -103,7 +103,7 @@ test('a graded run: initialized, the answers, terminated; a relaunch in the regi
 
   // A third launch changes nothing: the answers come back, and completed or failed is not said again.
   const third = await launchAu({ registration });
-  await third.page.waitForFunction((n) => Object.keys(document.querySelector('qkv-lesson').progress.answers).length === n, shown, { timeout: 10000 });
+  await third.page.waitForFunction((n) => Object.keys(document.querySelector('qkv-lesson').progress.answers).length === n, shown);
   await leave(third, registration);
   assert.deepEqual(words(sessionStatements(registration, third.session)), ['initialized', 'terminated']);
   assertNoProblems(third.problems, 'launch 3');

@@ -205,7 +205,9 @@ test("cmi5 zip: LICENSE, the notices (dist/'s, then @xapi/cmi5 and what its buil
   const entries = await zipEntries(cmi5Zip);
   assert.equal(text(entries.get(licenceCopy)), licence);
   const noticesText = text(entries.get(notices));
-  assert.equal(noticesText.startsWith((await readFile(join(dist, notices), 'utf8')).trimEnd()), true, "dist/'s notices first");
+  const distNotices = await readFile(join(dist, notices), 'utf8');
+  assert.equal(noticesText.startsWith(distNotices.trimEnd()), true, "dist/'s notices first");
+  assert.doesNotMatch(distNotices, /@xapi/, "the cmi5 client is the launcher's alone: the element's build has none of it");
   for (const name of ['@xapi/cmi5', '@xapi/xapi', 'axios', 'deepmerge', 'uuid']) assert.match(noticesText, new RegExp(`^### ${name} \\d+\\.\\d+\\.\\d+ \\(MIT\\)\\n\\n\`\`\`text\\n`, 'm'), `${name} with its licence`);
   const readme = text(entries.get('README.md'));
   assert.equal(readme, await readFile(resolve(repo, 'cmi5/README.md'), 'utf8'));
