@@ -61,28 +61,33 @@ async function bundleLauncher() {
     logLevel: 'warning',
   });
   const direct = Object.keys(metafile.inputs).flatMap((input) => /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(input)?.[1] ?? []);
-  const packages = new Set();
-  const pending = [...new Set(direct)];
+  // name → undefined (bundled from node_modules) or { parent, range } (inside the parent's build, at a version that
+  // build chose within the range it asks for, which need not be the one installed here)
+  const packages = new Map(direct.map((name) => [name, undefined]));
+  const pending = [...packages.keys()];
   while (pending.length) {
     const name = pending.shift();
-    if (packages.has(name)) continue;
-    packages.add(name);
     if (!name.startsWith('@xapi/')) continue;
     const { dependencies = {} } = JSON.parse(await readFile(resolve(repo, 'node_modules', name, 'package.json'), 'utf8'));
-    pending.push(...Object.keys(dependencies));
+    for (const [dependency, range] of Object.entries(dependencies)) {
+      if (packages.has(dependency)) continue;
+      packages.set(dependency, { parent: name, range });
+      pending.push(dependency);
+    }
   }
-  return { code: outputFiles[0].contents, packages: [...packages].sort() };
+  return { code: outputFiles[0].contents, packages: [...packages].sort(([a], [b]) => (a < b ? -1 : 1)) };
 }
 
 // dist/'s notices, then each library of the launcher with its licence file in full.
 async function noticesWithLauncher(distNotices, packages) {
   const sections = [];
-  for (const name of packages) {
+  for (const [name, inside] of packages) {
     const folder = resolve(repo, 'node_modules', name);
     const { version, license } = JSON.parse(await readFile(join(folder, 'package.json'), 'utf8'));
     const licenceFile = (await listFiles(folder, folder)).find((file) => /^licen[cs]e(\.\w+)?$/i.test(file));
     if (!licenceFile) throw new Error(`${name} ships no licence file`);
-    sections.push(`### ${name} ${version} (${license})\n\n\`\`\`text\n${(await readFile(join(folder, licenceFile), 'utf8')).trim()}\n\`\`\``);
+    const which = inside ? `${inside.range} (${license}), inside ${inside.parent}'s build` : `${version} (${license})`;
+    sections.push(`### ${name} ${which}\n\n\`\`\`text\n${(await readFile(join(folder, licenceFile), 'utf8')).trim()}\n\`\`\``);
   }
   return `${distNotices.trimEnd()}
 
