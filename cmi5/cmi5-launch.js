@@ -25,11 +25,11 @@ function say(selector, text) {
 
 // One message for every failure: the learner is told once, the console gets each detail.
 let failureTold = false;
-function failed(what, error) {
+function failed(what, error, words = 'the learning platform (LMS) did not accept what this lesson sent it') {
   console.warn(`qkv-lesson cmi5: ${what}: ${error?.message ?? error}`);
   if (failureTold) return;
   failureTold = true;
-  say('.scorm-alert', 'Your answers are not being saved: the learning platform (LMS) did not accept what this lesson sent it. What you do here is still checked on this page, but it may not be there when you come back, and your teacher may not see it.');
+  say('.scorm-alert', `Your answers are not being saved: ${words}. What you do here is still checked on this page, but it may not be there when you come back, and your teacher may not see it.`);
 }
 
 // Requests to the LRS, one at a time and in order (cmi5 orders a session's statements: initialized first,
@@ -154,7 +154,9 @@ async function start() {
   try {
     await cmi5.initialize();
   } catch (error) {
-    failed('the launch (fetch URL, LMS.LaunchData or "initialized") failed', error);
+    // The fetch URL gives its token once (cmi5 8.2.3): without one, this page was reloaded or opened again.
+    const words = cmi5.getAuthToken() ? undefined : 'this launch of the lesson was already used (a reload starts no new session); reopen the lesson from your course';
+    failed('the launch (fetch URL, LMS.LaunchData or "initialized") failed', error, words);
     return;
   }
   let saved = {};

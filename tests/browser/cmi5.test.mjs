@@ -150,3 +150,32 @@ test('the stand-in refuses: a second POST to the fetch URL, passed before initia
   assert.ok(rules.includes('a cmi5 defined statement is one of the cmi5 verbs about the AU (§9.3, §9.4)'), rules.join('; '));
   lms.violations.length = 0;
 });
+
+test('a reload of the launch URL (its fetch URL already used) tells the learner their answers are not saved; a page opened without a launch says nothing is recorded', async () => {
+  const registration = randomUUID();
+  const { url, fetchUrl } = lms.launch({ registration });
+  await fetch(fetchUrl, { method: 'POST' }); // the first load took the token
+  const reloaded = await openPage(browser);
+  try {
+    await reloaded.goto(url);
+    await waitReady(reloaded.page);
+    await reloaded.page.waitForFunction(() => document.querySelector('.scorm-alert').textContent !== '');
+    assert.match(await reloaded.page.locator('.scorm-alert').innerText(), /^Your answers are not being saved: this launch of the lesson was already used .* reopen the lesson from your course\./);
+    assert.equal((lms.statements.get(registration) ?? []).filter((s) => s.by === 'au').length, 0, 'nothing reached the LRS');
+  } finally {
+    await reloaded.close();
+  }
+  assert.ok(lms.violations.some((v) => v.rule === 'one POST to the fetch URL per launch (§8.2.3.1)'));
+  lms.violations.length = 0;
+  const alone = await openPage(browser);
+  try {
+    await alone.goto(`${lms.origin}/au/${lms.course.url}`);
+    await waitReady(alone.page);
+    assert.match(await alone.page.locator('.scorm-note').innerText(), /No cmi5 launch was found/);
+    assert.equal(await alone.page.locator('.scorm-alert').innerText(), '');
+    assertNoProblems(alone.problems, 'opened on its own');
+  } finally {
+    await alone.close();
+  }
+  assert.deepEqual(lms.violations, []);
+});
