@@ -63,9 +63,9 @@ function allowedStatement(cmi5, statement) {
   };
 }
 
-// The state document of this registration: { progress, completed, passed, failedScaled }. Its id is looked for in the list of
-// this registration's documents first: a GET of a document that is not there answers 404, which the browser
-// reports as an error on the console.
+// The state document of this registration: { progress, completed, passed, failedScaled }. Its id is looked for in
+// the list of this registration's documents first: a GET of a document that is not there answers 404, which the
+// browser reports as an error on the console.
 const stateOf = (cmi5) => ({ agent: cmi5.getLaunchParameters().actor, activityId: cmi5.getLaunchParameters().activityId, registration: cmi5.getLaunchParameters().registration });
 async function readState(cmi5) {
   const { data: ids } = await cmi5.xapi.getStates(stateOf(cmi5));
@@ -86,10 +86,21 @@ class Session {
     this.terminated = false;
   }
 
+  get state() {
+    return { progress: lesson.progress, completed: this.completed, passed: this.passed, failedScaled: this.failedScaled };
+  }
+
   save() {
-    const progress = lesson.progress;
-    const state = { progress, completed: this.completed, passed: this.passed, failedScaled: this.failedScaled };
-    return inOrder('saving the progress', () => this.cmi5.xapi.setState({ ...stateOf(this.cmi5), stateId: progressStateId, state }));
+    clearTimeout(this.saveTimer);
+    this.saveTimer = undefined;
+    if (this.terminated) return;
+    const state = this.state;
+    inOrder('saving the progress', () => this.cmi5.xapi.setState({ ...stateOf(this.cmi5), stateId: progressStateId, state }));
+  }
+
+  // Typing in the challenge box or editing numbers changes the progress often: saved once it settles.
+  saveSoon() {
+    if (this.saveTimer === undefined) this.saveTimer = setTimeout(() => this.save(), 2000);
   }
 
   forward(statement) {
@@ -120,13 +131,21 @@ class Session {
     if (changed) this.save();
   }
 
-  // On pagehide: an XHR started now is cancelled with the page, so "terminated" (and the progress) go with fetch's
-  // keepalive, built as @xapi/cmi5 builds its own terminated statement. A request still in flight is lost.
+  // On pagehide: an XHR started now is cancelled with the page, so the progress and "terminated" (built as
+  // @xapi/cmi5 builds its own) go with fetch's keepalive. A request still in flight is lost (the console says so).
   terminate() {
     if (this.terminated) return;
-    this.terminated = true;
     if (pending) console.warn(`qkv-lesson cmi5: ${pending} request(s) to the LRS had not finished when the lesson was closed`);
     const { endpoint, actor, activityId, registration } = this.cmi5.getLaunchParameters();
+    const base = endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
+    const headers = { Authorization: `Basic ${this.cmi5.getAuthToken()}`, 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' };
+    const send = (path, method, body) => fetch(`${base}${path}`, { method, keepalive: true, headers, body: JSON.stringify(body) }).catch(() => {});
+    if (this.saveTimer !== undefined) {
+      const query = new URLSearchParams({ agent: JSON.stringify(actor), activityId, registration, stateId: progressStateId });
+      send(`activities/state?${query}`, 'PUT', this.state);
+    }
+    clearTimeout(this.saveTimer);
+    this.terminated = true;
     const template = this.cmi5.getLaunchData().contextTemplate ?? {};
     const statement = {
       id: randomUuid(),
@@ -137,9 +156,7 @@ class Session {
       context: { ...template, registration, contextActivities: { ...(template.contextActivities ?? {}), category: [...(template.contextActivities?.category ?? []), { id: cmi5Category }] } },
       timestamp: new Date().toISOString(),
     };
-    const base = endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
-    const headers = { Authorization: `Basic ${this.cmi5.getAuthToken()}`, 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' };
-    fetch(`${base}statements`, { method: 'POST', keepalive: true, headers, body: JSON.stringify(statement) }).catch(() => {});
+    send('statements', 'POST', statement);
   }
 }
 
@@ -151,6 +168,10 @@ async function start() {
   const cmi5 = new Cmi5();
   // The lesson's questions are named under the AU's activity id (before it is ready and names any).
   lesson.setAttribute('activity-id', cmi5.getLaunchParameters().activityId);
+  // What the learner checks while the session starts is kept, and sent once it runs.
+  const early = [];
+  const keepEarly = (event) => early.push(event.detail);
+  lesson.addEventListener('qkv-lesson-answer', keepEarly);
   try {
     await cmi5.initialize();
   } catch (error) {
@@ -167,12 +188,17 @@ async function start() {
   }
   const session = new Session(cmi5, saved);
   if (!session.normal) say('.scorm-note', `${cmi5.getLaunchData().launchMode} mode: nothing you do now changes your result.`);
+  lesson.removeEventListener('qkv-lesson-answer', keepEarly);
+  for (const statement of early) session.forward(statement);
   lesson.addEventListener('qkv-lesson-answer', (event) => {
     session.forward(event.detail);
     session.judge();
     session.save();
   });
-  lesson.addEventListener('qkv-lesson-progress', () => session.judge());
+  lesson.addEventListener('qkv-lesson-progress', () => {
+    session.judge();
+    session.saveSoon();
+  });
   lesson.addEventListener('qkv-lesson-ready', () => session.judge());
   addEventListener('pagehide', () => session.terminate());
   await customElements.whenDefined('qkv-lesson');

@@ -35,6 +35,7 @@ after(async () => {
 });
 
 const { expected } = await readFixture();
+const challenge = 'Tying W_Q to W_K makes each token score itself highest.';
 const rightAnswers = [
   ['ch26-parameter-count', [String(expected.parameter_count)]],
   ['ch26-change-query-only', ['no']],
@@ -76,6 +77,8 @@ test('a graded run: initialized, the answers, terminated; a relaunch in the regi
   const first = await launchAu({ registration });
   await answerExercise(first.page, ...rightAnswers[0]);
   await eventually(() => words(sessionStatements(registration, first.session)).includes('answered'), { message: 'answered' });
+  // Typed just before leaving: kept by the save on pagehide.
+  await first.page.locator('qkv-lesson textarea[data-challenge]').fill(challenge);
   assertNoProblems(first.problems, 'launch 1');
   await leave(first, registration);
   const one = sessionStatements(registration, first.session);
@@ -91,6 +94,7 @@ test('a graded run: initialized, the answers, terminated; a relaunch in the regi
   const second = await launchAu({ registration });
   assert.notEqual(second.session.id, first.session.id, 'a new session');
   await second.page.waitForFunction(() => document.querySelector('qkv-lesson').progress.answers['ch26-parameter-count']?.counts === true);
+  assert.equal(await second.page.locator('qkv-lesson textarea[data-challenge]').inputValue(), challenge, 'the challenge text typed before leaving');
   const shown = await showRemainingAnswers(second.page);
   await eventually(() => words(sessionStatements(registration, second.session)).includes('failed'), { message: 'failed' });
   await leave(second, registration);
