@@ -1,5 +1,6 @@
 // `npm run package`: the built lesson (dist/) as two SCORM packages in dist-packages/, one for SCORM 1.2 and one
-// for SCORM 2004 4th Edition. Each zip holds imsmanifest.xml and the XSDs it names, every file of dist/ (LICENSE.txt
+// for SCORM 2004 4th Edition (npm run package then runs scripts/package-cmi5.mjs for the cmi5 package). Each SCORM zip holds
+// imsmanifest.xml and the XSDs it names, every file of dist/ (LICENSE.txt
 // and THIRD_PARTY_NOTICES.md included), the launch page from scorm/ (scorm.html, which loads the lesson and
 // scorm-launch.js, the adapter between the lesson's events and the LMS), and scorm/README.md, a short README for
 // whoever opens the zip (an LMS administrator, a course author).
@@ -25,13 +26,13 @@ export const versions = {
   '2004': { file: 'qkv-lesson-scorm2004.zip', manifest: manifest2004, schemas: join(schemaSources, 'scorm20044thedition') },
 };
 // The lesson's licence and notices, which the build writes into dist/ (web/third-party-notices.ts).
-const licenceFiles = ['LICENSE.txt', 'THIRD_PARTY_NOTICES.md'];
+export const licenceFiles = ['LICENSE.txt', 'THIRD_PARTY_NOTICES.md'];
 
-const title = 'Query, key and value views: an interactive lesson';
+export const title = 'Query, key and value views: an interactive lesson';
 // The mastery rule's default threshold; the adapter uses the LMS's own value when it gives one.
-const passingFraction = 0.8;
+export const passingFraction = 0.8;
 
-const escapeXml = (text) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
+export const escapeXml = (text) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
 const fileList = (files, indent) => files.map((file) => `${indent}<file href="${escapeXml(file)}"/>`).join('\n');
 
 // The one SCO and every file it uses; the versions differ only in the case of the SCO-type attribute's name.
@@ -151,7 +152,7 @@ ${(await readFile(join(source, 'LICENSE'), 'utf8')).trim()}
 `;
 }
 
-async function listFiles(root, folder = root) {
+export async function listFiles(root, folder = root) {
   const out = [];
   for (const entry of await readdir(folder, { withFileTypes: true })) {
     const path = join(folder, entry.name);
@@ -162,7 +163,7 @@ async function listFiles(root, folder = root) {
 }
 
 // A fixed date for every entry: the same dist/ gives byte-identical zips (zip dates start in 1980).
-const zipDate = new Date(Date.UTC(2026, 0, 1));
+export const zipDate = new Date(Date.UTC(2026, 0, 1));
 
 // Builds the zips from `dist` into `out`; returns { '1.2': path, '2004': path }.
 export async function makePackages({ dist = process.env.QKV_DIST ?? resolve(repo, 'dist'), out = resolve(repo, 'dist-packages') } = {}) {

@@ -33,11 +33,12 @@ before(async () => {
   licence = await readFile(resolve(repo, 'LICENSE'), 'utf8');
   for (const out of ['zips', 'zips-again']) {
     await run(process.execPath, ['scripts/package-scorm.mjs', '--dist', dist, '--out', join(work, out)], { cwd: repo });
+    await run(process.execPath, ['scripts/package-cmi5.mjs', '--dist', dist, '--out', join(work, out)], { cwd: repo });
   }
 });
 after(() => rm(work, { recursive: true, force: true }));
 
-const zipEntries = async (scormVersion, out = 'zips') => new Map(Object.entries(unzipSync(await readFile(join(work, out, zips[scormVersion])))));
+const zipEntries = async (scormVersion, out = 'zips') => new Map(Object.entries(unzipSync(await readFile(join(work, out, zips[scormVersion] ?? scormVersion)))));
 const text = (bytes) => new TextDecoder().decode(bytes);
 
 // The notices name KaTeX with each of its fonts under the OFL, and Emscripten's runtime and libraries.
@@ -167,3 +168,53 @@ for (const scormVersion of ['1.2', '2004']) {
     assert.ok(first.equals(second));
   });
 }
+
+// The cmi5 course package (issue 40, item 5): cmi5.xml valid against the cmi5 CourseStructure.xsd
+// (cmi5/CourseStructure.xsd, from AICC/CMI-5_Spec_Current v1/, Apache-2.0), the AU's launch page and launcher, the
+// licence, the notices naming the launcher's libraries, a short README, the same bytes twice.
+const cmi5Zip = 'qkv-lesson-cmi5.zip';
+const courseStructureXsd = resolve(repo, 'cmi5/CourseStructure.xsd');
+const validateCourse = (folder) =>
+  run('xmllint', ['--noout', '--nonet', '--schema', courseStructureXsd, 'cmi5.xml'], { cwd: folder }).then(
+    ({ stderr }) => ({ valid: true, stderr }),
+    (error) => ({ valid: false, stderr: error.stderr }),
+  );
+
+test('cmi5 zip: cmi5.xml at its root, valid against CourseStructure.xsd, its AU launching a page the zip has', async () => {
+  const entries = await zipEntries(cmi5Zip);
+  const folder = join(work, 'unzipped-cmi5');
+  await mkdir(folder, { recursive: true });
+  const course = text(entries.get('cmi5.xml'));
+  await writeFile(join(folder, 'cmi5.xml'), course);
+  const result = await validateCourse(folder);
+  assert.ok(result.valid, `xmllint: ${result.stderr}`);
+  assert.match(result.stderr, /cmi5\.xml validates/);
+  // The same check refuses a moveOn outside the schema's vocabulary.
+  await writeFile(join(folder, 'cmi5.xml'), course.replace('moveOn="CompletedAndPassed"', 'moveOn="Done"'));
+  const refused = await validateCourse(folder);
+  assert.equal(refused.valid, false, 'moveOn="Done" is refused');
+  assert.match(refused.stderr, /moveOn/);
+  assert.match(course, /<au [^>]*moveOn="CompletedAndPassed" masteryScore="0\.8"/);
+  const url = /<url>([^<]+)<\/url>/.exec(course)[1];
+  assert.ok(entries.has(url), `the AU's url ${url} is in the zip`);
+  assert.match(text(entries.get(url)), /src="\.\/cmi5-launch\.js"/);
+  assert.ok(entries.has('cmi5-launch.js'));
+});
+
+test("cmi5 zip: LICENSE, the notices (dist/'s, then @xapi/cmi5 and what its build carries), a short README, the same bytes twice", async () => {
+  const entries = await zipEntries(cmi5Zip);
+  assert.equal(text(entries.get(licenceCopy)), licence);
+  const noticesText = text(entries.get(notices));
+  const distNotices = await readFile(join(dist, notices), 'utf8');
+  assert.equal(noticesText.startsWith(distNotices.trimEnd()), true, "dist/'s notices first");
+  assert.doesNotMatch(distNotices, /@xapi/, "the cmi5 client is the launcher's alone: the element's build has none of it");
+  assert.match(noticesText, /^### @xapi\/cmi5 \d+\.\d+\.\d+ \(MIT\)\n\n```text\n/m, '@xapi/cmi5 with its licence');
+  // The libraries inside its build, at the version range it asks for (its build chose the version, not this install).
+  for (const name of ['@xapi/xapi', 'axios', 'deepmerge', 'uuid']) assert.match(noticesText, new RegExp(`^### ${name} \\^\\d+\\.\\d+\\.\\d+ \\(MIT\\), inside @xapi/[a-z0-9]+'s build\\n\\n\`\`\`text\\n`, 'm'), `${name} with its licence`);
+  const readme = text(entries.get('README.md'));
+  assert.equal(readme, await readFile(resolve(repo, 'cmi5/README.md'), 'utf8'));
+  assert.ok(readme.split('\n').length <= consumerReadmeLimit, 'the package README is short');
+  assert.match(readme, /qkv-lesson-cmi5\.zip/);
+  const [first, second] = await Promise.all(['zips', 'zips-again'].map((out) => readFile(join(work, out, cmi5Zip))));
+  assert.ok(first.equals(second));
+});
