@@ -148,13 +148,14 @@ describe('HostBridge', () => {
 
   test('writes the URL once typing pauses, and cancel stops a pending write', async () => {
     const { bridge } = page();
-    const state = new LessonController(core).state;
+    const controller = new LessonController(core);
     let written = 0;
-    bridge.scheduleUrl(state, { seed: '1', tokens: '5', dim: '8' }, () => written++);
+    bridge.scheduleUrl((cells) => controller.link(cells), () => written++);
     bridge.cancel();
     await new Promise((done) => setTimeout(done, 200));
     assert.equal(written, 0);
-    bridge.scheduleUrl(state, { seed: '7', tokens: '5', dim: '8' }, () => written++);
+    controller.setSelfScore({ seed: '7', tokens: '5', dim: '8' });
+    bridge.scheduleUrl((cells) => controller.link(cells), () => written++);
     await new Promise((done) => setTimeout(done, 200));
     assert.equal(written, 1);
     assert.match(globalThis.location.search, /^\?sseed=7&sn=5&sd=8&b=1&t=2&d=3&h=2&x=1%2C2%2C-1/);
@@ -165,7 +166,9 @@ describe('HostBridge', () => {
     const { bridge } = page({ search: own, linkPrefix: 'qkv-' });
     assert.equal(bridge.linkState(), null, 'the page’s own parameters are no link of the lesson’s');
     assert.equal(bridge.linkSelfScore({ seed: '1', tokens: '5', dim: '8' }), null);
-    await new Promise((done) => bridge.scheduleUrl(new LessonController(core).state, { seed: '7', tokens: '5', dim: '8' }, done));
+    const controller = new LessonController(core);
+    controller.setSelfScore({ seed: '7', tokens: '5', dim: '8' });
+    await new Promise((done) => bridge.scheduleUrl((cells) => controller.link(cells), done));
     assert.match(globalThis.location.search, /^\?t=120&page=3&d=x&h=1&x=2&b=on&qkv-sseed=7&qkv-sn=5&qkv-sd=8&qkv-b=1&qkv-t=2&qkv-d=3&qkv-h=2&qkv-x=1%2C2%2C-1/);
     assert.equal(bridge.linkState().split('&').slice(0, 7).join('&'), 'sseed=7&sn=5&sd=8&b=1&t=2&d=3&h=2', 'what it wrote reads back, in bare names');
   });

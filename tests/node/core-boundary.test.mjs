@@ -130,7 +130,8 @@ describe('HostBridge: the link after a jump to an anchor', () => {
     for (const size of ['batch', 'tokens', 'model_width', 'head_width']) controller.editSize(size, '8');
     const large = controller.state;
     assert.deepEqual([large.batch, large.tokens, large.model_width, large.head_width], ['8', '8', '8', '8']);
-    await new Promise((done) => bridge.scheduleUrl(large, selfScore, done));
+    controller.setSelfScore(selfScore);
+    await new Promise((done) => bridge.scheduleUrl((cells) => controller.link(cells), done));
     const written = location.hash;
     assert.match(written, /^#\?x=/);
     location.hash = '#self-score'; // the host page's table of contents

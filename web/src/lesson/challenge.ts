@@ -20,7 +20,7 @@ export interface ChallengeHooks {
 // there before its words so that they are announced).
 function limitBox(text: HTMLTextAreaElement): () => void {
   text.maxLength = savedTextLimit;
-  const note = h('p', { class: 'status', 'aria-live': 'polite', id: `${text.id}-limit`, 'data-challenge-limit': '' });
+  const note = h('p', { class: 'note challenge-limit', 'aria-live': 'polite', id: `${text.id}-limit`, 'data-challenge-limit': '' });
   text.after(note);
   text.setAttribute('aria-describedby', [text.getAttribute('aria-describedby'), note.id].filter(Boolean).join(' '));
   const full = `This box keeps at most ${savedTextLimit.toLocaleString('en')} characters, and it is full: what you type or paste past that is not kept.`;

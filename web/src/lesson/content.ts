@@ -2,7 +2,7 @@
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
 import { nameTokenRows } from './diagram';
-import { h, math as mathSpan, part, symbols } from './dom';
+import { h, math as mathSpan, part, setText, symbols } from './dom';
 import { exerciseProse } from './exercises';
 import { matrixTable } from './tables';
 import type { Evidence } from './types';
@@ -20,21 +20,27 @@ export function renderIntro(): HTMLElement {
   );
 }
 
-// The frozen fixture's tables, before the answer: the learner predicts q₀, k₀, v₀ first. `question` is
-// where the element puts the first-token question (the one form asking it) while this section is shown.
-export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement): HTMLElement {
-  const t = fixture;
-  return h(
+// The numbers the first question asks about (the frozen fixture, or what is on screen), before the answer: the
+// learner predicts q₀, k₀, v₀ first. `question` is where the element puts the first-token question (the one form
+// asking it) while this section is shown; `anotherOne`, the control that draws a new problem. The tables follow
+// the numbers on screen (show).
+export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement, anotherOne: HTMLElement): { element: HTMLElement; show(evidence: Evidence, edited: boolean): void } {
+  const words = h('p', {});
+  const tables = h('div', { class: 'worked-numbers' });
+  const show = (t: Evidence, edited: boolean) => {
+    setText(words, `One batch of token states, for the words “${t.token_names.join('”, “')}”, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`);
+    tables.replaceChildren(fixtureTables(t, 'data-fixture-tensor', edited ? 'on screen' : 'fixture'));
+  };
+  show(fixture, false);
+  const element = h(
     'section',
     { class: 'worked', 'aria-labelledby': 'qkv-worked-title' },
     h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'),
     // Parts, each laid out in a frame of its own (laid-out.ts).
-    part(
-      h('p', {}, `One batch holds two token states, for the words “${t.token_names.join('” and “')}”, and three weights project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`),
-      fixtureTables(t, 'data-fixture-tensor'),
-    ),
+    part(words, tables),
     part(
       question,
+      anotherOne,
       h(
         'p',
         {},
@@ -42,33 +48,34 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement)
       ),
     ),
   );
+  return { element, show };
 }
 
-// The fixture's input and weights, as the first question asks about them.
-function fixtureTables(t: Evidence, attribute: string): HTMLElement {
-  const input = matrixTable('input', 'X (fixture input)', t.input, attribute);
+// The input and weights the first question asks about. `whose`: "fixture", or "on screen" once they changed.
+function fixtureTables(t: Evidence, attribute: string, whose = 'fixture'): HTMLElement {
+  const input = matrixTable('input', `X (${whose === 'fixture' ? 'fixture input' : whose})`, t.input, attribute);
   nameTokenRows(input, t.input.shape, t.token_names);
   return h(
     'div',
     { class: 'worked-tables' },
     input,
-    matrixTable('query_weight', 'W_Q (fixture)', t.query_weight, attribute),
-    matrixTable('key_weight', 'W_K (fixture)', t.key_weight, attribute),
-    matrixTable('value_weight', 'W_V (fixture)', t.value_weight, attribute),
+    matrixTable('query_weight', `W_Q (${whose})`, t.query_weight, attribute),
+    matrixTable('key_weight', `W_K (${whose})`, t.key_weight, attribute),
+    matrixTable('value_weight', `W_V (${whose})`, t.value_weight, attribute),
   );
 }
 
 // What a question needs beside it when it sits in the exercises list, away from the part of the lesson that
 // sets it up (sections without the opening prediction or the diagram): the fixture's numbers for the
 // first-token question, a sentence for the others that need one. Null when the question stands alone.
-export function renderExerciseContext(id: string, fixture: Evidence): HTMLElement | null {
+export function renderExerciseContext(id: string, evidence: Evidence): HTMLElement | null {
   const context = exerciseProse[id]?.context;
   if (!context) return null;
   return h(
     'div',
     { class: 'exercise-context', 'data-context-for': id },
     h('p', {}, context),
-    ...(id === 'ch26-first-token' ? [fixtureTables(fixture, 'data-context-tensor')] : []),
+    ...(id === 'ch26-first-token' ? [fixtureTables(evidence, 'data-context-tensor')] : []),
   );
 }
 

@@ -1,6 +1,6 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
-import { readDiagramLink, stateToSearch } from './url-state';
+import { readDiagramLink, stateToSearch, variantToSearch } from './url-state';
 import type { ChecksResponse, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, Request } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
@@ -33,6 +33,9 @@ export class LessonController {
   // Explanations of cells of the numbers on screen, as the core wrote them: a cell focused or hovered again
   // is not asked twice. Emptied whenever the numbers change.
   private readonly explained = new Map<string, ProvenanceResponse>();
+  // A problem drawn by the core ("Another one"): its seed, its tokens' words, and the numbers it drew. The words
+  // stay with the learner's edits of its cells; a size edit, a reset or another link ends it.
+  private variant: { seed: string; tokenNames: string[]; state: LessonState | null } | null = null;
 
   get fixture(): LessonState {
     return this.fixtureEvaluation.state;
@@ -48,9 +51,16 @@ export class LessonController {
     const { seed, tokens, dim } = this.selfScoreSettings;
     return { seed, tokens, dim };
   }
-  // The numbers on screen and the experiment's settings in the page-link format (b=1&t=2&…&sseed=…).
-  link(): string {
-    return stateToSearch(this.state, this.selfScore);
+  // The seed of the drawn problem on screen, while its numbers are as drawn (null otherwise).
+  get variantSeed(): string | null {
+    return this.variant && this.state === this.variant.state ? this.variant.seed : null;
+  }
+  // The numbers on screen and the experiment's settings in the page-link format (b=1&t=2&…&sseed=…), or a drawn
+  // problem's seed (v=…) while its numbers are as drawn.
+  // `cells` false: the sizes and settings only (for a link too long with its cells).
+  link(cells = true): string {
+    const seed = this.variantSeed;
+    return seed === null ? stateToSearch(this.state, this.selfScore, cells) : variantToSearch(seed, this.selfScore);
   }
   // New settings the self-score section accepted (facts: what its worker computed about them).
   setSelfScore(request: SelfScoreRequest, facts?: ExperimentFacts): void {
@@ -70,14 +80,35 @@ export class LessonController {
 
   // Every exercise (the chapter's, ch26-…, and the self-score experiment's, qkv04-…), as the core's registry
   // lists them for the current settings: one call serves both sections.
+  // The chapter's questions are about the numbers on screen: the core writes their words and answers for them.
   exercises(): ExerciseView[] {
-    const listed = this.core.exercises(this.selfScoreSettings);
+    const listed = this.core.exercisesFor({ self_score: this.selfScoreSettings, ...this.chapterNumbers() });
     return listed.ok ? listed.exercises : [];
   }
 
   // answerShown: the answer was on screen before this check; the core then counts it as no success.
   check(id: string, responses: string[], answerShown: boolean): AnswerResponse {
-    return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings, answer_shown: answerShown });
+    return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings, answer_shown: answerShown, ...this.chapterNumbers() });
+  }
+
+  // What the core grades the chapter's questions against: nothing for the frozen fixture (its default), else the
+  // numbers on screen, with a drawn problem's words for its tokens.
+  private chapterNumbers(): { state?: LessonState; token_names?: string[] } {
+    if (!this.edited) return {};
+    return this.variant ? { state: this.state, token_names: this.variant.tokenNames } : { state: this.state };
+  }
+
+  // A new problem from the core's generator (hand-computable numbers, tokens named): `seed` as typed or drawn.
+  drawVariant(seed: string): Outcome {
+    const drawn = this.core.variant({ seed });
+    if (!drawn.ok) return { ok: false, error: drawn.error, notes: [] };
+    const before = this.variant;
+    const variant = { seed: drawn.seed.toString(), tokenNames: drawn.token_names, state: null as LessonState | null };
+    this.variant = variant; // accept() names the tokens with its words
+    const outcome = this.evaluate(drawn.state);
+    if (outcome.ok) variant.state = outcome.state;
+    else this.variant = before;
+    return outcome;
   }
 
   // What a course records of the questions shown (their standing as the lesson kept it), by the core's rules.
@@ -88,10 +119,11 @@ export class LessonController {
   // A link-format state (b=1&t=2&…), or the fixture when empty; a link the lesson does not read, or whose
   // numbers the core refuses, leaves the fixture on screen and says why, in words.
   startFrom(search: string): Outcome {
+    this.variant = null;
     const link = readDiagramLink(search);
     if (link.kind === 'none') return this.accept(this.fixtureEvaluation);
     if (link.kind === 'unread') return this.refuseLink(link.why);
-    const outcome = this.evaluate(link.state);
+    const outcome = link.kind === 'variant' ? this.drawVariant(link.seed) : this.evaluate(link.state);
     return outcome.ok ? outcome : this.refuseLink(outcome.error.message);
   }
 
@@ -101,11 +133,16 @@ export class LessonController {
   }
 
   reset(): Outcome {
+    this.variant = null;
     return this.accept(this.fixtureEvaluation);
   }
 
   editSize(field: SizeField, text: string): Outcome {
-    return this.evaluate({ ...this.typed, [field]: text });
+    const before = this.variant;
+    this.variant = null; // a drawn problem's words named tokens of other sizes
+    const outcome = this.evaluate({ ...this.typed, [field]: text });
+    if (!outcome.ok) this.variant = before;
+    return outcome;
   }
 
   // `index`: the cell, in row-major order.
@@ -155,10 +192,12 @@ export class LessonController {
   private accept(evaluation: Evaluation): Outcome {
     if (evaluation.state !== this.state) this.explained.clear();
     this.state = this.typed = evaluation.state;
+    // A drawn problem's tokens carry its words (the core drew them with its numbers).
+    const evidence = this.variant ? { ...evaluation.evidence, token_names: this.variant.tokenNames } : evaluation.evidence;
     // The output changed unless every shown value and shape is the same as last time ("1.0" for "1").
-    const shown = JSON.stringify(evaluation.evidence);
+    const shown = JSON.stringify(evidence);
     const changed = shown !== this.shown;
     this.shown = shown;
-    return { ok: true, state: evaluation.state, evidence: evaluation.evidence, notes: evaluation.notes, changed };
+    return { ok: true, state: evaluation.state, evidence, notes: evaluation.notes, changed };
   }
 }

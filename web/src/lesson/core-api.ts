@@ -6,6 +6,7 @@ import type {
   AnswerRequest,
   AnswerResponse,
   ChecksResponse,
+  ExercisesRequest,
   ExercisesResponse,
   FixtureResponse,
   LessonResponse,
@@ -18,6 +19,8 @@ import type {
   SeedSearchResponse,
   SelfScoreRequest,
   SelfScoreSummaryResponse,
+  VariantRequest,
+  VariantResponse,
 } from './core-types';
 
 export type * from './core-types';
@@ -30,6 +33,10 @@ export interface QkvCore {
   evaluate(state: Request<LessonState>): LessonResponse;
   numericalChecksStep(state: Request<LessonState>): ChecksResponse;
   exercises(request: Request<SelfScoreRequest>): ExercisesResponse;
+  // The registry for the chapter's numbers on screen (a state, a drawn problem's words), as well as the experiment.
+  exercisesFor(request: Request<ExercisesRequest>): ExercisesResponse;
+  // A drawn problem: hand-computable numbers and its tokens' words, the same for the same seed.
+  variant(request: Request<VariantRequest>): VariantResponse;
   checkAnswer(request: Request<AnswerRequest>): AnswerResponse;
   lessonOutcome(request: Request<OutcomeRequest>): OutcomeResponse;
   // The worker's calls: the experiment as the page shows it (its doubles as Float64Arrays, which the worker

@@ -284,6 +284,7 @@ export class QkvLessonElement extends LessonAttributes {
       onAnswer: (record, replayed) => this.answered(record, replayed),
       onShown: (id, by, replayed) => this.shown(id, by, replayed),
       reset: () => this.show(controller.reset()),
+      drawVariant: (seed) => this.show(controller.drawVariant(seed), true),
       selfScoreAccepted: () => this.writeUrl(),
     });
     this.view = view;
@@ -340,6 +341,10 @@ export class QkvLessonElement extends LessonAttributes {
       return;
     }
     delete this.dataset.error;
+    // The opening's tables and the chapter's questions follow the numbers on screen: the questions' words, answers
+    // and hints are the core's for them.
+    const controller = this.controller!;
+    if (outcome.changed) this.view!.showNumbers(outcome.evidence, controller.exercises().filter((view) => view.id.startsWith('ch26-')), controller.variantSeed, controller.edited);
     if (outcome.changed) this.dataset.rendered = `${++this.renders}`;
     this.writeUrl();
     if (outcome.changed) this.dispatchEvent(event('qkv-lesson-rendered'));
@@ -350,7 +355,7 @@ export class QkvLessonElement extends LessonAttributes {
   private writeUrl(): void {
     const controller = this.controller;
     const revision = `${this.renders}`;
-    if (controller) this.bridge.scheduleUrl(controller.state, controller.selfScore, () => (this.dataset.urlRevision = revision));
+    if (controller) this.bridge.scheduleUrl((cells) => controller.link(cells), () => (this.dataset.urlRevision = revision));
   }
 
   // A question's answer was shown before the learner got it right: its folds may open, the course hears it

@@ -1,7 +1,7 @@
 // Every exercise's prose, keyed by the core's ids (exercise-prose.json), and the one form that asks it. The core
 // (cpp/learner/exercises.cpp) holds the rest: option order, right answers, hints and explanations, computed
 // from the values the learner is looking at. The page never grades.
-import { h } from './dom';
+import { h, setText } from './dom';
 import prose from './exercise-prose.json';
 import type { AnswerResponse, ExerciseView } from './types';
 
@@ -75,11 +75,22 @@ export interface ExerciseHandle {
 // The right answer in words: an option's label, or each blank's answer (after its label when there are
 // several). Each part is its own <bdi data-answer-part>, so a reader can tell the parts apart.
 function answerParts(view: ExerciseView, answer: string[]): (Node | string)[] {
-  const prose = exerciseProse[view.id];
+  const words = questionWords(view);
   const part = (text: string) => h('bdi', { dir: 'ltr', 'data-answer-part': '' }, text);
-  if (view.kind === 'choice') return [part(prose?.choices?.[answer[0]] ?? answer[0])];
+  if (view.kind === 'choice') return [part(words.choice(answer[0]))];
   if (answer.length === 1) return [part(answer[0])];
-  return answer.flatMap((text, i) => [...(i > 0 ? ['; '] : []), `${prose?.blanks?.[i]?.label ?? ''} `, part(text)]);
+  return answer.flatMap((text, i) => [...(i > 0 ? ['; '] : []), `${words.blank(i).label} `, part(text)]);
+}
+
+// A question's words: the core's, where it writes them from the numbers on screen (the question, its options,
+// its blanks' labels), else the page's prose for the id.
+export function questionWords(view: ExerciseView) {
+  const prose = exerciseProse[view.id] ?? { question: view.id };
+  return {
+    question: view.question || prose.question,
+    choice: (id: string): string => view.choice_texts[view.choices.indexOf(id)] || prose.choices?.[id] || id,
+    blank: (i: number) => ({ label: view.blank_labels[i] || prose.blanks?.[i]?.label || `Answer ${i + 1}`, placeholder: prose.blanks?.[i]?.placeholder ?? '' }),
+  };
 }
 
 function answerBlock(view: ExerciseView, answer: string[], explanation: string): (Node | string)[] {
@@ -121,29 +132,55 @@ function nestQuestionHeadings(root: ParentNode): void {
   }
 }
 
-// A question's inputs: its options as radio buttons (in the core's order), or its blanks as text fields.
-function answerFields(view: ExerciseView, prose: Prose, name: string): { inputs: HTMLInputElement[]; fields: Node[] } {
+// A question's inputs: its options as radio buttons (in the core's order), or its blanks as text fields; and the
+// labels whose words follow the numbers (relabel, after new numbers).
+function answerFields(view: ExerciseView, name: string): { inputs: HTMLInputElement[]; fields: Node[]; relabel: (view: ExerciseView) => void } {
   const inputs: HTMLInputElement[] = [];
+  const labels: HTMLLabelElement[] = [];
+  const words = questionWords(view);
+  const relabel = (next: ExerciseView) => {
+    const nextWords = questionWords(next);
+    labels.forEach((label, i) => setText(label, next.kind === 'choice' ? nextWords.choice(next.choices[i]) : nextWords.blank(i).label));
+  };
   if (view.kind === 'choice') {
     const group = h('fieldset', { class: 'choices' }, h('legend', {}, 'Choose one'));
     for (const choice of view.choices) {
       const id = `${name}-choice-${choice}`;
       const input = h('input', { id, type: 'radio', name, value: choice });
+      const label = h('label', { for: id }, words.choice(choice));
       inputs.push(input);
-      group.append(h('p', {}, input, ' ', h('label', { for: id }, prose.choices?.[choice] ?? choice)));
+      labels.push(label);
+      group.append(h('p', {}, input, ' ', label));
     }
-    return { inputs, fields: [group] };
+    return { inputs, fields: [group], relabel };
   }
   const fields: Node[] = [];
   for (let i = 0; i < view.blanks; i++) {
-    const blank = prose.blanks?.[i] ?? { label: `Answer ${i + 1}`, placeholder: '' };
+    const blank = words.blank(i);
     const id = `${name}-blank-${i}`;
     const input = h('input', { id, type: 'text', placeholder: blank.placeholder, autocomplete: 'off', spellcheck: 'false' });
     if (view.kind === 'count') input.inputMode = 'numeric';
+    const label = h('label', { for: id }, blank.label);
     inputs.push(input);
-    fields.push(h('p', { class: 'blank' }, h('label', { for: id }, blank.label), ' ', input));
+    labels.push(label);
+    fields.push(h('p', { class: 'blank' }, label, ' ', input));
   }
-  return { inputs, fields };
+  return { inputs, fields, relabel };
+}
+
+// A question's heading and, when the numbers make it meaningless, why it is not graded: both in the core's
+// words for the numbers on screen (show, again after new numbers; relabel: its options' or blanks' labels).
+function questionHeading(name: string, relabel: (view: ExerciseView) => void) {
+  const text = h('span', { class: 'question-text' });
+  const title = h('h4', { id: `${name}-question`, class: 'question-title' }, h('span', { class: 'exercise-number' }), text);
+  const notGraded = h('p', { class: 'note not-graded', 'data-not-graded': '' });
+  const show = (view: ExerciseView) => {
+    setText(text, questionWords(view).question);
+    setText(notGraded, view.not_graded ?? '');
+    notGraded.hidden = view.not_graded === undefined;
+    relabel(view);
+  };
+  return { title, notGraded, show };
 }
 
 type Graded = Extract<AnswerResponse, { ok: true }>;
@@ -165,16 +202,17 @@ function checkFeedback(view: ExerciseView, result: Graded, mode: Reveal, wrongTr
 // has been shown (or in a teacher's copy, where it always is), the core counts no check as a success.
 export function renderExercise(initial: ExerciseView, options: ExerciseOptions): ExerciseHandle {
   let view = initial;
-  const prose = exerciseProse[view.id] ?? { question: view.id };
   const feedback = h('div', { class: 'feedback', 'aria-live': 'polite', 'data-feedback': view.id });
   const name = `${options.idPrefix}-${view.id}`;
-  const { inputs, fields } = answerFields(view, prose, name);
+  const { inputs, fields, relabel } = answerFields(view, name);
+  const words = questionHeading(name, relabel);
   const teacherAnswer = h('div', { class: 'teacher-answer', 'data-answer': view.id, hidden: true });
   const showAnswer = h('button', { type: 'button', class: 'show-answer' }, 'Show the answer');
   const form = h(
     'form',
     { class: 'exercise', 'data-exercise': view.id, 'aria-labelledby': `${name}-question` },
-    h('h4', { id: `${name}-question`, class: 'question-title' }, h('span', { class: 'exercise-number' }), prose.question),
+    words.title,
+    words.notGraded,
     ...fields,
     h('p', { class: 'exercise-actions' }, h('button', { type: 'submit' }, 'Check'), ' ', showAnswer),
     feedback,
@@ -185,6 +223,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
     teacherAnswer.replaceChildren(...answerBlock(view, view.answer, view.explanation));
   };
   showTeacherAnswer();
+  words.show(view);
   showAnswer.hidden = options.reveal() !== 'after-check';
 
   let wrongTries = 0;
@@ -224,9 +263,9 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
     options.onAnswer(
       {
         id: view.id,
-        question: prose.question,
+        question: questionWords(view).question,
         interaction: view.kind === 'choice' ? 'choice' : 'fill-in',
-        choices: view.kind === 'choice' ? view.choices.map((id) => ({ id, text: prose.choices?.[id] ?? id })) : [],
+        choices: view.kind === 'choice' ? view.choices.map((id) => ({ id, text: questionWords(view).choice(id) })) : [],
         typed,
         read: result.read,
         correct: result.correct,
@@ -265,9 +304,10 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
     },
     update(next) {
       // A verdict (or a shown answer) about other numbers must not stand beside these: said, and cleared.
-      const changed = next.explanation !== view.explanation || next.answer.join('\u241f') !== view.answer.join('\u241f');
+      const changed = next.explanation !== view.explanation || next.answer.join('\u241f') !== view.answer.join('\u241f') || next.question !== view.question;
       view = next;
       showTeacherAnswer();
+      words.show(view);
       if (!changed || feedback.childElementCount === 0) return;
       feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, 'The numbers changed since this was checked, so its verdict no longer applies. Check again for the numbers shown.'));
       delete form.dataset.answered;

@@ -2,9 +2,9 @@
 // kept across reloads) and messages to a parent frame (answer statements). Timers it starts, it cancels.
 import { answerMessageType, type AnswerStatement } from './answers';
 import { answerTarget } from './embed-protocol';
-import { linkFromUrl, linkLimit, linkTarget, readDiagramLink, selfScoreFromSearch, stateToSearch } from './url-state';
+import { linkFromUrl, linkLimit, linkTarget, readDiagramLink, selfScoreFromSearch } from './url-state';
 import type { ExerciseProgress } from './exercises';
-import type { LessonState, SelfScoreRequest } from './types';
+import type { SelfScoreRequest } from './types';
 
 export type SavedProgress = Partial<ExerciseProgress> & { responses: string[] };
 
@@ -81,12 +81,13 @@ export class HostBridge {
   // delay the diagram), keeping the host page's own parameters and fragment; `written` runs once the URL
   // shows this state. A state longer than linkLimit (cells of thousands of digits) is not put in the link: the
   // link then holds the self-score settings and sizes only, never a link the lesson would refuse.
-  scheduleUrl(state: LessonState, selfScore: SelfScoreRequest, written: () => void): void {
+  // `link(cells)`: the lesson's part of the link (controller.link), with or without the cell lists.
+  scheduleUrl(link: (cells: boolean) => string, written: () => void): void {
     if (this.settings.linkPrefix() === null) return;
     clearTimeout(this.urlTimer);
     this.urlTimer = setTimeout(() => {
-      const lesson = stateToSearch(state, selfScore);
-      this.write(lesson.length <= linkLimit ? lesson : stateToSearch(state, selfScore, false));
+      const lesson = link(true);
+      this.write(lesson.length <= linkLimit ? lesson : link(false));
       written();
     }, 150);
   }

@@ -13,10 +13,11 @@ import { h, mathProbe } from './dom';
 import { waitForLayout } from './laid-out';
 import type { ExerciseHandle, ExerciseOptions } from './exercises';
 import type { SavedProgress } from './host-bridge';
+import { renderAnotherOne, type AnotherOne } from './another-one';
 import { ChapterQuestions } from './questions';
 import { buildScale, type ScaleView } from './scale';
 import { buildSelfScoreSection, type SelfScoreSectionView } from './self-score';
-import type { QkvCore } from './types';
+import type { Evidence, ExerciseView, QkvCore } from './types';
 
 let sheets: CSSStyleSheet[] | undefined;
 // Constructed style sheets: shared by every instance, isolated in each shadow root, and allowed under a
@@ -35,6 +36,7 @@ export function lessonSheets(): CSSStyleSheet[] {
 
 export interface LessonHooks extends Omit<ExerciseOptions, 'idPrefix'> {
   reset(): void; // the sizes bar's Reset
+  drawVariant(seed: string): void; // "Another one"'s new problem
   selfScoreAccepted(): void; // the experiment's settings changed (the URL follows)
 }
 
@@ -44,6 +46,8 @@ export class LessonView {
   readonly questions: ChapterQuestions;
   readonly selfScoreSection: SelfScoreSectionView;
   readonly scale: ScaleView;
+  readonly anotherOne: AnotherOne;
+  private readonly worked: ReturnType<typeof renderWorkedPrediction>;
   private readonly sections: Record<SectionName, HTMLElement>;
   // Says, at the top, that the learner's answers are not being kept (host-bridge.ts); empty until then, a live
   // region from the start so that the words are read out when they come.
@@ -66,8 +70,10 @@ export class LessonView {
       },
     });
     this.scale = buildScale(idPrefix);
+    this.anotherOne = renderAnotherOne(hooks.drawVariant);
+    this.worked = renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion, this.anotherOne.element);
     this.sections = {
-      prediction: renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion),
+      prediction: this.worked.element,
       rule: renderForwardRule(),
       diagram: this.diagram.element,
       scale: this.scale.element,
@@ -75,7 +81,7 @@ export class LessonView {
         'section',
         { class: 'exercises', 'aria-labelledby': `${idPrefix}-exercises-title` },
         h('h3', { id: `${idPrefix}-exercises-title` }, 'Predict, then check'),
-        h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the frozen fixture. A wrong answer gets a hint and a second try.'),
+        h('p', {}, 'Answer each question, then check it: the core compares your answer with what it computed for the numbers on screen. A wrong answer gets a hint and a second try.'),
         this.questions.list,
       ),
       'self-score': this.selfScoreSection.element,
@@ -93,6 +99,13 @@ export class LessonView {
     this.diagram.diagram.deeper.append(this.sections.scale);
     this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, intro, mathProbe(math.queryBranch), ...mainPath, this.diagram.diagram.deeper);
     waitForLayout(this.article); // laid out a stretch at a time after ready (laid-out.ts)
+  }
+
+  // New numbers on screen: the opening's tables, which problem it is, and the chapter's questions follow them.
+  showNumbers(evidence: Evidence, chapterViews: ExerciseView[], variantSeed: string | null, edited: boolean): void {
+    this.worked.show(evidence, edited);
+    this.anotherOne.show(variantSeed, edited);
+    this.questions.update(chapterViews, evidence);
   }
 
   noteNotKept(words: string): void {

@@ -19,14 +19,26 @@ export class ChapterQuestions {
   private readonly settled = new Set<string>();
   private readonly pathOrder: string[];
 
-  constructor(views: ExerciseView[], fixture: Evidence, private readonly diagram: DiagramRefs, options: ExerciseOptions) {
+  constructor(views: ExerciseView[], evidence: Evidence, private readonly diagram: DiagramRefs, options: ExerciseOptions) {
     for (const view of views) {
       this.handles.set(view.id, renderExercise(view, options));
-      const context = renderExerciseContext(view.id, fixture);
+      const context = renderExerciseContext(view.id, evidence);
       if (context) this.contexts.set(view.id, context);
     }
     this.pathOrder = diagram.pathOrder.filter((id) => this.handles.has(id));
     for (const id of this.handles.keys()) if (!this.pathOrder.includes(id)) this.pathOrder.push(id);
+  }
+
+  // New numbers on screen (an edit, a link, a drawn problem): each question's words, answer and hints follow
+  // them (a verdict about the old ones is said to be stale), and so does the context a listed question carries.
+  update(views: ExerciseView[], evidence: Evidence): void {
+    for (const view of views) this.handles.get(view.id)?.update(view);
+    for (const [id, context] of this.contexts) {
+      const next = renderExerciseContext(id, evidence);
+      if (!next) continue;
+      context.replaceWith(next);
+      this.contexts.set(id, next);
+    }
   }
 
   // Puts each form in its place for the sections shown; the exercises section is hidden when it lists none.

@@ -30,7 +30,11 @@ const tensorParams: Record<EditableKey, string> = {
 // The self-score experiment's settings ride along: a copied link reopens the same seed.
 const selfScoreParams: Record<'seed' | 'tokens' | 'dim', string> = { seed: 'sseed', tokens: 'sn', dim: 'sd' };
 
-const lessonNames = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams)]);
+// A drawn problem ("Another one") is its seed: the core draws the same numbers and words from it, so a teacher
+// can hand the same problem to a class.
+const variantParam = 'v';
+
+const lessonNames = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams), variantParam]);
 
 // The prefix of the lesson's parameter names on a course page's address (see the top of this file).
 export const linkPrefix = 'qkv-';
@@ -59,6 +63,14 @@ export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest, 
   if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof typeof selfScoreParams)[]) params.set(selfScoreParams[key], selfScore[key]);
   for (const field of sizeFields) params.set(sizeParams[field], state[field]);
   if (cells) for (const key of editableKeys) params.set(tensorParams[key], state[key].cells.join(','));
+  return params.toString();
+}
+
+// A drawn problem's link: its seed and the self-score settings.
+export function variantToSearch(seed: string, selfScore?: SelfScoreRequest): string {
+  const params = new URLSearchParams();
+  if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof typeof selfScoreParams)[]) params.set(selfScoreParams[key], selfScore[key]);
+  params.set(variantParam, seed);
   return params.toString();
 }
 
@@ -165,19 +177,21 @@ const count = (n: number): string => n.toLocaleString('en-US');
 // "h", "d or h", "b, t, d or h".
 const orList = (names: string[]): string => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`);
 
-// What a link says about the diagram, the one reader of it: nothing (none of b, t, d, h or the cell lists: a
-// plain page, or the self-score settings alone), a state for the core to judge, or a link the lesson does not
-// read, and why in words. One longer than linkLimit is refused before it is read: reading megabytes of cells
+// What a link says about the diagram, the one reader of it: nothing (none of b, t, d, h, v or the cell lists: a
+// plain page, or the self-score settings alone), a state for the core to judge, a drawn problem's seed (v, when
+// the link gives no state), or a link the lesson does not read, and why in words. One longer than linkLimit is refused before it is read: reading megabytes of cells
 // held the page for seconds.
 // A state as a link gives it: sizes and cells, without what the core keeps of cells typed at larger sizes (kept).
 export type LinkedState = Request<LessonState>;
-export type DiagramLink = { kind: 'none' } | { kind: 'state'; state: LinkedState } | { kind: 'unread'; why: string };
+export type DiagramLink = { kind: 'none' } | { kind: 'state'; state: LinkedState } | { kind: 'variant'; seed: string } | { kind: 'unread'; why: string };
 
 export function readDiagramLink(search: string): DiagramLink {
   if (search.length > linkLimit) return { kind: 'unread', why: `it is ${count(search.length)} characters long, and the lesson reads links of at most ${count(linkLimit)}` };
   const params = new URLSearchParams(search);
   const state = stateFromParams(params);
   if (state) return { kind: 'state', state };
+  const seed = params.get(variantParam);
+  if (seed !== null) return { kind: 'variant', seed };
   if (![...Object.values(sizeParams), ...cellNames].some((name) => params.has(name))) return { kind: 'none' };
   const missing = sizeFields.map((field) => sizeParams[field]).filter((name) => !params.has(name));
   return { kind: 'unread', why: `it has no ${orList(missing)}, and a link gives all four sizes: b, t, d and h` };

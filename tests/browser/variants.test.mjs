@@ -1,0 +1,97 @@
+// Practice on fresh numbers (issue 40): the chapter's questions follow the numbers on screen, and "Another one"
+// draws a new problem whose seed goes in the link. Expected answers are computed here with plain JS from the
+// tables on screen (small integers and halves: exact in doubles); the fixture's from fixtures/chapter26.json.
+//   node --test --test-concurrency=1 tests/browser/variants.test.mjs
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { answerExercise, assertNoProblems, cell, openLesson, readFixture, readText, rendered, tableTexts, useServerAndBrowser, waitRenderedAfter, waitUrlSynced } from './harness.mjs';
+
+const run = useServerAndBrowser();
+const firstToken = (page) => page.locator('qkv-lesson form[data-exercise="ch26-first-token"]');
+const questionText = (page) => readText(firstToken(page).locator('.question-title'));
+const read = (text) => Number(text.replace('−', '-'));
+const vector = (values) => `[${values.join(', ')}]`;
+
+// q₀, k₀ and v₀ as the learner types them, from the diagram's own tables: the first row of X times each weight.
+async function firstTokenAnswer(page) {
+  const sizes = await page.locator('qkv-lesson input[data-size]').evaluateAll((inputs) => Object.fromEntries(inputs.map((i) => [i.dataset.size, i.value])));
+  const d = read(sizes.model_width);
+  const h = read(sizes.head_width);
+  const x = (await tableTexts(page, 'input')).map(read);
+  const answers = [];
+  for (const key of ['query_weight', 'key_weight', 'value_weight']) {
+    const w = (await tableTexts(page, key)).map(read);
+    const row = [];
+    for (let j = 0; j < h; j++) {
+      let total = 0;
+      for (let k = 0; k < d; k++) total += x[k] * w[k * h + j];
+      row.push(total);
+    }
+    answers.push(vector(row));
+  }
+  return answers;
+}
+
+async function checkFirstToken(page, responses) {
+  const form = await answerExercise(page, 'ch26-first-token', responses);
+  await page.waitForFunction((f) => f.dataset.answered !== undefined, await form.elementHandle());
+  return form.evaluate((f) => f.dataset.answered);
+}
+
+test('an edit of X changes the q₀ question’s words and the answer it accepts; the old verdict is said to be stale', async () => {
+  const fixture = await readFixture();
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  try {
+    const firstRow = fixture.input.values.slice(0, fixture.input.shape[2]);
+    assert.match(await questionText(page), new RegExp(vector(firstRow).replace(/[[\]]/g, '\\$&').replace(/-/g, '[−-]')), 'the question names the fixture’s first token');
+    const fixtureAnswer = await firstTokenAnswer(page);
+    assert.equal(await checkFirstToken(page, fixtureAnswer), 'correct');
+
+    const before = await rendered(page);
+    await cell(page, 'input', 0).fill('3');
+    await waitRenderedAfter(page, before);
+    const words = await questionText(page);
+    assert.match(words, /\[3, 2, [−-]1\]/, `the question names the edited first token: ${words}`);
+    assert.doesNotMatch(words, /frozen fixture/, 'it no longer says it is about the fixture');
+    assert.equal(await firstToken(page).locator('[data-stale]').count(), 1, 'the verdict about the old numbers is said to be stale');
+
+    assert.equal(await checkFirstToken(page, fixtureAnswer), 'incorrect', 'the fixture’s answer is wrong for the numbers on screen');
+    const editedAnswer = await firstTokenAnswer(page);
+    assert.notDeepEqual(editedAnswer, fixtureAnswer);
+    assert.equal(await checkFirstToken(page, editedAnswer), 'correct', 'the answer for the numbers on screen is right');
+    assertNoProblems(problems, 'edit');
+  } finally {
+    await close();
+  }
+});
+
+test('“Another one” draws a new problem with named tokens; its seed is in the link, and the link gives the same problem', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  let seed;
+  let drawn;
+  try {
+    const fixtureX = await tableTexts(page, 'input');
+    const before = await rendered(page);
+    await page.locator('qkv-lesson button.another-one').click();
+    await waitRenderedAfter(page, before);
+    seed = await page.locator('qkv-lesson [data-problem-seed]').getAttribute('data-problem-seed');
+    assert.match(seed, /^\d+$/, 'the problem’s seed is shown');
+    drawn = { x: await tableTexts(page, 'input'), question: await questionText(page) };
+    assert.notDeepEqual(drawn.x, fixtureX, 'new numbers');
+    const url = await waitUrlSynced(page);
+    assert.equal(new URL(url).searchParams.get('v'), seed, 'the link carries the seed');
+    assert.equal(await checkFirstToken(page, await firstTokenAnswer(page)), 'correct', 'the drawn problem is graded by its own numbers');
+    assertNoProblems(problems, 'another one');
+  } finally {
+    await close();
+  }
+  const again = await openLesson(run.browser, `${run.server.url}?v=${seed}`);
+  try {
+    assert.deepEqual(await tableTexts(again.page, 'input'), drawn.x, 'the same numbers from the seed');
+    assert.equal(await questionText(again.page), drawn.question, 'the same question, in the same words');
+    assert.equal(await again.page.locator('qkv-lesson [data-problem-seed]').getAttribute('data-problem-seed'), seed);
+    assertNoProblems(again.problems, 'the seed’s link');
+  } finally {
+    await again.close();
+  }
+});
