@@ -28,7 +28,7 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement,
   const words = h('p', {});
   const tables = h('div', { class: 'worked-numbers' });
   const show = (t: Evidence, edited: boolean) => {
-    setText(words, `One batch of token states, for the words “${t.token_names.join('”, “')}”, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`);
+    setText(words, `One batch of token states, for the words ${wordList(t.token_names)}, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`);
     tables.replaceChildren(fixtureTables(t, 'data-fixture-tensor', edited ? 'on screen' : 'fixture'));
   };
   show(fixture, false);
@@ -49,6 +49,12 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement,
     ),
   );
   return { element, show };
+}
+
+// “fish”, “fish” and “dogs”, “a”, “b” and “c”.
+function wordList(words: string[]): string {
+  const quoted = words.map((word) => `“${word}”`);
+  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
 }
 
 // The input and weights the first question asks about. `whose`: "fixture", or "on screen" once they changed.
