@@ -93,6 +93,7 @@ function webImports(file) {
   for (const specifier of specifiers) {
     if (!specifier.startsWith('.')) continue;
     const base = resolve(dirname(file), specifier.replace(/\?.*$/, ''));
+    if (relative(webRoot, base).startsWith('..')) continue; // a file outside web/src (the package's package.json): data, no room
     const candidates = [base, `${base}.ts`, `${base}.d.ts`, `${base}.mjs`, `${base}.js`, join(base, 'index.ts')];
     // A generated module (web/src/wasm) may be absent before the first build: it is still its room.
     out.push(candidates.find((path) => existsSync(path) && statSync(path).isFile()) ?? base);

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import { assertNoProblems, openLesson, useServerAndBrowser, waitLaidOut, waitReady } from './harness.mjs';
 
 const run = useServerAndBrowser();
-// The limit as the learner reads it; the lesson's one constant (savedTextLimit, host-bridge.ts) must say the same.
+// The limit as the learner reads it; the lesson's one constant (savedTextLimit, saved-text.ts) must say the same.
 const limit = 20000;
 const full = /^This box keeps at most 20,000 characters, and it is full: what you type or paste past that is not kept\.$/;
 const challengeBox = (page) => page.locator('qkv-lesson textarea[data-challenge]');

@@ -4,7 +4,7 @@
 import { challengeId, challengeStatement, type AnswerStatement, type StatementContext } from './answers';
 import { h } from './dom';
 import type { ExerciseProgress } from './exercises';
-import { savedTextLimit } from './host-bridge';
+import { savedTextLimit } from './saved-text';
 import type { SelfScoreSectionView } from './self-score';
 
 export interface ChallengeHooks {

@@ -2,6 +2,7 @@
 // (cpp/learner/exercises.cpp) holds the rest: option order, right answers, hints and explanations, computed
 // from the values the learner is looking at. The page never grades.
 import { h, setText } from './dom';
+import { savedTextLimit } from './saved-text';
 import prose from './exercise-prose.json';
 import type { AnswerResponse, ExerciseView } from './types';
 
@@ -159,6 +160,7 @@ function answerFields(view: ExerciseView, name: string): { inputs: HTMLInputElem
     const blank = words.blank(i);
     const id = `${name}-blank-${i}`;
     const input = h('input', { id, type: 'text', placeholder: blank.placeholder, autocomplete: 'off', spellcheck: 'false' });
+    input.maxLength = savedTextLimit; // what storage, restoreProgress and the LMS keep of an answer (host-bridge.ts)
     if (view.kind === 'count') input.inputMode = 'numeric';
     const label = h('label', { for: id }, blank.label);
     inputs.push(input);

@@ -1,21 +1,13 @@
 // Where the lesson meets the page that hosts it: the page URL (a shareable link), local storage (progress
 // kept across reloads) and messages to a parent frame (answer statements). Timers it starts, it cancels.
 import { answerMessageType, type AnswerStatement } from './answers';
+import { keptText } from './saved-text';
 import { answerTarget } from './embed-protocol';
 import { linkFromUrl, linkLimit, linkTarget, readDiagramLink, selfScoreFromSearch } from './url-state';
 import type { ExerciseProgress } from './exercises';
 import type { SelfScoreRequest } from './types';
 
 export type SavedProgress = Partial<ExerciseProgress> & { responses: string[] };
-
-/** The most characters of one text the lesson keeps (the challenge, a blank): the challenge box stops there and
- * says so, and storage, restoreProgress and an LMS's suspend_data give back at most this many. SCORM 2004's
- * suspend_data (64,000) holds a challenge this long even with every character escaped (two each). */
-export const savedTextLimit = 20000;
-
-// A saved text as the lesson keeps it: a longer one (an older save, a course's own store) is cut to the limit, as
-// the box would have cut it, rather than the whole answer dropped.
-export const keptText = (text: string): string => text.slice(0, savedTextLimit);
 
 // Saved work as a course gave it back (storage or an LMS): only the shapes the lesson writes are read, and
 // anything else is ignored (null), never trusted. Older saves hold only responses and correct.

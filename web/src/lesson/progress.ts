@@ -1,7 +1,8 @@
 // What the lesson keeps of a learner's work, for a course's own store (`progress`, `restoreProgress`, the
 // qkv-lesson-progress event; the SCORM launch page keeps it as suspend_data), and how a saved copy is read back.
 import type { ExerciseProgress } from './exercises';
-import { keptText, readSavedProgress } from './host-bridge';
+import { readSavedProgress } from './host-bridge';
+import { keptText } from './saved-text';
 import { uuidPattern } from './lesson-record';
 
 /** What the lesson keeps of a learner's work: `progress`, `restoreProgress`, the qkv-lesson-progress event. */
