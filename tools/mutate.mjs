@@ -204,10 +204,12 @@ function keepNativeObjects(native, path) {
   };
 }
 
-// The ctest verdict on a mutant already written into the copy.
-async function nativeVerdict(m, native, options) {
+// The ctest verdict on a mutant already written into the copy. Without `tests` it is only built (the Node suite
+// runs the native tool too, which must be the mutant's).
+async function nativeVerdict(m, native, options, tests = true) {
   const build = await run('ninja', native.ninja);
   if (build.code !== 0) return { status: 'not compiled', detail: (build.output.match(/error: .*/) ?? ['build failed'])[0].slice(0, 100) };
+  if (!tests) return { status: 'survived', detail: '' };
   // The mutated library's own test program first (ctest runs the core's tests before the others', so a fault
   // in the API would otherwise wait for them all), then, if it passes, the whole suite.
   const own = ownTests(m.file, options.build);
@@ -217,9 +219,9 @@ async function nativeVerdict(m, native, options) {
     const failed = first.output.match(/^\[ {2}FAILED {2}\] ([\w/.]+)/m);
     return { status: 'killed', detail: failed ? `${failed[1]} (Failed)` : `${own} exited with ${first.code ?? 'a signal'}` };
   }
-  const tests = await run('ctest', ctestArgs(options), { timeout: options.timeout });
-  if (tests.timedOut) return { status: 'killed', detail: `the test run passed the limit of ${options.timeout} s` };
-  if (tests.code !== 0) return { status: 'killed', detail: failedTests(tests.output)[0] ?? 'ctest failed' };
+  const suite = await run('ctest', ctestArgs(options), { timeout: options.timeout });
+  if (suite.timedOut) return { status: 'killed', detail: `the test run passed the limit of ${options.timeout} s` };
+  if (suite.code !== 0) return { status: 'killed', detail: failedTests(suite.output)[0] ?? 'ctest failed' };
   return { status: 'survived', detail: '' };
 }
 
@@ -308,7 +310,7 @@ async function tryMutant(m, context) {
   try {
     if (isWeb(m)) return await testFilesVerdict(m.tests, options);
     let verdict = { status: 'survived', detail: '' };
-    if (inNative && !(m.node && options.nodeOnly)) verdict = await nativeVerdict(m, native, options);
+    if (inNative) verdict = await nativeVerdict(m, native, options, !(m.node && options.nodeOnly));
     if (verdict.status === 'survived' && m.node) verdict = await nodeVerdict(context);
     return verdict;
   } finally {
