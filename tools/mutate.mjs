@@ -86,8 +86,9 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     for (const group of running) {
       try { process.kill(-group, 'SIGKILL'); } catch { /* already gone */ }
     }
+    const restored = undoMutant ? ` (the copy's mutated ${undoMutant.file} restored)` : '';
     undoMutant?.();
-    console.error(`\nmutate: stopped by ${signal}; the copy's mutated file is restored`);
+    console.error(`\nmutate: stopped by ${signal}${restored}`);
     process.exit(130);
   });
 }
@@ -306,6 +307,7 @@ async function tryMutant(m, context) {
     // The WebAssembly objects built from the mutant are newer than the restored source: removed, they are rebuilt.
     if (m.node) for (const object of context.wasm.objects(m.file)) rmSync(object, { force: true });
   };
+  undoMutant.file = m.file;
   writeFileSync(path, original.replace(m.original, () => m.replacement));
   try {
     if (isWeb(m)) return await testFilesVerdict(m.tests, options);
