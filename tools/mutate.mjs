@@ -121,14 +121,14 @@ function failedTests(output) {
   return [...tail.matchAll(/^\s*\d+ - (\S+) \(([^)]+)\)/gm)].map((match) => `${match[1]} (${match[2]})`);
 }
 
-// The first failing test in node --test's TAP output, with its file ("not ok 1 - tests/node/x.test.mjs" at
-// the top level; subtests are indented and listed before the test that holds them).
-function failedNodeTest(output) {
-  const failures = [...output.matchAll(/^(\s*)not ok \d+ - (.*)$/gm)];
-  const innermost = failures.find((match) => match[1].length > 0) ?? failures[0];
-  const file = failures.find((match) => match[1].length === 0);
-  if (!innermost) return null;
-  return file && file !== innermost ? `${file[2].replace(`${repo}/`, '')}: ${innermost[2]}` : innermost[2];
+// The first failing test in node --test's TAP output (a subtest is listed before the test holding it), with
+// the file its YAML block locates it in ("location: '/…/tests/node/x.test.mjs:12:3'").
+function failedNodeTest(output, tree) {
+  const failure = output.match(/^\s*not ok \d+ - (.*)$/m);
+  if (!failure) return null;
+  const block = output.slice(failure.index + failure[0].length).split(/^\s*\.\.\.$/m)[0];
+  const file = (block.match(/location: '(.*?):\d+:\d+'/) ?? [])[1];
+  return file ? `${file.replace(`${tree}/`, '')}: ${failure[1]}` : failure[1];
 }
 
 async function prepare(options) {
@@ -274,7 +274,7 @@ function nodeFilesLoadingTheCore(tree) {
 async function testFilesVerdict(files, options) {
   const tests = await run(process.execPath, ['--test', '--test-concurrency=1', '--test-reporter=tap', ...files], { cwd: options.tree, timeout: options.timeout });
   if (tests.timedOut) return { status: 'killed', detail: `node --test passed the limit of ${options.timeout} s` };
-  if (tests.code !== 0) return { status: 'killed', detail: failedNodeTest(tests.output) ?? `node --test exited with ${tests.code ?? 'a signal'}` };
+  if (tests.code !== 0) return { status: 'killed', detail: failedNodeTest(tests.output, options.tree) ?? `node --test exited with ${tests.code ?? 'a signal'}` };
   return { status: 'survived', detail: '' };
 }
 
