@@ -298,6 +298,7 @@ async function tryMutant(m, context) {
   const sourceTime = statSync(path).mtime;
   const putNativeObjectsBack = inNative ? keepNativeObjects(native, path) : null;
   let undone = false;
+  let wasmTouched = false; // the WebAssembly build has seen the mutant
   undoMutant = () => {
     if (undone) return;
     undone = true;
@@ -305,7 +306,7 @@ async function tryMutant(m, context) {
     utimesSync(path, sourceTime, sourceTime);
     putNativeObjectsBack?.();
     // The WebAssembly objects built from the mutant are newer than the restored source: removed, they are rebuilt.
-    if (m.node) for (const object of context.wasm.objects(m.file)) rmSync(object, { force: true });
+    if (wasmTouched) for (const object of context.wasm.objects(m.file)) rmSync(object, { force: true });
   };
   undoMutant.file = m.file;
   writeFileSync(path, original.replace(m.original, () => m.replacement));
@@ -313,13 +314,16 @@ async function tryMutant(m, context) {
     if (isWeb(m)) return await testFilesVerdict(m.tests, options);
     let verdict = { status: 'survived', detail: '' };
     if (inNative) verdict = await nativeVerdict(m, native, options, !(m.node && options.nodeOnly));
-    if (verdict.status === 'survived' && m.node) verdict = await nodeVerdict(context);
+    if (verdict.status === 'survived' && m.node) {
+      wasmTouched = true;
+      verdict = await nodeVerdict(context);
+    }
     return verdict;
   } finally {
     undoMutant();
     undoMutant = null;
     // The copy's modules whole again before the next mutant (a web mutant's tests may load them).
-    if (m.node && (await run('ninja', context.wasm.ninja)).code !== 0) throw new Error(`the restored WebAssembly build fails after ${m.id}`);
+    if (wasmTouched && (await run('ninja', context.wasm.ninja)).code !== 0) throw new Error(`the restored WebAssembly build fails after ${m.id}`);
   }
 }
 
