@@ -7,7 +7,7 @@
 //   files that load a WebAssembly module, against the copy's non-SIMD modules rebuilt from the mutant;
 // - of web/ (marked "tests": [files]): those test files; a browser test file gets dist/ rebuilt first.
 //
-//   npm run mutate                       every mutant (about 45 min at -j1 on an idle 2-core machine, longer under load)
+//   npm run mutate                       every mutant (35 min with --jobs 2 on 2 busy cores, a fresh copy's builds included)
 //   npm run mutate -- --only <id>[,<id>] some of them
 //   npm run mutate -- --list             the sample, without running anything
 //   options: --jobs N (ninja and ctest, default 1), --timeout S (per mutant, default 600),
