@@ -1,5 +1,5 @@
-// The iframe protocol's pure parts (web/src/lesson/embed-protocol.ts): which heights the frame may report, and
-// the host's height request.
+// The iframe protocol's pure parts (web/src/lesson/embed-protocol.ts): which heights the frame may report, the
+// host's height request, and where answer statements may be posted.
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
@@ -9,8 +9,9 @@ import { importLesson } from './typescript.mjs';
 let heightIsReal;
 let readHostMessage;
 let heightRequestType;
+let answerTarget;
 before(async () => {
-  ({ heightIsReal, readHostMessage, heightRequestType } = await importLesson('embed-protocol'));
+  ({ heightIsReal, readHostMessage, heightRequestType, answerTarget } = await importLesson('embed-protocol'));
 });
 
 test('a height measured while the lesson loads is real: the frame shows the loading state', () => {
@@ -37,4 +38,33 @@ test("the host script's request is the message the frame reads as a height reque
   assert.equal(readHostMessage({ type: 'qkv-lesson:height-request' }), 'height-request');
   assert.equal(readHostMessage({ type: 'qkv-lesson:height' }), null);
   assert.equal(readHostMessage('{"type":"qkv-lesson:height-request"}'), null);
+});
+
+// answerTarget reads the frame's window and its parent's: here a frame on https://lesson.example whose parent
+// page is on the same origin (so without parent-origin the answers may go to it).
+function inSameOriginFrame(check) {
+  const lessonOrigin = 'https://lesson.example';
+  const saved = { window: globalThis.window, location: globalThis.location };
+  globalThis.window = { parent: { location: { origin: lessonOrigin } } };
+  globalThis.location = { origin: lessonOrigin };
+  try {
+    check(lessonOrigin);
+  } finally {
+    globalThis.window = saved.window;
+    globalThis.location = saved.location;
+  }
+}
+
+test('without parent-origin, answers go to a parent page on the lesson’s own origin', () => {
+  inSameOriginFrame((lessonOrigin) => assert.equal(answerTarget(null), lessonOrigin));
+});
+
+test('parent-origin names where answers go: the origin of the URL written', () => {
+  inSameOriginFrame(() => assert.equal(answerTarget('https://course.example/unit/1'), 'https://course.example'));
+});
+
+test('a malformed parent-origin sends answers nowhere, not to the same-origin parent (issue 39)', () => {
+  inSameOriginFrame(() => {
+    for (const malformed of ['course.example', 'ftp://course.example', 'javascript:alert(1)']) assert.equal(answerTarget(malformed), null, malformed);
+  });
 });

@@ -273,6 +273,14 @@ describe('errors are values', () => {
     });
   });
 
+  test('an exponent without digits is not a number here either (issue 39: strtod reads "2e" as 2, Number() as NaN)', () => {
+    for (const text of ['2e', '2E', '2e+', '-2e-']) {
+      const s = state();
+      s.input.cells[0] = text;
+      assert.equal(core.evaluate(s).error?.message, `"${text}" is not read: expected a number such as −1.5, 3/2 or 2e-3`, text);
+    }
+  });
+
   test('non-finite and overflowing entries are refused', () => {
     for (const text of ['inf', 'NaN', '1e400', '0x10', '']) {
       const s = state();

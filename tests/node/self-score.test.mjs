@@ -146,6 +146,16 @@ describe('findSeed', () => {
     }
   });
 
+  test('the page module\'s search with progress refuses a progress that is not a function, by name', () => {
+    const request = { kind: 'none', after: '', count: '10', tokens: '5', dim: '8' };
+    assert.equal(core.findSeedWithProgress(request, () => {}).ok, true);
+    for (const progress of ['tick', {}, 1, null]) {
+      const refused = core.findSeedWithProgress(request, progress);
+      assert.equal(refused.ok, false, `progress ${JSON.stringify(progress)}`);
+      assert.equal(refused.error.field, 'progress');
+    }
+  });
+
   test('reports nothing found for one token', () => {
     assert.deepEqual(testCore.findSeed({ kind: 'tied', after: '', count: '10', tokens: '1', dim: '8' }), { ok: true, found: false, seed: 0, row: 0, argmax: 0 });
   });
