@@ -95,3 +95,47 @@ test('“Another one” draws a new problem with named tokens; its seed is in th
     await again.close();
   }
 });
+
+test('three drawn problems right in a row: the lesson says the learner has it, a wrong first check ends the run, and the count travels with the progress', async () => {
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  const runSaid = () => page.locator('qkv-lesson [data-problem-run]');
+  const draw = async () => {
+    const before = await rendered(page);
+    await page.locator('qkv-lesson button.another-one').click();
+    await waitRenderedAfter(page, before);
+  };
+  // Never right: a drawn problem's q₀, k₀ and v₀ stay within ±18 (the core's generator, variant_test.cpp).
+  const wrong = ['[999, 999]', '[999, 999]', '[999, 999]'];
+  let saved;
+  try {
+    await draw();
+    assert.equal(await checkFirstToken(page, wrong), 'incorrect', 'a wrong first check');
+    assert.equal(await runSaid().getAttribute('data-problem-run'), '0');
+    // The answer shown for this problem does not give the next one away: its right first check counts (below).
+    await firstToken(page).getByRole('button', { name: 'Show the answer' }).click();
+    assert.equal(await firstToken(page).getAttribute('data-revealed'), 'learner');
+    for (let i = 1; i <= 3; i++) {
+      await draw();
+      assert.equal(await checkFirstToken(page, await firstTokenAnswer(page)), 'correct');
+      assert.equal(await runSaid().getAttribute('data-problem-run'), `${i}`);
+    }
+    assert.match(await runSaid().innerText(), /3 drawn problems right in a row: you have it/);
+    // Checking the same problem again changes nothing; the next problem's wrong first check ends the run.
+    assert.equal(await checkFirstToken(page, wrong), 'incorrect');
+    assert.equal(await runSaid().getAttribute('data-problem-run'), '3', 'a later check of the same problem');
+    saved = await page.locator('qkv-lesson').evaluate((lesson) => lesson.progress);
+    assert.equal(saved.problemsInARow, 3, 'the count is in the progress');
+    assertNoProblems(problems, 'three in a row');
+  } finally {
+    await close();
+  }
+  const again = await openLesson(run.browser, run.server.url);
+  try {
+    await again.page.locator('qkv-lesson').evaluate((lesson, progress) => lesson.restoreProgress(progress), saved);
+    await again.page.waitForFunction(() => document.querySelector('qkv-lesson').shadowRoot.querySelector('[data-problem-run]').dataset.problemRun === '3');
+    assert.match(await again.page.locator('qkv-lesson [data-problem-run]').innerText(), /you have it/);
+    assertNoProblems(again.problems, 'restored run');
+  } finally {
+    await again.close();
+  }
+});

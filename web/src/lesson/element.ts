@@ -206,7 +206,7 @@ export class QkvLessonElement extends LessonAttributes {
   get progress(): LessonProgress {
     const controller = this.controller;
     const challenge = this.view?.selfScoreSection.challenge.text.value ?? this.pendingProgress?.challenge ?? '';
-    return collectProgress(this.allExercises(), challenge, controller?.edited ? controller.link() : '', this.record.registration);
+    return collectProgress(this.allExercises(), challenge, controller?.edited ? controller.link() : '', this.record.registration, this.view?.anotherOne.run());
   }
 
   /** Puts saved work back (from a course's store): answers are checked again without answer events. Before
@@ -257,6 +257,7 @@ export class QkvLessonElement extends LessonAttributes {
     }
     if (progress.state) this.show(this.controller!.startFrom(progress.state));
     this.view!.replay((id) => progress.answers[id], progress.challenge);
+    if (progress.problemsInARow !== undefined) this.view!.anotherOne.restore(progress.problemsInARow);
     this.record.continueAttempt(progress.registration);
     if (this.dataset.state === 'ready') this.record.restored(this.outcome());
     this.progressChanged();
@@ -379,6 +380,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.view?.questions.settle(record.id, this.shadowRoot!, this.reveal === 'always');
     this.keep(record.id);
     if (replayed) return; // restored from storage: already reported when it was answered
+    if (record.id === 'ch26-first-token') this.view?.anotherOne.checked(this.controller!.variantSeed, record.correct && record.counts);
     this.report(answerStatement(record, this.record.context));
     this.settleOutcome();
     this.view?.diagram.readOut(record.correct ? 'Correct answer.' : 'Not quite.');

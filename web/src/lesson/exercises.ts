@@ -310,7 +310,12 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       view = next;
       showTeacherAnswer();
       words.show(view);
-      if (!changed || feedback.childElementCount === 0) return;
+      if (!changed) return;
+      // New numbers are a new problem: an answer shown for the old ones does not give this one away, and its two
+      // tries start again.
+      [wrongTries, revealed] = [0, false];
+      delete form.dataset.revealed;
+      if (feedback.childElementCount === 0) return;
       feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, 'The numbers changed since this was checked, so its verdict no longer applies. Check again for the numbers shown.'));
       delete form.dataset.answered;
     },

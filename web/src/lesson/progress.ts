@@ -15,6 +15,8 @@ export interface LessonProgress {
   state: string;
   /** The attempt's xAPI registration (a UUID): restoring it continues the attempt. */
   registration?: string;
+  /** Drawn problems ("Another one") whose first check was right, in a row. */
+  problemsInARow?: number;
 }
 
 // A progress object from outside (a course's store): what is readable is kept, the rest dropped.
@@ -33,16 +35,18 @@ export function readLessonProgress(value: unknown): LessonProgress | null {
   const challenge = typeof given.challenge === 'string' ? keptText(given.challenge) : '';
   const state = typeof given.state === 'string' && given.state.length <= 100000 ? given.state : '';
   const registration = typeof given.registration === 'string' && uuidPattern.test(given.registration) ? { registration: given.registration } : {};
-  return { answers, challenge, state, ...registration };
+  const inARow = given.problemsInARow;
+  const problemsInARow = typeof inARow === 'number' && Number.isSafeInteger(inARow) && inARow >= 0 ? { problemsInARow: inARow } : {};
+  return { answers, challenge, state, ...registration, ...problemsInARow };
 }
 
 // The learner's work as a course keeps it: every question with progress, the challenge's text, and the edited
 // numbers' link ('' while the lesson shows the frozen fixture).
-export function collectProgress(exercises: Iterable<[string, { progress(): ExerciseProgress | null }]>, challenge: string, state: string, registration: string): LessonProgress {
+export function collectProgress(exercises: Iterable<[string, { progress(): ExerciseProgress | null }]>, challenge: string, state: string, registration: string, problemsInARow = 0): LessonProgress {
   const answers: Record<string, ExerciseProgress> = {};
   for (const [id, handle] of exercises) {
     const progress = handle.progress();
     if (progress) answers[id] = progress;
   }
-  return { answers, challenge, state, registration };
+  return { answers, challenge, state, registration, ...(problemsInARow > 0 ? { problemsInARow } : {}) };
 }
