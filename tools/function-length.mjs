@@ -5,26 +5,16 @@
 // naming each one over the limit as file:line.
 //   node tools/function-length.mjs [root]   (run by tests/node/function-length.test.mjs)
 // A function's length is its lines from the first of its declaration (after any comment) to its closing brace.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { walk } from './walk.mjs';
 import ts from 'typescript';
 
 export const LIMIT = 120;
 
 // The tree to read: the repository, or another checkout given as the argument (the node test's copies).
 const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
-
-function walk(dir, keep) {
-  const out = [];
-  if (!existsSync(dir)) return out;
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...walk(path, keep));
-    else if (keep(path)) out.push(path);
-  }
-  return out;
-}
 
 // ---- TypeScript: the compiler's syntax tree ----
 

@@ -5,9 +5,10 @@
 // circle between files, on a library in CMakeLists.txt that links upwards or is not the folders this script
 // says, and on a test program that includes or links above its own library's floor.
 //   node tools/layers.mjs [root]   (no dependencies; run by tests/node/layers.test.mjs)
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { walk } from './walk.mjs';
 
 // ---- the floors: the one place that says what may include what (matches the comment atop CMakeLists.txt) --
 // Bottom-up. A room (a folder of cpp/ or web/src) may include its own files and the rooms of lower floors;
@@ -46,17 +47,6 @@ function floorsOf(floors) {
   const floor = new Map();
   floors.forEach((rooms, i) => rooms.forEach((room) => floor.set(room, i)));
   return floor;
-}
-
-function walk(dir, keep) {
-  const out = [];
-  if (!existsSync(dir)) return out;
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) out.push(...walk(path, keep));
-    else if (keep(path)) out.push(path);
-  }
-  return out;
 }
 
 const rel = (path) => relative(root, path);

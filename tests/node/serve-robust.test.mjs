@@ -4,13 +4,12 @@
 // with an ETag for each encoding.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { serve } from '../../scripts/serve.mjs';
+import { decode, fetchRaw } from './http.mjs';
 
 let root;
 let outside;
@@ -45,25 +44,6 @@ async function withServer(options, use) {
     server.closeAllConnections();
     await new Promise((done) => server.close(done));
   }
-}
-
-function fetchRaw(port, path, headers = {}, method = 'GET') {
-  return new Promise((done, fail) => {
-    const sent = request({ host: '127.0.0.1', port, path, headers, method, agent: false }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => done({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
-    });
-    sent.on('error', fail);
-    sent.end();
-  });
-}
-
-function decode({ headers, body }) {
-  if (headers['content-encoding'] === 'br') return brotliDecompressSync(body);
-  if (headers['content-encoding'] === 'gzip') return gunzipSync(body);
-  assert.equal(headers['content-encoding'], undefined);
-  return body;
 }
 
 // --- one compression per file version ----------------------------------------------------------------------

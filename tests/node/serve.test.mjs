@@ -8,9 +8,9 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import { headerLimit, serve } from '../../scripts/serve.mjs';
+import { decode, fetchRaw as fetchHttp } from './http.mjs';
 
 let server;
 let port;
@@ -32,25 +32,8 @@ before(async () => {
 });
 after(() => new Promise((done) => server.close(done)));
 
-// The raw bytes of an answer, with its headers.
-function fetchRaw(path, headers = {}, method = 'GET', at = port) {
-  return new Promise((done, fail) => {
-    const sent = request({ host: '127.0.0.1', port: at, path, headers, method }, (response) => {
-      const chunks = [];
-      response.on('data', (chunk) => chunks.push(chunk));
-      response.on('end', () => done({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
-    });
-    sent.on('error', fail);
-    sent.end();
-  });
-}
-
-function decode({ headers, body }) {
-  if (headers['content-encoding'] === 'br') return brotliDecompressSync(body);
-  if (headers['content-encoding'] === 'gzip') return gunzipSync(body);
-  assert.equal(headers['content-encoding'], undefined);
-  return body;
-}
+// The raw bytes of an answer of this file's server (or the one `at` names), with its headers.
+const fetchRaw = (path, headers = {}, method = 'GET', at = port) => fetchHttp(at, path, headers, method);
 
 function get(path) {
   return new Promise((done, fail) => {
