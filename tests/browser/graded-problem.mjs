@@ -1,5 +1,6 @@
-// Graded practice (docs/scorm.md, docs/cmi5.md): what a launch shows of the attempt's own problem, for the SCORM
-// and cmi5 tests to compare between attempts and relaunches.
+// The problem on screen, as the SCORM and cmi5 tests read it: what a launch shows of a graded attempt's own problem
+// (docs/scorm.md, docs/cmi5.md), to compare between attempts and relaunches, and the first-token question's answer
+// for the numbers on screen, computed here from the diagram's tables with plain JS.
 import assert from 'node:assert/strict';
 import { readText, tableTexts } from './harness.mjs';
 
@@ -18,4 +19,25 @@ export async function problemShown(frame) {
     weights: await tableTexts(frame, 'query_weight'),
     question,
   };
+}
+
+const read = (text) => Number(text.replace('−', '-'));
+
+// q₀, k₀ and v₀ as the learner types them: the first row of X times each weight, from the tables on screen.
+export async function firstTokenAnswer(frame) {
+  const d = read(await frame.locator('qkv-lesson input[data-size="model_width"]').inputValue());
+  const h = read(await frame.locator('qkv-lesson input[data-size="head_width"]').inputValue());
+  const x = (await tableTexts(frame, 'input')).map(read);
+  const answers = [];
+  for (const key of ['query_weight', 'key_weight', 'value_weight']) {
+    const w = (await tableTexts(frame, key)).map(read);
+    const row = [];
+    for (let j = 0; j < h; j++) {
+      let total = 0;
+      for (let k = 0; k < d; k++) total += x[k] * w[k * h + j];
+      row.push(total);
+    }
+    answers.push(`[${row.join(', ')}]`);
+  }
+  return answers;
 }
