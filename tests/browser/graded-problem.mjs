@@ -14,7 +14,7 @@ export async function problemShown(frame) {
   assert.ok(question.replace(/-/g, '−').includes(firstRow), `the first-token question names the problem's first token ${firstRow}: ${question}`);
   assert.match(question, /“[a-z]+”/, `the first-token question names the token's word: ${question}`);
   return {
-    seed: await frame.locator('qkv-lesson [data-problem-seed]').getAttribute('data-problem-seed'),
+    seed: await frame.locator('qkv-lesson .problem-seed').getAttribute('data-problem-seed'), // null on the chapter's own numbers
     x,
     weights: await tableTexts(frame, 'query_weight'),
     question,
