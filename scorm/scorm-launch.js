@@ -15,7 +15,6 @@
 // passed/failed from cmi.core.score.raw against the mastery score), so a score mid-attempt reads "failed". Once
 // completed: passed when the score reaches the passing fraction (SCORM 2004: cmi.scaled_passing_score; 1.2:
 // cmi.student_data.mastery_score / 100; when the LMS gives none: 0.8), else failed.
-
 //
 // Graded practice (docs/scorm.md "Numbers of the attempt's own"): with data-attempt-problem="own" on the launch
 // page's <html>, each attempt works on its own problem. The lesson's core draws it from an attempt key made of the
