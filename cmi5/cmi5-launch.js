@@ -7,6 +7,9 @@
 // judged by the core against the LMS's masteryScore (cmi5 9.3.4-9.3.5), "terminated" on pagehide. The learner's
 // progress and what this registration already reported live in a state document of the lesson's own, so a
 // relaunch in the same registration resumes and never says "completed" or "passed" twice. docs/cmi5.md says more.
+// Graded practice: with data-attempt-problem="own" on cmi5.html's <html>, each registration works on its own
+// problem: the lesson's core draws it from the attempt key "cmi5:<registration>"; its seed is kept in the state
+// document (a relaunch uses the kept seed) and sent with every answer as the problemSeedExtension.
 // This file is bundled (esbuild, by scripts/package-cmi5.mjs) with @xapi/cmi5 into the zip's cmi5-launch.js.
 import Cmi5 from '@xapi/cmi5';
 import { isoDuration, randomUuid } from '../web/src/lesson/answers.ts';
@@ -16,6 +19,9 @@ const progressStateId = 'urn:qkv-lesson:cmi5-progress';
 // The lesson's statements the launcher forwards; it makes the cmi5 defined ones itself.
 const allowedVerbs = new Set(['http://adlnet.gov/expapi/verbs/answered', 'http://id.tincanapi.com/verb/viewed']);
 const cmi5Category = 'https://w3id.org/xapi/cmi5/context/categories/cmi5';
+// The seed of the drawn problem on screen when the statement was made (docs/statements.md).
+const problemSeedExtension = 'urn:qkv-lesson:problem-seed';
+const ownProblem = document.documentElement.dataset.attemptProblem === 'own';
 
 function say(selector, text) {
   const element = document.querySelector(selector);
@@ -47,6 +53,8 @@ function inOrder(what, step) {
 function allowedStatement(cmi5, statement) {
   const template = cmi5.getLaunchData().contextTemplate ?? {};
   const own = statement.context ?? {};
+  const seed = lesson.problemSeed;
+  const extensions = { ...(own.extensions ?? {}), ...(typeof seed === 'string' ? { [problemSeedExtension]: seed } : {}), ...(template.extensions ?? {}) };
   const activities = { ...(own.contextActivities ?? {}) };
   for (const [kind, list] of Object.entries(template.contextActivities ?? {})) activities[kind] = [...list, ...(activities[kind] ?? [])];
   if (activities.category) activities.category = activities.category.filter(({ id }) => id !== cmi5Category);
@@ -58,7 +66,7 @@ function allowedStatement(cmi5, statement) {
       ...template,
       registration: cmi5.getLaunchParameters().registration,
       contextActivities: activities,
-      extensions: { ...(own.extensions ?? {}), ...(template.extensions ?? {}) },
+      extensions,
     },
   };
 }
@@ -87,7 +95,17 @@ class Session {
   }
 
   get state() {
-    return { progress: lesson.progress, completed: this.completed, passed: this.passed, failedScaled: this.failedScaled };
+    if (ownProblem) this.attemptSeed ??= lesson.problemSeed ?? undefined;
+    return { progress: lesson.progress, completed: this.completed, passed: this.passed, failedScaled: this.failedScaled, ...(this.attemptSeed ? { attemptSeed: this.attemptSeed } : {}) };
+  }
+
+  // Graded practice: a relaunch starts from the seed this registration kept (the same numbers even if the key's
+  // derivation changed); a first launch keeps the one the lesson drew from the registration (get state).
+  keepAttemptSeed(saved) {
+    if (!ownProblem) return;
+    const kept = typeof saved.attemptSeed === 'string' && /^\d{1,16}$/.test(saved.attemptSeed) ? saved.attemptSeed : undefined;
+    if (kept) lesson.setAttribute('state', `v=${kept}`);
+    this.attemptSeed = kept;
   }
 
   save() {
@@ -168,6 +186,7 @@ async function start() {
   const cmi5 = new Cmi5();
   // The lesson's questions are named under the AU's activity id (before it is ready and names any).
   lesson.setAttribute('activity-id', cmi5.getLaunchParameters().activityId);
+  if (ownProblem) lesson.setAttribute('attempt-key', `cmi5:${cmi5.getLaunchParameters().registration}`);
   // What the learner checks while the session starts is kept, and sent once it runs.
   const early = [];
   const keepEarly = (event) => early.push(event.detail);
@@ -202,6 +221,7 @@ async function start() {
   lesson.addEventListener('qkv-lesson-ready', () => session.judge());
   addEventListener('pagehide', () => session.terminate());
   await customElements.whenDefined('qkv-lesson');
+  session.keepAttemptSeed(saved);
   if (saved.progress) lesson.restoreProgress(saved.progress);
 }
 

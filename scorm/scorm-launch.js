@@ -15,8 +15,15 @@
 // passed/failed from cmi.core.score.raw against the mastery score), so a score mid-attempt reads "failed". Once
 // completed: passed when the score reaches the passing fraction (SCORM 2004: cmi.scaled_passing_score; 1.2:
 // cmi.student_data.mastery_score / 100; when the LMS gives none: 0.8), else failed.
+//
+// Graded practice (docs/scorm.md "Numbers of the attempt's own"): with data-attempt-problem="own" on the launch
+// page's <html>, each attempt works on its own problem. The lesson's core draws it from an attempt key made of the
+// LMS's learner id and an attempt id kept in suspend_data (SCORM has no attempt number a SCO can read: a new attempt,
+// entry ab-initio, starts with empty suspend_data and makes a new random id). The drawn seed is kept there too,
+// so a resumed attempt and a reviewer see the same numbers even if the key's derivation ever changed.
 
 const version = document.documentElement.dataset.scormVersion === '2004' ? '2004' : '1.2';
+const ownProblem = document.documentElement.dataset.attemptProblem === 'own';
 const lesson = document.querySelector('qkv-lesson');
 const defaultPassing = 0.8;
 // ADL's sample code gives up after 500 parents; a frame chain is never that deep.
@@ -100,6 +107,7 @@ const dialects = {
     sessionTime: (ms) => ({ 'cmi.core.session_time': timespan12(ms) }),
     mode: 'cmi.core.lesson_mode',
     entry: 'cmi.core.entry',
+    learnerId: 'cmi.core.student_id',
     // CMIString4096 is ASCII: the JSON with every other character as \uXXXX (JSON.parse reads it back as it was).
     suspendText: (progress) => asciiEscaped(JSON.stringify(progress)),
     interaction: (entry) => interaction12(entry),
@@ -133,6 +141,7 @@ const dialects = {
     sessionTime: (ms) => ({ 'cmi.session_time': duration2004(ms) }),
     mode: 'cmi.mode',
     entry: 'cmi.entry',
+    learnerId: 'cmi.learner_id',
     suspendText: (progress) => JSON.stringify(progress),
     interaction: (entry) => interaction2004(entry),
   },
@@ -442,6 +451,23 @@ class LmsSession {
     }
   }
 
+  // The attempt's own problem (graded practice): the one kept in suspend_data, else a new attempt's key, which the
+  // lesson's core turns into a seed. Sets what the lesson starts from; saved progress still wins over it.
+  startOwnProblem(saved) {
+    const kept = saved?.attempt;
+    const id = typeof kept?.id === 'string' && /^[0-9a-f]{32}$/.test(kept.id) ? kept.id : randomAttemptId();
+    const seed = typeof kept?.seed === 'string' && /^\d{1,16}$/.test(kept.seed) ? kept.seed : undefined;
+    this.attempt = { id, seed };
+    if (seed) lesson.setAttribute('state', `v=${seed}`);
+    else lesson.setAttribute('attempt-key', `scorm:${this.get(dialect.learnerId)}:${id}`);
+  }
+
+  // What suspend_data keeps of the attempt: its id and the seed of its problem, once the lesson drew it.
+  keptAttempt() {
+    this.attempt.seed ??= lesson.problemSeed ?? undefined;
+    return this.attempt;
+  }
+
   // The progress within the version's limit; what does not fit is said on the page (and on the console once).
   suspendData(progress) {
     const { text, left } = fitProgress(progress, dialect.suspendLimit, dialect.suspendText);
@@ -468,7 +494,7 @@ class LmsSession {
     // progress_measure: the share of questions settled, a fraction of two counts the core gave.
     this.setAll(dialect.status(outcome.completed, outcome.passed, decimal(outcome.shown ? outcome.settled / outcome.shown : 0, 7)));
     const progress = lesson.progress;
-    if (progress) this.set('cmi.suspend_data', this.suspendData(progress));
+    if (progress) this.set('cmi.suspend_data', this.suspendData(this.attempt ? { ...progress, attempt: this.keptAttempt() } : progress));
     this.completed = outcome.completed;
     return outcome;
   }
@@ -521,6 +547,9 @@ class LmsSession {
   }
 }
 
+// A new attempt's id: 128 random bits in hex (crypto.randomUUID needs a secure context; an LMS may not be one).
+const randomAttemptId = () => [...crypto.getRandomValues(new Uint8Array(16))].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+
 // The words for an attempt the LMS already holds as completed.
 function earlierResult({ status, raw }) {
   const score = raw === '' ? '' : ` with a score of ${raw} out of 100`;
@@ -570,6 +599,7 @@ async function start() {
   if (session.reviewing) notice('Review mode: your earlier answers are shown; nothing you do now is recorded.');
   else if (session.closed) notice(earlierResult(session.earlier));
   const saved = session.savedProgress();
+  if (ownProblem && !(session.closed && !saved?.attempt)) session.startOwnProblem(saved);
   // Listen before the lesson can be ready: every event after this point reaches the LMS.
   lesson.addEventListener('qkv-lesson-answer', (event) => {
     session.interaction(event.detail);

@@ -693,10 +693,29 @@ ExercisesResponse exercises_for(const ExercisesRequest& request) {
   return out;
 }
 
+namespace {
+// The seed a variant request asks for: typed, or derived from an attempt key.
+Result<std::uint64_t, LessonError> requested_seed(const VariantRequest& request) {
+  if (request.attempt_key.empty()) {
+    auto seed = read_setting(request.seed, "seed", 0, kMaxVariantSeed, ErrorKind::Arguments);
+    if (!seed) return fail(seed.error());
+    return static_cast<std::uint64_t>(*seed);
+  }
+  if (!request.seed.empty())
+    return fail(LessonError{ErrorKind::Arguments, "give a seed or an attempt key, not both", "attempt_key"});
+  if (request.attempt_key.size() > kMaxAttemptKeyLength)
+    return fail(LessonError{ErrorKind::Arguments,
+                            "attempt_key is at most " + std::to_string(kMaxAttemptKeyLength) +
+                                " characters, got " + std::to_string(request.attempt_key.size()),
+                            "attempt_key"});
+  return attempt_seed(request.attempt_key);
+}
+}  // namespace
+
 VariantResponse variant(const VariantRequest& request) {
-  auto seed = read_setting(request.seed, "seed", 0, kMaxVariantSeed, ErrorKind::Arguments);
+  auto seed = requested_seed(request);
   if (!seed) return refusal<VariantResponse>(seed.error(), page_label);
-  auto drawn = draw_variant(static_cast<std::uint64_t>(*seed));
+  auto drawn = draw_variant(*seed);
   if (!drawn) return refusal<VariantResponse>(drawn.error(), page_label);
   return VariantResponse{true, drawn->seed, std::move(drawn->state), std::move(drawn->token_names),
                          std::nullopt};

@@ -316,7 +316,8 @@ AnswerResponse check_answer(const AnswerRequest& request);
 // ---- new numbers on demand (learner/variant.hpp) ----
 
 struct VariantRequest {
-  std::string seed;  // 0 to kMaxVariantSeed (2^53 - 1), as typed
+  std::string seed;         // 0 to kMaxVariantSeed (2^53 - 1), as typed
+  std::string attempt_key;  // or, instead of a seed, a graded attempt's key: its seed is attempt_seed(key)
 };
 struct VariantResponse {
   bool ok = false;
@@ -325,7 +326,9 @@ struct VariantResponse {
   std::vector<std::string> token_names;  // ... and these words
   std::optional<ErrorView> error;
 };
-// A fresh, hand-computable instance of the chapter's numbers, the same for the same seed.
+// A fresh, hand-computable instance of the chapter's numbers, the same for the same seed (or attempt key;
+// a request with both, or with a key longer than kMaxAttemptKeyLength characters, is refused).
+inline constexpr std::size_t kMaxAttemptKeyLength = 1000;
 VariantResponse variant(const VariantRequest& request);
 
 // ---- the lesson's outcome: what a course records (learner/mastery.hpp has the rules) ----
@@ -524,7 +527,7 @@ QKV_DESCRIBE(ExerciseView) {
   QKV_FIELD(question); QKV_FIELD(choice_texts); QKV_FIELD(blank_labels); QKV_FIELD(not_graded);
 }
 QKV_DESCRIBE(ExercisesRequest) { QKV_FIELD(self_score); QKV_FIELD(state); QKV_FIELD(token_names); }
-QKV_DESCRIBE(VariantRequest) { QKV_FIELD(seed); }
+QKV_DESCRIBE(VariantRequest) { QKV_FIELD(seed); QKV_FIELD(attempt_key); }
 QKV_DESCRIBE(VariantResponse) {
   QKV_FIELD(ok); QKV_FIELD(seed); QKV_FIELD(state); QKV_FIELD(token_names); QKV_FIELD(error);
 }

@@ -91,4 +91,15 @@ Result<Variant, LessonError> draw_variant(std::uint64_t seed) {
                                                    " draws from seed " + std::to_string(seed)});
 }
 
+std::uint64_t attempt_seed(std::string_view attempt_key) {
+  // FNV-1a, 64 bits: offset basis and prime from the FNV reference.
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char byte : attempt_key) {
+    hash ^= static_cast<unsigned char>(byte);
+    hash *= 0x100000001b3ULL;
+  }
+  // FNV's low bits mix poorly for short keys that differ in their last byte; SplitMix64 spreads every bit.
+  return SplitMix64(hash).next_u64() & kMaxVariantSeed;
+}
+
 }  // namespace qkv

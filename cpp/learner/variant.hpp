@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string_view>
 
 #include "learner/editable_state.hpp"
 
@@ -36,5 +37,11 @@ struct Variant {
 // q₀ are not zero, and token 0's scores have no tie and peak at k₀ or k₁ (the best-key question's options);
 // otherwise the generator draws again, from where it stands. A seed past kMaxVariantSeed is refused.
 Result<Variant, LessonError> draw_variant(std::uint64_t seed);
+
+// A graded attempt's own problem: the seed an attempt key (opaque text a launcher makes from the LMS's
+// learner and attempt, or a cmi5 registration) stands for. Stable across releases, since a relaunch may
+// derive it again: the FNV-1a 64-bit hash of the key's bytes, fed to SplitMix64 as its state, whose first
+// output's low 53 bits are the seed (0 to kMaxVariantSeed). The same text gives the same seed everywhere.
+std::uint64_t attempt_seed(std::string_view attempt_key);
 
 }  // namespace qkv

@@ -12,6 +12,7 @@ import { after, before, test } from 'node:test';
 import { unzipSync } from 'fflate';
 import { makeCmi5Package } from '../../scripts/package-cmi5.mjs';
 import { startCmi5Lms, uuidPattern } from './cmi5-lms.mjs';
+import { problemShown } from './graded-problem.mjs';
 import { answerExercise, assertNoProblems, dist, eventually, launchBrowser, openPage, readFixture, waitReady } from './harness.mjs';
 
 const verb = (word) => `http://adlnet.gov/expapi/verbs/${word}`;
@@ -20,10 +21,11 @@ const sessionIdExtension = 'https://w3id.org/xapi/cmi5/context/extensions/sessio
 
 let browser;
 let lms;
+let files; // the package's files, for a stand-in serving it with the launch page set for graded practice
 before(async () => {
   const work = await mkdtemp(join(tmpdir(), 'qkv-cmi5-'));
   try {
-    const files = new Map(Object.entries(unzipSync(await readFile(await makeCmi5Package({ dist, out: work })))));
+    files = new Map(Object.entries(unzipSync(await readFile(await makeCmi5Package({ dist, out: work })))));
     [lms, browser] = await Promise.all([startCmi5Lms(files), launchBrowser()]);
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -41,24 +43,24 @@ const rightAnswers = [
   ['ch26-change-query-only', ['no']],
 ];
 // The AU's statements of one session, in the order the LRS kept them.
-const sessionStatements = (registration, session) => (lms.statements.get(registration) ?? []).filter((s) => s.by === 'au' && s.context.extensions[sessionIdExtension] === session.id);
+const sessionStatements = (registration, session, on = lms) => (on.statements.get(registration) ?? []).filter((s) => s.by === 'au' && s.context.extensions[sessionIdExtension] === session.id);
 const words = (list) => list.map((s) => s.verb.id.replace(/^.*\//, ''));
 const assertNoViolations = (context) => assert.deepEqual(lms.violations, [], `${context}: the cmi5 stand-in recorded:\n${lms.violations.map((v) => `  ${v.rule}: ${v.detail}`).join('\n')}`);
 
 // Launches the AU, waits for "initialized" and the lesson; returns the page and the session.
-async function launchAu(options) {
-  const { url, session } = lms.launch(options);
+async function launchAu(options, on = lms) {
+  const { url, session } = on.launch(options);
   const opened = await openPage(browser);
   await opened.goto(url);
   await waitReady(opened.page);
-  await eventually(() => sessionStatements(options.registration, session).length >= 1, { message: 'initialized' });
+  await eventually(() => sessionStatements(options.registration, session, on).length >= 1, { message: 'initialized' });
   return { ...opened, session };
 }
 
 // The learner leaves: pagehide sends "terminated".
-async function leave(opened, registration) {
+async function leave(opened, registration, on = lms) {
   await opened.goto('about:blank');
-  await eventually(() => words(sessionStatements(registration, opened.session)).includes('terminated'), { message: 'terminated' });
+  await eventually(() => words(sessionStatements(registration, opened.session, on)).includes('terminated'), { message: 'terminated' });
   await opened.close();
 }
 
@@ -182,4 +184,40 @@ test('a reload of the launch URL (its fetch URL already used) tells the learner 
     await alone.close();
   }
   assert.deepEqual(lms.violations, []);
+});
+
+test('graded practice (data-attempt-problem="own"): two registrations see different numbers, a relaunch in one sees the same, and each answer carries the problem\'s seed', async () => {
+  const launchPage = files.get('cmi5.html');
+  const own = new TextDecoder().decode(launchPage).replace('data-attempt-problem="shared"', 'data-attempt-problem="own"');
+  assert.notEqual(own, new TextDecoder().decode(launchPage), 'cmi5.html has data-attempt-problem="shared" for an author to change');
+  const ownLms = await startCmi5Lms(new Map([...files, ['cmi5.html', new TextEncoder().encode(own)]]));
+  try {
+    const registration = randomUUID();
+    const first = await launchAu({ registration }, ownLms);
+    const shown = await problemShown(first.page);
+    assert.match(shown.seed ?? '', /^\d+$/, 'the registration works on a drawn problem, its seed shown');
+    await answerExercise(first.page, 'ch26-first-token', ['[0, 0]', '[0, 0]', '[0, 0]']);
+    await eventually(() => words(sessionStatements(registration, first.session, ownLms)).includes('answered'), { message: 'answered' });
+    const answered = sessionStatements(registration, first.session, ownLms).find((s) => s.verb.id === verb('answered'));
+    assert.equal(answered.context.extensions['urn:qkv-lesson:problem-seed'], shown.seed, 'the answer says which problem it was about');
+    assertNoProblems(first.problems, 'registration 1');
+    await leave(first, registration, ownLms);
+
+    const again = await launchAu({ registration }, ownLms);
+    assert.deepEqual(await problemShown(again.page), shown, 'a relaunch in the registration sees the same numbers and question');
+    assertNoProblems(again.problems, 'registration 1, relaunched');
+    await leave(again, registration, ownLms);
+
+    const other = randomUUID();
+    const second = await launchAu({ registration: other }, ownLms);
+    const otherShown = await problemShown(second.page);
+    assert.match(otherShown.seed ?? '', /^\d+$/);
+    assert.notEqual(otherShown.seed, shown.seed, 'another registration draws another seed');
+    assert.notDeepEqual([otherShown.x, otherShown.weights], [shown.x, shown.weights], 'and works on other numbers');
+    assertNoProblems(second.problems, 'registration 2');
+    await leave(second, other, ownLms);
+    assert.deepEqual(ownLms.violations, [], `the cmi5 stand-in recorded:\n${ownLms.violations.map((v) => `  ${v.rule}: ${v.detail}`).join('\n')}`);
+  } finally {
+    await ownLms.close();
+  }
 });

@@ -13,6 +13,7 @@
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { after, before, test } from 'node:test';
+import { firstTokenAnswer, problemShown } from './graded-problem.mjs';
 import { answerExercise, assertNoProblems, launchBrowser, openPage, readFixture, rendered, waitRenderedAfter } from './harness.mjs';
 import { closeLessonFrame, lessonFrame, readPackages, startLmsServer } from './scorm-host.mjs';
 import { firstLaunch } from './strict-lms.mjs';
@@ -72,8 +73,16 @@ const siblingHtml = `<!doctype html><html lang="en"><head><meta charset="utf-8" 
 <body><button type="button">Write a note</button></body></html>`;
 const siblingJs = `addEventListener('beforeunload', (event) => { event.preventDefault(); event.returnValue = ''; });`;
 
+let packages;
 async function routes(path) {
   let match;
+  // Graded practice: the launch page as an author sets it for per-attempt problems (docs/scorm.md).
+  if ((match = /^\/pkg\/(1\.2|2004)\/scorm\.html$/.exec(path)) && setups[match[1]]?.ownProblem) {
+    const page = new TextDecoder().decode(packages[match[1]].files.get('scorm.html'));
+    const own = page.replace('data-attempt-problem="shared"', 'data-attempt-problem="own"');
+    assert.notEqual(own, page, 'the launch page has data-attempt-problem="shared" for an author to change');
+    return { body: own, type: 'text/html; charset=utf-8' };
+  }
   if ((match = /^\/strict\/(1\.2|2004)\.html$/.exec(path))) return { body: hostHtml(match[1]) };
   if (path === '/strict-host.js') return { body: hostJs };
   if (path === '/strict-lms.mjs') return { body: await readFile(strictLms) };
@@ -84,7 +93,7 @@ async function routes(path) {
 }
 
 before(async () => {
-  const packages = await readPackages();
+  packages = await readPackages();
   let lms;
   [lms, browser] = await Promise.all([startLmsServer(packages, routes), launchBrowser()]);
   ({ server, origin } = lms);
@@ -276,7 +285,8 @@ for (const version of ['1.2', '2004']) {
       assert.equal(restored.state, version === '1.2' ? '' : first.progress.state, version === '1.2' ? 'the numbers the learner was told would not be kept' : 'the numbers');
       const before = interactionsOf((await snapshot(two.page)).store);
       assert.equal(before.length, 10, 'restoring adds no interaction');
-      await check(two.page, frame, neverChecked.id, neverChecked.responses);
+      // The question follows the numbers on screen: 2004 kept the edited ones, 1.2 is back on the fixture.
+      await check(two.page, frame, neverChecked.id, version === '1.2' ? neverChecked.responses : await firstTokenAnswer(frame));
       const ids = await lessonOf(frame, () => document.querySelector('qkv-lesson').exerciseIds);
       const progress = await lessonOf(frame, () => document.querySelector('qkv-lesson').progress);
       const unsettled = ids.filter((id) => !(progress.answers[id]?.attempts > 0 || progress.answers[id]?.revealed));
@@ -580,4 +590,44 @@ test('SCORM 2004: a challenge of 20,001 characters keeps the lesson\'s one limit
   } finally {
     await two.close();
   }
+});
+
+// One launch under the strict LMS with the launch page set for per-attempt problems: what it showed, what the LMS
+// holds for the next launch, and the seed suspend_data keeps.
+async function ownProblemLaunch(cmi, context) {
+  setups['2004'] = { cmi, ownProblem: true };
+  const one = await openPage(browser);
+  try {
+    await one.page.goto(`${origin}/strict/2004.html`);
+    const frame = await lessonFrame(one.page);
+    const shown = await problemShown(frame);
+    await closeLessonFrame(one.page, frame, one.navigateFrame);
+    const { store, refused, next } = await snapshot(one.page);
+    assertNoRefusals(refused, context);
+    assertNoProblems(one.problems, context);
+    return { shown, next, kept: store['cmi.suspend_data'] ? JSON.parse(store['cmi.suspend_data']).attempt : undefined };
+  } finally {
+    await one.close();
+  }
+}
+
+test('SCORM 2004, graded practice (data-attempt-problem="own"): two attempts of one learner see different numbers; a resumed attempt and a review see the same; zero refused calls', async () => {
+  const first = await ownProblemLaunch(firstLaunch('2004'), 'attempt 1');
+  assert.match(first.shown.seed ?? '', /^\d+$/, 'the attempt works on a drawn problem, its seed shown');
+  assert.equal(first.kept?.seed, first.shown.seed, 'suspend_data keeps the attempt\'s seed');
+  assert.match(first.kept?.id ?? '', /^[0-9a-f]{32}$/, 'and the attempt\'s id');
+
+  const resumed = await ownProblemLaunch(first.next, 'attempt 1, resumed');
+  assert.equal(first.next['cmi.entry'], 'resume');
+  assert.deepEqual(resumed.shown, first.shown, 'a resumed attempt sees the same numbers and question');
+  assert.deepEqual(resumed.kept, first.kept, 'and keeps the same attempt');
+
+  const review = await ownProblemLaunch({ ...resumed.next, 'cmi.mode': 'review' }, 'attempt 1, reviewed');
+  assert.deepEqual(review.shown, first.shown, 'a reviewer sees the attempt\'s numbers');
+
+  const second = await ownProblemLaunch(firstLaunch('2004'), 'attempt 2');
+  assert.match(second.shown.seed ?? '', /^\d+$/);
+  assert.notEqual(second.shown.seed, first.shown.seed, 'a new attempt (entry ab-initio) draws another seed');
+  assert.notDeepEqual([second.shown.x, second.shown.weights], [first.shown.x, first.shown.weights], 'and works on other numbers');
+  assert.notEqual(second.kept?.id, first.kept?.id);
 });

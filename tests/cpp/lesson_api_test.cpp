@@ -719,6 +719,21 @@ TEST(LessonApi, AVariantIsAStateThePageLoadsAndItsQuestionsNameItsWords) {
   EXPECT_TRUE(variant({"9007199254740991"}).ok);
 }
 
+TEST(LessonApi, AnAttemptKeyDrawsItsOwnSeedsProblemAndIsNeverMixedWithASeed) {
+  const VariantResponse drawn = variant({"", "scorm:learner-1:attempt-1"});
+  ASSERT_TRUE(drawn.ok) << drawn.error->message;
+  EXPECT_EQ(drawn.seed, attempt_seed("scorm:learner-1:attempt-1"));
+  EXPECT_TRUE(drawn.state == variant({std::to_string(drawn.seed)}).state);  // the recorded seed redraws it
+  EXPECT_FALSE(drawn.state == variant({"", "scorm:learner-1:attempt-2"}).state);
+  const VariantResponse both = variant({"7", "scorm:learner-1:attempt-1"});
+  ASSERT_FALSE(both.ok);
+  EXPECT_EQ(both.error->field, "attempt_key");
+  const VariantResponse long_key = variant({"", std::string(kMaxAttemptKeyLength + 1, 'k')});
+  ASSERT_FALSE(long_key.ok);
+  EXPECT_EQ(long_key.error->field, "attempt_key");
+  EXPECT_TRUE(variant({"", std::string(kMaxAttemptKeyLength, 'k')}).ok);
+}
+
 }  // namespace
 }  // namespace qkv::api
 

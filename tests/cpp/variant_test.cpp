@@ -99,6 +99,26 @@ TEST(Variant, ASeedPastTheRangeIsRefusedByName) {
             "seed must be a whole number from 0 to 9007199254740991, got 9007199254740992");
 }
 
+// A graded attempt's seed comes from its key by a fixed recipe (FNV-1a 64, then SplitMix64's first output,
+// low 53 bits): pinned values, worked independently in Python, so a change of the recipe fails here before a
+// relaunched attempt would see other numbers.
+TEST(Variant, AnAttemptKeysSeedIsPinnedStableAndDiffersBetweenKeys) {
+  EXPECT_EQ(attempt_seed(""), 417820519497520u);
+  EXPECT_EQ(attempt_seed("a"), 2747313908581671u);
+  EXPECT_EQ(attempt_seed("scorm:learner-1:attempt-1"), 3788076127048278u);
+  EXPECT_EQ(attempt_seed("cmi5:registration:6f1c2a9e-0d4b-4c55-9d1e-2b7f7e3a1c01"), 4670064228854623u);
+  EXPECT_EQ(attempt_seed("caf\xc3\xa9"), 7639406825574457u);  // UTF-8 bytes, as the page sends them
+  EXPECT_EQ(attempt_seed("scorm:learner-1:attempt-1"),
+            attempt_seed(std::string("scorm:learner-1:attempt-1")));
+  std::set<std::uint64_t> seeds;
+  for (int attempt = 0; attempt < 1000; ++attempt) {
+    const std::uint64_t seed = attempt_seed("scorm:learner-1:" + std::to_string(attempt));
+    EXPECT_LE(seed, kMaxVariantSeed);
+    seeds.insert(seed);
+  }
+  EXPECT_EQ(seeds.size(), 1000u);  // neighbouring keys, different seeds
+}
+
 // Issue 40's rule for drawn numbers, for 10,000 seeds: small whole numbers or halves, bounded sizes and
 // magnitudes, the tokens named, every answer exact (a multiple of 1/4), no tie in token 0's scores and its
 // best key one the options name; and so every chapter question graded.

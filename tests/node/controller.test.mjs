@@ -29,6 +29,26 @@ describe('LessonController', () => {
     assert.equal(controller.state.input.cells[1], '2', 'the last valid state stays');
   });
 
+  test('an attempt key starts from the problem the core derives from it; a link wins over it; a key the core refuses leaves the fixture and says why', () => {
+    const controller = new LessonController(core);
+    const key = 'scorm:urn:lms:learner1:0123456789abcdef0123456789abcdef';
+    const drawn = core.variant({ attempt_key: key });
+    assert.equal(drawn.ok, true);
+    const own = controller.startFrom('', key);
+    assert.equal(own.ok, true);
+    assert.equal(controller.variantSeed, drawn.seed.toString(), 'the attempt’s problem, by its seed');
+    assert.deepEqual(own.state.input.cells, drawn.state.input.cells);
+    const other = controller.startFrom('', `${key}-2`);
+    assert.notEqual(controller.variantSeed, drawn.seed.toString(), 'another key, another seed');
+    assert.notDeepEqual(other.state, own.state, 'and other numbers');
+    controller.startFrom('v=7', key);
+    assert.equal(controller.variantSeed, '7', 'a link’s problem wins over the attempt’s');
+    const refused = controller.startFrom('', 'k'.repeat(1001));
+    assert.equal(refused.ok, true);
+    assert.equal(controller.edited, false, 'the fixture');
+    assert.match(refused.notes[0], /^This attempt’s own problem could not be drawn \(attempt_key is at most 1000 characters, got 1001\); the lesson shows the frozen fixture instead\.$/);
+  });
+
   test('an edit that reads to the same numbers is no change', () => {
     const controller = new LessonController(core);
     controller.startFrom('');

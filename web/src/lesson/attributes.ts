@@ -35,6 +35,9 @@ export interface QkvLessonAttributes {
   theme?: string;
   /** The lesson's xAPI activity IRI; its questions' are "<activity-id>/exercise/<id>". Default: the page's address + #qkv-lesson. */
   'activity-id'?: string;
+  /** A graded attempt's own problem: opaque text (never a name) from which the core derives the seed of the numbers
+   * shown when no link, `state` or saved progress gives numbers. The SCORM and cmi5 launchers set it. */
+  'attempt-key'?: string;
 }
 
 // An attribute value the element does not know: what it says on the console and in data-<name>-error.
@@ -69,7 +72,7 @@ function absoluteIri(value: string): boolean {
 
 // The observed attributes, each with a property of the same name (camelCase) that parses it.
 export class LessonAttributes extends HTMLElement {
-  static observedAttributes: (keyof QkvLessonAttributes)[] = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme', 'activity-id'];
+  static observedAttributes: (keyof QkvLessonAttributes)[] = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme', 'activity-id', 'attempt-key'];
 
   /** Keep the lesson's numbers in the page URL, named qkv-b, qkv-t…; sync-url="unprefixed": b, t…, on a page that is
    * the lesson's own (url-state.ts). */
@@ -132,6 +135,14 @@ export class LessonAttributes extends HTMLElement {
   set activityId(value: string | null) {
     if (value === null) this.removeAttribute('activity-id');
     else this.setAttribute('activity-id', value);
+  }
+
+  /** A graded attempt's key: the core draws the attempt's own problem from it ('' for none). */
+  get attemptKey(): string {
+    return this.getAttribute('attempt-key') ?? '';
+  }
+  set attemptKey(value: string) {
+    this.setAttribute('attempt-key', value);
   }
 
   /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */

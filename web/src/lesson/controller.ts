@@ -98,9 +98,10 @@ export class LessonController {
     return this.variant ? { state: this.state, token_names: this.variant.tokenNames } : { state: this.state };
   }
 
-  // A new problem from the core's generator (hand-computable numbers, tokens named): `seed` as typed or drawn.
-  drawVariant(seed: string): Outcome {
-    const drawn = this.core.variant({ seed });
+  // A new problem from the core's generator (hand-computable numbers, tokens named): `seed` as typed or drawn,
+  // or, for a graded attempt, the seed the core derives from the attempt's key.
+  drawVariant(seed: string, attemptKey = ''): Outcome {
+    const drawn = this.core.variant(attemptKey ? { attempt_key: attemptKey } : { seed });
     if (!drawn.ok) return { ok: false, error: drawn.error, notes: [] };
     const before = this.variant;
     const variant = { seed: drawn.seed.toString(), tokenNames: drawn.token_names, state: null as LessonState | null };
@@ -116,15 +117,23 @@ export class LessonController {
     return this.core.lessonOutcome({ questions, ...(passing === undefined ? {} : { passing }) });
   }
 
-  // A link-format state (b=1&t=2&…), or the fixture when empty; a link the lesson does not read, or whose
-  // numbers the core refuses, leaves the fixture on screen and says why, in words.
-  startFrom(search: string): Outcome {
+  // A link-format state (b=1&t=2&…); when empty, a graded attempt's own problem (its key), else the fixture. A link
+  // the lesson does not read, or numbers the core refuses, leave the fixture on screen and say why, in words.
+  startFrom(search: string, attemptKey = ''): Outcome {
     this.variant = null;
     const link = readDiagramLink(search);
+    if (link.kind === 'none' && attemptKey) return this.startAttempt(attemptKey);
     if (link.kind === 'none') return this.accept(this.fixtureEvaluation);
     if (link.kind === 'unread') return this.refuseLink(link.why);
     const outcome = link.kind === 'variant' ? this.drawVariant(link.seed) : this.evaluate(link.state);
     return outcome.ok ? outcome : this.refuseLink(outcome.error.message);
+  }
+
+  private startAttempt(attemptKey: string): Outcome {
+    const outcome = this.drawVariant('', attemptKey);
+    if (outcome.ok) return outcome;
+    const reason = `This attempt’s own problem could not be drawn (${outcome.error.message}); the lesson shows the frozen fixture instead.`;
+    return { ...this.accept(this.fixtureEvaluation), notes: [reason] };
   }
 
   private refuseLink(why: string): Outcome {

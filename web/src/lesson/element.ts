@@ -199,7 +199,13 @@ export class QkvLessonElement extends LessonAttributes {
     this.pending.clear();
     if (this.dataset.state !== 'ready') return;
     if (changed.has('sections') || changed.has('reveal')) this.applySections();
-    if (changed.has('state')) this.show(this.controller!.startFrom(this.state));
+    if (changed.has('state') || changed.has('attempt-key')) this.show(this.controller!.startFrom(this.state, this.attemptKey));
+  }
+
+  /** The seed of the drawn problem on screen (an attempt's own, a link's or "Another one"'s) while its numbers are as
+   * drawn; null otherwise. Launchers record it with a graded attempt. */
+  get problemSeed(): string | null {
+    return this.controller?.variantSeed ?? null;
   }
 
   /** The learner's work: every question checked or shown, the challenge's text, and the edited numbers. */
@@ -293,8 +299,9 @@ export class QkvLessonElement extends LessonAttributes {
     this.shadowRoot!.replaceChildren(view.article);
     this.applySections();
 
-    // A shared link wins over the author's starting state; without either, the fixture.
-    this.show(controller.startFrom(this.bridge.linkState() ?? this.state));
+    // A shared link wins over the author's starting state; without either, the attempt's own problem, else the
+    // fixture (saved progress, applied later, wins over all of them).
+    this.show(controller.startFrom(this.bridge.linkState() ?? this.state, this.attemptKey));
     watchChallenge(view.selfScoreSection.challenge, {
       save: (id, saved) => this.store(id, saved),
       report: (statement) => this.report(statement),
