@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "learner/editable_state.hpp"
+#include "learner/example.hpp"
 #include "learner/exercise.hpp"
 #include "learner/mastery.hpp"
 #include "learner/provenance.hpp"
@@ -328,6 +329,19 @@ struct VariantResponse {
 // A fresh, hand-computable instance of the chapter's numbers, the same for the same seed.
 VariantResponse variant(const VariantRequest& request);
 
+// ---- an author's own example (learner/example.hpp, docs/examples.md) ----
+
+using ExampleRequest = ExampleFile;  // the file's JSON, parsed, is the request
+struct ExampleResponse {
+  bool ok = false;
+  std::string title;
+  LessonState state;                     // loads like a `state=` link's; ask exercises_for() with it ...
+  std::vector<std::string> token_names;  // ... and these words
+  std::optional<ErrorView> error;
+};
+// An author's example checked and made a state, or refused with its first problem.
+ExampleResponse example(const ExampleRequest& request);
+
 // ---- the lesson's outcome: what a course records (learner/mastery.hpp has the rules) ----
 
 inline constexpr std::size_t kMaxOutcomeQuestions = 1024;  // the registry has 19
@@ -527,6 +541,13 @@ QKV_DESCRIBE(ExercisesRequest) { QKV_FIELD(self_score); QKV_FIELD(state); QKV_FI
 QKV_DESCRIBE(VariantRequest) { QKV_FIELD(seed); }
 QKV_DESCRIBE(VariantResponse) {
   QKV_FIELD(ok); QKV_FIELD(seed); QKV_FIELD(state); QKV_FIELD(token_names); QKV_FIELD(error);
+}
+QKV_DESCRIBE(ExampleFile) {
+  QKV_FIELD(title); QKV_FIELD(tokens); QKV_FIELD(X); QKV_FIELD(W_Q); QKV_FIELD(W_K); QKV_FIELD(W_V);
+  QKV_FIELD(U_Q); QKV_FIELD(U_K); QKV_FIELD(U_V);
+}
+QKV_DESCRIBE(ExampleResponse) {
+  QKV_FIELD(ok); QKV_FIELD(title); QKV_FIELD(state); QKV_FIELD(token_names); QKV_FIELD(error);
 }
 QKV_DESCRIBE(ExercisesResponse) { QKV_FIELD(ok); QKV_FIELD(exercises); QKV_FIELD(error); }
 QKV_DESCRIBE(AnswerResponse) {

@@ -26,6 +26,13 @@ struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
 
+// A cell an author may write as a JSON number or as decimal text ("0.1", which a double cannot hold
+// exactly): read as either and kept as given; the core reads the text with its one number reader.
+struct NumberOrText {
+  std::optional<double> number;  // when written as a number
+  std::string text;              // when written as text
+};
+
 // The largest whole number a JavaScript number holds exactly (Number.MAX_SAFE_INTEGER).
 inline constexpr std::uint64_t kMaxWholeNumber = 9007199254740991u;
 
@@ -69,6 +76,13 @@ void read_fields(const typename A::Value& js, T& out, const std::string& path,
   if constexpr (std::is_same_v<T, std::string>) {
     if (!A::is_string(js)) return refuse("a string");
     out = A::as_string(js);
+  } else if constexpr (std::is_same_v<T, NumberOrText>) {
+    if (A::is_number(js)) {
+      out = {A::as_double(js), {}};
+    } else {
+      if (!A::is_string(js)) return refuse("a number or a string");
+      out = {std::nullopt, A::as_string(js)};
+    }
   } else if constexpr (std::is_same_v<T, bool>) {
     if (!A::is_boolean(js)) return refuse("a boolean");
     out = A::as_bool(js);
