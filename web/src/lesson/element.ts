@@ -200,6 +200,23 @@ export class QkvLessonElement extends LessonAttributes {
     if (this.dataset.state !== 'ready') return;
     if (changed.has('sections') || changed.has('reveal')) this.applySections();
     if (changed.has('state')) this.show(this.controller!.startFrom(this.state));
+    if (changed.has('example')) void this.startFromExample();
+  }
+
+  // The author's example file (the `example` attribute), fetched and handed to the core; one that cannot be fetched
+  // or parsed, or that the core refuses, leaves the fixture on screen and says why (controller.refuseExample).
+  private async startFromExample(): Promise<void> {
+    const controller = this.controller!;
+    if (!this.example) return this.show(controller.startFrom(this.state));
+    let file: unknown;
+    try {
+      const response = await fetch(new URL(this.example, document.baseURI));
+      if (!response.ok) throw new Error(`${this.example} answered HTTP ${response.status}`);
+      file = await response.json();
+    } catch (error) {
+      return this.show(controller.refuseExample(messageOf(error)));
+    }
+    if (controller === this.controller) this.show(controller.startFromExample(file));
   }
 
   /** The learner's work: every question checked or shown, the challenge's text, and the edited numbers. */
@@ -292,8 +309,10 @@ export class QkvLessonElement extends LessonAttributes {
     this.shadowRoot!.replaceChildren(view.article);
     this.applySections();
 
-    // A shared link wins over the author's starting state; without either, the fixture.
-    this.show(controller.startFrom(this.bridge.linkState() ?? this.state));
+    // A shared link wins over the author's starting state or example; without any, the fixture.
+    const link = this.bridge.linkState();
+    this.show(controller.startFrom(link ?? this.state));
+    if (link === null && this.example) void this.startFromExample();
     watchChallenge(view.selfScoreSection.challenge, {
       save: (id, saved) => this.store(id, saved),
       report: (statement) => this.report(statement),
