@@ -542,6 +542,8 @@ QKV_DESCRIBE(VariantRequest) { QKV_FIELD(seed); }
 QKV_DESCRIBE(VariantResponse) {
   QKV_FIELD(ok); QKV_FIELD(seed); QKV_FIELD(state); QKV_FIELD(token_names); QKV_FIELD(error);
 }
+// A misspelt field in an author's file is refused, not left out.
+inline constexpr bool refuses_unknown_fields(UnknownFields, const ExampleFile*) { return true; }
 QKV_DESCRIBE(ExampleFile) {
   QKV_FIELD(title); QKV_FIELD(tokens); QKV_FIELD(X); QKV_FIELD(W_Q); QKV_FIELD(W_K); QKV_FIELD(W_V);
   QKV_FIELD(U_Q); QKV_FIELD(U_K); QKV_FIELD(U_V);

@@ -41,6 +41,29 @@ inline LessonError wrong_type(const std::string& path, const char* expected, con
   return {ErrorKind::Arguments, path + " must be " + expected + ", got " + type, path};
 }
 
+// A described type whose readers refuse a field its list does not name (an author's file, where a misspelt
+// field would otherwise be left out without a word) declares `refuses_unknown_fields(UnknownFields, const
+// T*)` in this namespace (the tag lets argument-dependent lookup find it for a type of another namespace).
+struct UnknownFields {};
+template <class T, class = void>
+struct refuses_unknown : std::false_type {};
+template <class T>
+struct refuses_unknown<
+    T, std::void_t<decltype(refuses_unknown_fields(UnknownFields{}, static_cast<const T*>(nullptr)))>>
+    : std::true_type {};
+
+// Visits a field list: whether it names `key`, and every name, for the message.
+struct FieldNames {
+  const std::string& key;
+  bool found = false;
+  std::string names;
+  template <class T>
+  void operator()(const char* name, const T&) {
+    found = found || key == name;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+};
+
 // ---- reading ----
 // An adapter A over a value type A::Value, all static functions of a value:
 //   is_string, is_number, is_array (a list), is_object (for a described type: neither null nor a list);
@@ -49,7 +72,8 @@ inline LessonError wrong_type(const std::string& path, const char* expected, con
 //   exact_unsigned: a std::uint64_t when the source holds the number as one exactly, else std::nullopt
 //     (then it is read through as_double);
 //   length and element(value, i) of a list;
-//   field(object, key): something that tests false when the field is absent and dereferences to its value.
+//   field(object, key): something that tests false when the field is absent and dereferences to its value;
+//   keys(object): its field names (for the types that refuse unknown fields).
 template <class A, class T>
 void read_fields(const typename A::Value& js, T& out, const std::string& path,
                  std::optional<LessonError>& error);
@@ -108,6 +132,16 @@ void read_fields(const typename A::Value& js, T& out, const std::string& path,
       read_fields<A>(A::element(js, i), out[i], path + "[" + std::to_string(i) + "]", error);
   } else {
     if (!A::is_object(js)) return refuse("an object");
+    if constexpr (refuses_unknown<T>::value) {
+      for (const std::string& key : A::keys(js)) {
+        FieldNames names{key};
+        describe(names, out);
+        if (!names.found)
+          return void(error = LessonError{ErrorKind::Arguments,
+                                          path + "." + key + " is not a field; the fields are " + names.names,
+                                          path + "." + key});
+      }
+    }
     FieldReader<A> reader{js, path, error};
     describe(reader, out);
   }
