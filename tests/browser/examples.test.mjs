@@ -1,13 +1,13 @@
 // An author's own example (issue 40, item 3): the `example` attribute names a JSON file (docs/examples.md); the
 // opening's tables, the first-token question and the best-key question follow its words and numbers. Expected
 // answers are computed here with plain JS from the file itself (small integers and halves: exact in doubles). A
-// file the core refuses shows the core's message, and the fixture stays.
+// file the core refuses shows the core's message, and the fixture stays. Reset goes back to the example.
 //   node --test --test-concurrency=1 tests/browser/examples.test.mjs
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { answerExercise, assertNoProblems, openLesson, readFixture, readText, rendered, repo, signalTimeout, useServerAndBrowser, waitRenderedAfter } from './harness.mjs';
+import { answerExercise, assertNoProblems, cell, openLesson, readFixture, readText, rendered, repo, signalTimeout, useServerAndBrowser, waitRenderedAfter } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const read = (text) => Number(String(text).replace('−', '-'));
@@ -56,6 +56,17 @@ for (const name of ['cats-chase-mice', 'own-key']) {
       const best = scores.indexOf(Math.max(...scores));
       assert.equal(scores.filter((score) => score === scores[best]).length, 1, 'the file leaves no tie');
       assert.equal(await verdict(page, 'ch26-best-key', [`token-${best}`]), 'correct', `scores ${scores.join(', ')}`);
+
+      // An edit keeps the words; Reset goes back to the example, not to the fixture.
+      let before = await rendered(page);
+      await cell(page, 'input', 0).fill('7');
+      await waitRenderedAfter(page, before);
+      assert.equal((await openingTexts(page, 'input'))[0], '7');
+      assert.deepEqual(await openingWords(page), file.tokens.map((word) => `“${word}”`), 'an edit keeps the example’s words');
+      before = await rendered(page);
+      await page.locator('qkv-lesson').getByRole('button', { name: 'Reset to the example' }).click();
+      await waitRenderedAfter(page, before);
+      assert.deepEqual((await openingTexts(page, 'input')).map(read), file.X.flat(2).map(read), 'Reset shows the example’s X again');
       assertNoProblems(problems, name);
     } finally {
       await close();

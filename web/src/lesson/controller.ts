@@ -51,6 +51,10 @@ export class LessonController {
   get edited(): boolean {
     return this.state !== this.fixtureEvaluation.state;
   }
+  // Whether the lesson started from an author's example (Reset goes back to it).
+  get hasExample(): boolean {
+    return this.example !== null;
+  }
   get selfScore(): SelfScoreRequest {
     const { seed, tokens, dim } = this.selfScoreSettings;
     return { seed, tokens, dim };

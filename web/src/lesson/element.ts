@@ -360,6 +360,7 @@ export class QkvLessonElement extends LessonAttributes {
       return;
     }
     delete this.dataset.error;
+    this.view!.diagram.sizesBar.resetTo(this.controller!.hasExample ? 'example' : 'fixture');
     // The opening's tables and the chapter's questions follow the numbers on screen: the questions' words, answers
     // and hints are the core's for them.
     const controller = this.controller!;
