@@ -55,6 +55,7 @@ function tsType(type, lists, holding) {
   if (plain.endsWith('[]')) return `${tsType(plain.slice(0, -2), lists, holding)}[]`;
   if (plain === 'integer' || plain === 'number') return 'number';
   if (plain === 'boolean' || plain === 'string') return plain;
+  if (plain === 'decimal') return '(number | string)';
   if (!(plain in lists)) throw new Error(`a field names ${plain}, which the field lists do not describe`);
   return holding.has(plain) ? `${plain}<Doubles>` : plain;
 }

@@ -721,6 +721,13 @@ VariantResponse variant(const VariantRequest& request) {
                          std::nullopt};
 }
 
+ExampleResponse example(const ExampleRequest& request) {
+  auto read = read_example(request);
+  if (!read) return refusal<ExampleResponse>(read.error(), page_label);
+  return ExampleResponse{true, std::move(read->title), std::move(read->state), std::move(read->token_names),
+                         std::nullopt};
+}
+
 AnswerResponse check_answer(const AnswerRequest& request) {
   auto all = registry(request.self_score, request.state, request.token_names);
   if (!all) return refusal<AnswerResponse>(all.error(), page_label);

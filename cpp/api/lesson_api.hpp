@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "learner/editable_state.hpp"
+#include "learner/example.hpp"
 #include "learner/exercise.hpp"
 #include "learner/mastery.hpp"
 #include "learner/provenance.hpp"
@@ -331,6 +332,19 @@ struct VariantResponse {
 inline constexpr std::size_t kMaxAttemptKeyLength = 1000;
 VariantResponse variant(const VariantRequest& request);
 
+// ---- an author's own example (learner/example.hpp, docs/examples.md) ----
+
+using ExampleRequest = ExampleFile;  // the file's JSON, parsed, is the request
+struct ExampleResponse {
+  bool ok = false;
+  std::string title;
+  LessonState state;                     // loads like a `state=` link's; ask exercises_for() with it ...
+  std::vector<std::string> token_names;  // ... and these words
+  std::optional<ErrorView> error;
+};
+// An author's example checked and made a state, or refused with its first problem.
+ExampleResponse example(const ExampleRequest& request);
+
 // ---- the lesson's outcome: what a course records (learner/mastery.hpp has the rules) ----
 
 inline constexpr std::size_t kMaxOutcomeQuestions = 1024;  // the registry has 19
@@ -530,6 +544,15 @@ QKV_DESCRIBE(ExercisesRequest) { QKV_FIELD(self_score); QKV_FIELD(state); QKV_FI
 QKV_DESCRIBE(VariantRequest) { QKV_FIELD(seed); QKV_FIELD(attempt_key); }
 QKV_DESCRIBE(VariantResponse) {
   QKV_FIELD(ok); QKV_FIELD(seed); QKV_FIELD(state); QKV_FIELD(token_names); QKV_FIELD(error);
+}
+// A misspelt field in an author's file is refused, not left out.
+inline constexpr bool refuses_unknown_fields(UnknownFields, const ExampleFile*) { return true; }
+QKV_DESCRIBE(ExampleFile) {
+  QKV_FIELD(title); QKV_FIELD(tokens); QKV_FIELD(X); QKV_FIELD(W_Q); QKV_FIELD(W_K); QKV_FIELD(W_V);
+  QKV_FIELD(U_Q); QKV_FIELD(U_K); QKV_FIELD(U_V);
+}
+QKV_DESCRIBE(ExampleResponse) {
+  QKV_FIELD(ok); QKV_FIELD(title); QKV_FIELD(state); QKV_FIELD(token_names); QKV_FIELD(error);
 }
 QKV_DESCRIBE(ExercisesResponse) { QKV_FIELD(ok); QKV_FIELD(exercises); QKV_FIELD(error); }
 QKV_DESCRIBE(AnswerResponse) {

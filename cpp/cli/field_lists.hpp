@@ -1,9 +1,9 @@
 // Every call's request and response types, and every type they hold, each with its field list and each
 // field's type: {"FixtureResponse": {"ok": "boolean", "state": "LessonState", ...}, "LessonState": {...}}.
 // The words: boolean, integer (a whole number; a request's must be from 0 to 2^53 - 1), number (a double),
-// string, or a described type's name (QKV_DESCRIBE: response/describe.hpp); "[]" marks a list, "?"
-// an optional field (left out when absent). `qkv-lesson fields` prints it, and
-// scripts/generate-core-types.mjs writes web/src/lesson/core-api.d.ts from it.
+// string, decimal (a number or a decimal as text, in a request), or a described type's name (QKV_DESCRIBE:
+// response/describe.hpp); "[]" marks a list, "?" an optional field (left out when absent). `qkv-lesson
+// fields` prints it, and scripts/generate-core-types.mjs writes web/src/lesson/core-api.d.ts from it.
 #pragma once
 
 #include <string>
@@ -33,6 +33,8 @@ std::string field_type() {
     return "integer";
   } else if constexpr (std::is_same_v<T, std::string>) {
     return "string";
+  } else if constexpr (std::is_same_v<T, api::NumberOrText>) {
+    return "decimal";
   } else if constexpr (is_optional<T>::value) {
     return field_type<typename T::value_type>() + "?";
   } else if constexpr (api::is_vector<T>::value) {
@@ -102,9 +104,10 @@ inline ordered_json field_lists() {
                         decltype(&api::numerical_checks_step), decltype(&api::provenance),
                         decltype(&api::self_score), decltype(&api::self_score_summary),
                         decltype(&api::find_seed), decltype(&api::exercises), decltype(&api::exercises_for),
-                        decltype(&api::variant), decltype(&api::check_answer), decltype(&api::lesson_outcome),
-                        decltype(&api::randn), decltype(&api::report), decltype(&api::trace),
-                        decltype(&api::evidence), decltype(&api::bench), decltype(&api::scale)>();
+                        decltype(&api::variant), decltype(&api::example), decltype(&api::check_answer),
+                        decltype(&api::lesson_outcome), decltype(&api::randn), decltype(&api::report),
+                        decltype(&api::trace), decltype(&api::evidence), decltype(&api::bench),
+                        decltype(&api::scale)>();
 }
 
 }  // namespace qkv::cli

@@ -13,6 +13,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "api/lesson_api.hpp"
 #include "response/fields.hpp"
@@ -55,6 +56,11 @@ struct JsonIn {
   }
   static std::size_t length(const json& js) { return js.size(); }
   static const json& element(const json& js, std::size_t i) { return js[i]; }
+  static std::vector<std::string> keys(const json& js) {
+    std::vector<std::string> out;
+    for (const auto& item : js.items()) out.push_back(item.key());
+    return out;
+  }
   static const json* field(const json& js, const char* key) {
     const auto found = js.find(key);
     return found == js.end() ? nullptr : &*found;

@@ -23,6 +23,7 @@
 
 #include "bench/core_bench.hpp"
 #include "chapter26/chapter26.hpp"
+#include "cli/example_command.hpp"
 #include "cli/field_lists.hpp"
 #include "cli/limits.hpp"
 #include "cli/request.hpp"
@@ -306,6 +307,8 @@ int run(int argc, char** argv) {
   CLI::App* bench = add_bench(app, bench_options);
   qkv::cli::VariantOptions variant_options;
   CLI::App* variant = qkv::cli::add_variant_command(app, variant_options);
+  qkv::cli::ExampleOptions example_options;
+  CLI::App* example = qkv::cli::add_example_command(app, example_options);
 
   // The first word names the command (or an alias of one, as self-bias): CLI11 would say only "A subcommand
   // is required" for a misspelt one.
@@ -351,6 +354,11 @@ int run(int argc, char** argv) {
   if (*variant) {
     bool ok = false;
     emit(dump_line(qkv::cli::variant_json(variant_options, ok)));
+    return ok ? 0 : kBadInput;
+  }
+  if (*example) {
+    bool ok = false;
+    emit(dump_line(qkv::cli::example_json(example_options, ok)));
     return ok ? 0 : kBadInput;
   }
   return run_evidence(input_path);

@@ -26,6 +26,13 @@ struct is_optional : std::false_type {};
 template <class T>
 struct is_optional<std::optional<T>> : std::true_type {};
 
+// A cell an author may write as a JSON number or as decimal text ("0.1", which a double cannot hold
+// exactly): read as either and kept as given; the core reads the text with its one number reader.
+struct NumberOrText {
+  std::optional<double> number;  // when written as a number
+  std::string text;              // when written as text
+};
+
 // The largest whole number a JavaScript number holds exactly (Number.MAX_SAFE_INTEGER).
 inline constexpr std::uint64_t kMaxWholeNumber = 9007199254740991u;
 
@@ -33,6 +40,29 @@ inline constexpr std::uint64_t kMaxWholeNumber = 9007199254740991u;
 inline LessonError wrong_type(const std::string& path, const char* expected, const std::string& type) {
   return {ErrorKind::Arguments, path + " must be " + expected + ", got " + type, path};
 }
+
+// A described type whose readers refuse a field its list does not name (an author's file, where a misspelt
+// field would otherwise be left out without a word) declares `refuses_unknown_fields(UnknownFields, const
+// T*)` in this namespace (the tag lets argument-dependent lookup find it for a type of another namespace).
+struct UnknownFields {};
+template <class T, class = void>
+struct refuses_unknown : std::false_type {};
+template <class T>
+struct refuses_unknown<
+    T, std::void_t<decltype(refuses_unknown_fields(UnknownFields{}, static_cast<const T*>(nullptr)))>>
+    : std::true_type {};
+
+// Visits a field list: whether it names `key`, and every name, for the message.
+struct FieldNames {
+  const std::string& key;
+  bool found = false;
+  std::string names;
+  template <class T>
+  void operator()(const char* name, const T&) {
+    found = found || key == name;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+};
 
 // ---- reading ----
 // An adapter A over a value type A::Value, all static functions of a value:
@@ -42,7 +72,8 @@ inline LessonError wrong_type(const std::string& path, const char* expected, con
 //   exact_unsigned: a std::uint64_t when the source holds the number as one exactly, else std::nullopt
 //     (then it is read through as_double);
 //   length and element(value, i) of a list;
-//   field(object, key): something that tests false when the field is absent and dereferences to its value.
+//   field(object, key): something that tests false when the field is absent and dereferences to its value;
+//   keys(object): its field names (for the types that refuse unknown fields).
 template <class A, class T>
 void read_fields(const typename A::Value& js, T& out, const std::string& path,
                  std::optional<LessonError>& error);
@@ -69,6 +100,13 @@ void read_fields(const typename A::Value& js, T& out, const std::string& path,
   if constexpr (std::is_same_v<T, std::string>) {
     if (!A::is_string(js)) return refuse("a string");
     out = A::as_string(js);
+  } else if constexpr (std::is_same_v<T, NumberOrText>) {
+    if (A::is_number(js)) {
+      out = {A::as_double(js), {}};
+    } else {
+      if (!A::is_string(js)) return refuse("a number or a string");
+      out = {std::nullopt, A::as_string(js)};
+    }
   } else if constexpr (std::is_same_v<T, bool>) {
     if (!A::is_boolean(js)) return refuse("a boolean");
     out = A::as_bool(js);
@@ -94,6 +132,16 @@ void read_fields(const typename A::Value& js, T& out, const std::string& path,
       read_fields<A>(A::element(js, i), out[i], path + "[" + std::to_string(i) + "]", error);
   } else {
     if (!A::is_object(js)) return refuse("an object");
+    if constexpr (refuses_unknown<T>::value) {
+      for (const std::string& key : A::keys(js)) {
+        FieldNames names{key};
+        describe(names, out);
+        if (!names.found)
+          return void(error = LessonError{ErrorKind::Arguments,
+                                          path + "." + key + " is not a field; the fields are " + names.names,
+                                          path + "." + key});
+      }
+    }
     FieldReader<A> reader{js, path, error};
     describe(reader, out);
   }

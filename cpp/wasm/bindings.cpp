@@ -29,6 +29,7 @@ val find_seed_js(val request) {
 val exercises_js(val request) { return call(request, &exercises); }
 val exercises_for_js(val request) { return call(request, &exercises_for); }
 val variant_js(val request) { return call(request, &variant); }
+val example_js(val request) { return call(request, &example); }
 
 // The worker's calls. The summary's doubles leave the heap as Float64Arrays, which the worker transfers
 // to the page; the search reports how many seeds it has tried to `on_progress` (a function of one
@@ -59,6 +60,7 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("exercises", &qkv::api::exercises_js);
   emscripten::function("exercisesFor", &qkv::api::exercises_for_js);
   emscripten::function("variant", &qkv::api::variant_js);
+  emscripten::function("example", &qkv::api::example_js);
   emscripten::function("selfScoreSummary", &qkv::api::self_score_summary_js);
   emscripten::function("findSeedWithProgress", &qkv::api::find_seed_with_progress_js);
   emscripten::function("checkAnswer", &qkv::api::check_answer_js);

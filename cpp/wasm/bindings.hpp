@@ -108,6 +108,9 @@ struct JsIn {
   static std::optional<std::uint64_t> exact_unsigned(const val&) { return std::nullopt; }
   static std::size_t length(const val& js) { return js["length"].as<std::size_t>(); }
   static val element(const val& js, std::size_t i) { return js[i]; }
+  static std::vector<std::string> keys(const val& js) {
+    return emscripten::vecFromJSArray<std::string>(val::global("Object").call<val>("keys", js));
+  }
   static std::optional<val> field(const val& js, const char* key) {
     val found = js[js_key(key)];
     if (found.isUndefined()) return std::nullopt;

@@ -473,3 +473,48 @@ TEST(CliArguments, TheEarlierNameSelfBiasWorksAsSelfScore) {
 
 }  // namespace
 }  // namespace qkv
+
+namespace qkv {
+namespace {
+
+using namespace test;
+
+// `qkv-lesson example`: an accepted file prints its words and the questions; a misspelt field is refused by
+// the field lists' reader (an author's file refuses fields it does not name), not left out.
+TEST(CliExample, AcceptedFilePrintsItsWordsAndQuestions) {
+  const std::string path = write_temp(
+      "example.json",
+      R"({"title":"t","tokens":["a","b"],"X":[[[1,0],[0,"0.5"]]],"W_Q":[[1,0],[0,1]],"W_K":[[1,0],[0,1]],)"
+      R"("W_V":[[1,0],[0,1]]})");
+  const CliRun run = run_cli("example --input " + quoted(path));
+  ASSERT_TRUE(run.exited);
+  EXPECT_EQ(run.status, 0) << run.out;
+  const nlohmann::json out = nlohmann::json::parse(run.out);
+  EXPECT_EQ(out.at("token_names"), (nlohmann::json{"a", "b"}));
+  EXPECT_EQ(out.at("state").at("input").at("cells"), (nlohmann::json{"1", "0", "0", "0.5"}));
+  EXPECT_FALSE(out.at("exercises").empty());
+  EXPECT_TRUE(out.contains("evidence"));
+}
+
+TEST(CliExample, UnknownFieldIsRefused) {
+  const std::string path = write_temp("example.json", R"({"title":"t","tokens":["a"],"W_q":[[1]]})");
+  const CliRun run = run_cli("example --input " + quoted(path));
+  ASSERT_TRUE(run.exited);
+  EXPECT_EQ(run.status, 2);
+  const nlohmann::json error = nlohmann::json::parse(run.out).at("error");
+  EXPECT_EQ(error.at("kind"), "arguments");
+  EXPECT_EQ(error.at("message"),
+            "request.W_q is not a field; the fields are title, tokens, X, W_Q, W_K, W_V, U_Q, U_K, U_V");
+}
+
+TEST(CliExample, CellOfTheWrongTypeIsNamedByItsPath) {
+  const std::string path = write_temp("example.json", R"({"title":"t","tokens":["a"],"X":[[[true]]]})");
+  const CliRun run = run_cli("example --input " + quoted(path));
+  ASSERT_TRUE(run.exited);
+  EXPECT_EQ(run.status, 2);
+  EXPECT_EQ(nlohmann::json::parse(run.out).at("error").at("message"),
+            "request.X[0][0][0] must be a number or a string, got boolean");
+}
+
+}  // namespace
+}  // namespace qkv

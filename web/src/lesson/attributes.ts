@@ -24,6 +24,9 @@ export interface QkvLessonAttributes {
   reveal?: string;
   /** The starting numbers in link format (b=1&t=2&d=3&h=2&x=…&wq=…); empty: the frozen fixture. */
   state?: string;
+  /** The address of an author's example file (JSON: docs/examples.md), fetched same-origin or with CORS; the lesson
+   * starts and resets to its numbers and words. A file that cannot be read or is refused: the fixture, and why. */
+  example?: string;
   /** Keeps answers in localStorage under "<key>:<exercise id>" and restores them on load. */
   'progress-key'?: string;
   /** Present: the lesson's numbers live in the page URL, as qkv-b=…&qkv-t=…, beside the page's own parameters, which
@@ -72,7 +75,7 @@ function absoluteIri(value: string): boolean {
 
 // The observed attributes, each with a property of the same name (camelCase) that parses it.
 export class LessonAttributes extends HTMLElement {
-  static observedAttributes: (keyof QkvLessonAttributes)[] = ['sync-url', 'sections', 'reveal', 'state', 'progress-key', 'parent-origin', 'theme', 'activity-id', 'attempt-key'];
+  static observedAttributes: (keyof QkvLessonAttributes)[] = ['sync-url', 'sections', 'reveal', 'state', 'example', 'progress-key', 'parent-origin', 'theme', 'activity-id', 'attempt-key'];
 
   /** Keep the lesson's numbers in the page URL, named qkv-b, qkv-t…; sync-url="unprefixed": b, t…, on a page that is
    * the lesson's own (url-state.ts). */
@@ -103,6 +106,13 @@ export class LessonAttributes extends HTMLElement {
   }
 
   /** The starting numbers, in the page-link format (b=1&t=2&d=3&h=2&x=…); empty means the frozen fixture. */
+  /** The author's example file's address (docs/examples.md); empty: none. */
+  get example(): string {
+    return this.getAttribute('example') ?? '';
+  }
+  set example(value: string) {
+    this.setAttribute('example', value);
+  }
   get state(): string {
     return this.getAttribute('state') ?? '';
   }

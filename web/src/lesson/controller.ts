@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { readDiagramLink, stateToSearch, variantToSearch } from './url-state';
-import type { ChecksResponse, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, Request } from './core-api';
+import type { ChecksResponse, ExampleFile, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, Request } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 // An accepted evaluation: the core sends the evidence with every state it accepts.
@@ -35,7 +35,11 @@ export class LessonController {
   private readonly explained = new Map<string, ProvenanceResponse>();
   // A problem drawn by the core ("Another one"): its seed, its tokens' words, and the numbers it drew. The words
   // stay with the learner's edits of its cells; a size edit, a reset or another link ends it.
-  private variant: { seed: string; tokenNames: string[]; state: LessonState | null } | null = null;
+  // An author's example (seed null) names its tokens the same way.
+  private variant: { seed: string | null; tokenNames: string[]; state: LessonState | null } | null = null;
+  // An author's example (the element's `example` attribute), accepted by the core: the lesson starts from it, and
+  // Reset goes back to it rather than to the fixture.
+  private example: { tokenNames: string[]; evaluation: Evaluation } | null = null;
 
   get fixture(): LessonState {
     return this.fixtureEvaluation.state;
@@ -46,6 +50,10 @@ export class LessonController {
   // Whether the numbers on screen are the learner's (an accepted edit or link) rather than the frozen fixture.
   get edited(): boolean {
     return this.state !== this.fixtureEvaluation.state;
+  }
+  // Whether the lesson started from an author's example (Reset goes back to it).
+  get hasExample(): boolean {
+    return this.example !== null;
   }
   get selfScore(): SelfScoreRequest {
     const { seed, tokens, dim } = this.selfScoreSettings;
@@ -143,7 +151,36 @@ export class LessonController {
 
   reset(): Outcome {
     this.variant = null;
-    return this.accept(this.fixtureEvaluation);
+    if (!this.example) return this.accept(this.fixtureEvaluation);
+    this.variant = { seed: null, tokenNames: this.example.tokenNames, state: this.example.evaluation.state };
+    return this.accept(this.example.evaluation);
+  }
+
+  // An author's example file, parsed (docs/examples.md): the core checks it; one it refuses leaves the fixture on
+  // screen and says why, in the core's words.
+  startFromExample(file: unknown): Outcome {
+    this.variant = null;
+    this.example = null;
+    const read = this.core.example(file as Request<ExampleFile>);
+    if (!read.ok) return this.refuseExample(read.error.message);
+    const variant = { seed: null, tokenNames: read.token_names, state: null as LessonState | null };
+    this.variant = variant;
+    const outcome = this.evaluate(read.state);
+    if (!outcome.ok) {
+      this.variant = null;
+      return this.refuseExample(outcome.error.message);
+    }
+    variant.state = outcome.state;
+    this.example = { tokenNames: read.token_names, evaluation: { ok: true, state: outcome.state, evidence: outcome.evidence, notes: [] } };
+    return outcome;
+  }
+
+  // An example file that could not be fetched, parsed or accepted: `why`, and the fixture.
+  refuseExample(why: string): Outcome {
+    this.variant = null;
+    this.example = null;
+    const reason = `The author’s example was not used (${why}); the lesson shows the frozen fixture instead.`;
+    return { ...this.accept(this.fixtureEvaluation), notes: [reason] };
   }
 
   editSize(field: SizeField, text: string): Outcome {

@@ -6,6 +6,8 @@ import type {
   AnswerRequest,
   AnswerResponse,
   ChecksResponse,
+  ExampleFile,
+  ExampleResponse,
   ExercisesRequest,
   ExercisesResponse,
   FixtureResponse,
@@ -37,6 +39,8 @@ export interface QkvCore {
   exercisesFor(request: Request<ExercisesRequest>): ExercisesResponse;
   // A drawn problem: hand-computable numbers and its tokens' words, the same for the same seed.
   variant(request: Request<VariantRequest>): VariantResponse;
+  // An author's example file (docs/examples.md), checked: its state and its tokens' words.
+  example(request: Request<ExampleFile>): ExampleResponse;
   checkAnswer(request: Request<AnswerRequest>): AnswerResponse;
   lessonOutcome(request: Request<OutcomeRequest>): OutcomeResponse;
   // The worker's calls: the experiment as the page shows it (its doubles as Float64Arrays, which the worker

@@ -81,7 +81,7 @@ export function guardCalls<T extends object>(module: T, names: readonly (keyof T
   return out as T;
 }
 
-const coreCalls = ['fixture', 'evaluate', 'numericalChecksStep', 'exercises', 'exercisesFor', 'variant', 'checkAnswer', 'lessonOutcome', 'selfScoreSummary', 'findSeedWithProgress', 'provenance'] as const satisfies readonly (keyof QkvCore)[];
+const coreCalls = ['fixture', 'evaluate', 'numericalChecksStep', 'exercises', 'exercisesFor', 'variant', 'example', 'checkAnswer', 'lessonOutcome', 'selfScoreSummary', 'findSeedWithProgress', 'provenance'] as const satisfies readonly (keyof QkvCore)[];
 
 // The page's core (core.ts) and the self-score worker's, every call through the boundary.
 export function guardCore(module: QkvCore): QkvCore {

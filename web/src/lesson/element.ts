@@ -200,12 +200,29 @@ export class QkvLessonElement extends LessonAttributes {
     if (this.dataset.state !== 'ready') return;
     if (changed.has('sections') || changed.has('reveal')) this.applySections();
     if (changed.has('state') || changed.has('attempt-key')) this.show(this.controller!.startFrom(this.state, this.attemptKey));
+    if (changed.has('example')) void this.startFromExample();
   }
 
   /** The seed of the drawn problem on screen (an attempt's own, a link's or "Another one"'s) while its numbers are as
    * drawn; null otherwise. Launchers record it with a graded attempt. */
   get problemSeed(): string | null {
     return this.controller?.variantSeed ?? null;
+  }
+
+  // The author's example file (the `example` attribute), fetched and handed to the core; one that cannot be fetched
+  // or parsed, or that the core refuses, leaves the fixture on screen and says why (controller.refuseExample).
+  private async startFromExample(): Promise<void> {
+    const controller = this.controller!;
+    if (!this.example) return this.show(controller.startFrom(this.state, this.attemptKey));
+    let file: unknown;
+    try {
+      const response = await fetch(new URL(this.example, document.baseURI));
+      if (!response.ok) throw new Error(`${this.example} answered HTTP ${response.status}`);
+      file = await response.json();
+    } catch (error) {
+      return this.show(controller.refuseExample(messageOf(error)));
+    }
+    if (controller === this.controller) this.show(controller.startFromExample(file));
   }
 
   /** The learner's work: every question checked or shown, the challenge's text, and the edited numbers. */
@@ -299,9 +316,11 @@ export class QkvLessonElement extends LessonAttributes {
     this.shadowRoot!.replaceChildren(view.article);
     this.applySections();
 
-    // A shared link wins over the author's starting state; without either, the attempt's own problem, else the
-    // fixture (saved progress, applied later, wins over all of them).
-    this.show(controller.startFrom(this.bridge.linkState() ?? this.state, this.attemptKey));
+    // A shared link wins over the author's starting state or example; without any, the attempt's own problem, else
+    // the fixture (saved progress, applied later, wins over all of them).
+    const link = this.bridge.linkState();
+    this.show(controller.startFrom(link ?? this.state, this.attemptKey));
+    if (link === null && this.example) void this.startFromExample();
     watchChallenge(view.selfScoreSection.challenge, {
       save: (id, saved) => this.store(id, saved),
       report: (statement) => this.report(statement),
@@ -349,6 +368,7 @@ export class QkvLessonElement extends LessonAttributes {
       return;
     }
     delete this.dataset.error;
+    this.view!.diagram.sizesBar.resetTo(this.controller!.hasExample ? 'example' : 'fixture');
     // The opening's tables and the chapter's questions follow the numbers on screen: the questions' words, answers
     // and hints are the core's for them.
     const controller = this.controller!;

@@ -19,6 +19,8 @@ export interface SizesBar {
   // The accepted sizes, except in the field the learner is typing in.
   showSizes(state: LessonState): void;
   showNotes(notes: string[]): void;
+  // What Reset goes back to: the fixture, or an author's example.
+  resetTo(whose: 'fixture' | 'example'): void;
   // Polite and debounced: one announcement after typing pauses, not one per keystroke; shown in the status line.
   announce(message: string): void;
   // The same for a message that repeats what is on screen already (a link's note, a rejection beside its field,
@@ -68,6 +70,9 @@ export function buildSizesBar(idPrefix: string, limits: SizeLimitView[], onReset
         const input = inputs[field];
         if (!input.matches(':focus') && input.value !== state[field]) input.value = state[field];
       }
+    },
+    resetTo(whose) {
+      reset.textContent = `Reset to the ${whose}`;
     },
     showNotes(list) {
       notes.hidden = list.length === 0;
