@@ -417,8 +417,8 @@ TEST(CliEvidenceErrors, SizesTooLargeToAllocateAreRefusedClearly) {
 
 // Every command the tool runs, in the order --help and the error messages name them.
 const std::vector<std::string> kCommands = {
-    "report", "trace", "init",   "evidence", "randn", "self-score", "find-off-diagonal",
-    "fields", "bench", "variant"};
+    "report", "trace", "init",    "evidence", "randn", "self-score", "find-off-diagonal",
+    "fields", "bench", "variant", "example"};
 
 TEST(CliArguments, UnknownOrIncompleteCommandLines) {
   expect_rejected(run_cli("evidence"), "arguments", "--input is required");
