@@ -1,36 +1,16 @@
 // Practice on fresh numbers (issue 40): the chapter's questions follow the numbers on screen, and "Another one"
-// draws a new problem whose seed goes in the link. Expected answers are computed here with plain JS from the
-// tables on screen (small integers and halves: exact in doubles); the fixture's from fixtures/chapter26.json.
+// draws a new problem whose seed goes in the link. Expected answers are computed with plain JS from the tables on
+// screen (graded-problem.mjs; small integers and halves: exact in doubles); the fixture's from fixtures/chapter26.json.
 //   node --test --test-concurrency=1 tests/browser/variants.test.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { firstTokenAnswer } from './graded-problem.mjs';
 import { answerExercise, assertNoProblems, cell, openLesson, readFixture, readText, rendered, tableTexts, useServerAndBrowser, waitRenderedAfter, waitUrlSynced } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const firstToken = (page) => page.locator('qkv-lesson form[data-exercise="ch26-first-token"]');
 const questionText = (page) => readText(firstToken(page).locator('.question-title'));
-const read = (text) => Number(text.replace('−', '-'));
 const vector = (values) => `[${values.join(', ')}]`;
-
-// q₀, k₀ and v₀ as the learner types them, from the diagram's own tables: the first row of X times each weight.
-async function firstTokenAnswer(page) {
-  const sizes = await page.locator('qkv-lesson input[data-size]').evaluateAll((inputs) => Object.fromEntries(inputs.map((i) => [i.dataset.size, i.value])));
-  const d = read(sizes.model_width);
-  const h = read(sizes.head_width);
-  const x = (await tableTexts(page, 'input')).map(read);
-  const answers = [];
-  for (const key of ['query_weight', 'key_weight', 'value_weight']) {
-    const w = (await tableTexts(page, key)).map(read);
-    const row = [];
-    for (let j = 0; j < h; j++) {
-      let total = 0;
-      for (let k = 0; k < d; k++) total += x[k] * w[k * h + j];
-      row.push(total);
-    }
-    answers.push(vector(row));
-  }
-  return answers;
-}
 
 async function checkFirstToken(page, responses) {
   const form = await answerExercise(page, 'ch26-first-token', responses);
