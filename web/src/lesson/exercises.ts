@@ -306,15 +306,16 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
     },
     update(next) {
       // A verdict (or a shown answer) about other numbers must not stand beside these: said, and cleared.
-      const changed = next.explanation !== view.explanation || next.answer.join('\u241f') !== view.answer.join('\u241f') || next.question !== view.question;
+      const answerChanged = next.answer.join('\u241f') !== view.answer.join('\u241f');
+      const changed = answerChanged || next.explanation !== view.explanation || next.question !== view.question;
       view = next;
       showTeacherAnswer();
       words.show(view);
       if (!changed) return;
-      // New numbers are a new problem: an answer shown for the old ones does not give this one away, and its two
-      // tries start again.
-      [wrongTries, revealed] = [0, false];
-      delete form.dataset.revealed;
+      // Another answer is a new problem: the one shown for the old numbers does not give it away, and its two tries
+      // start again. The same answer stays given away.
+      if (answerChanged) [wrongTries, revealed] = [0, false];
+      if (answerChanged) delete form.dataset.revealed;
       if (feedback.childElementCount === 0) return;
       feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, 'The numbers changed since this was checked, so its verdict no longer applies. Check again for the numbers shown.'));
       delete form.dataset.answered;
