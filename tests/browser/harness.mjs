@@ -240,6 +240,20 @@ export async function waitLaidOut(page, timeout = signalTimeout) {
   await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.laidOut !== undefined, undefined, { timeout });
 }
 
+// After layout the page's idle work writes more: the checks' verdicts (in place of "being checked…") and the
+// experiment's results once its worker answers. Tests that measure positions wait for both: a page still growing
+// may be scrolled by the test driver's own moves (a click's scroll into view) between a measure and the act.
+export async function waitIdleWorkShown(page, timeout = signalTimeout) {
+  await page.waitForFunction(
+    () => {
+      const root = document.querySelector('qkv-lesson')?.shadowRoot;
+      return root?.querySelector('.checks-pending') === null && root.querySelector('.self-score-results[data-shown]') !== null;
+    },
+    undefined,
+    { timeout },
+  );
+}
+
 // Answers one exercise as a learner does and checks it: picks the option named by responses[0] (a choice) or
 // types responses into the blanks in order. `scope` is a page, a frame or a frame locator; one form per exercise
 // (in the diagram before its evidence, in the exercises section or in the self-score section). Returns the form.

@@ -4,7 +4,7 @@
 //   node --test --test-concurrency=1 tests/browser/work-kept.test.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answerExercise, assertNoProblems, openLesson, rendered, useServerAndBrowser, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
+import { answerExercise, assertNoProblems, openLesson, rendered, useServerAndBrowser, waitIdleWorkShown, waitLaidOut, waitReady, waitRenderedAfter } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const question = 'ch26-parameter-count';
@@ -57,10 +57,14 @@ test('Back after an in-lesson link returns to where the learner was, in the less
   const { page, problems } = opened;
   try {
     await page.evaluate(() => (window.sameDocument = true));
+    // The experiment's results and the checks' verdicts arrive after layout and grow the page above the link: the
+    // browser keeps the link in place, but a scroll of the test driver's own (the click's scroll into view) could
+    // then move it between the measure and the click (seen at load 4: measured at 360 px, clicked at 721 px).
+    await waitIdleWorkShown(page);
     const link = page.locator('qkv-lesson section.deeper a[href="#diagram"]').first();
     await link.scrollIntoViewIfNeeded();
-    // Where the learner was: the link's place in the window (the idle work may still grow the page above it, and
-    // the browser then keeps what is on screen where it was, so scrollY alone would not say).
+    // Where the learner was: the link's place in the window (content above it may still change, and the browser
+    // then keeps what is on screen where it was, so scrollY alone would not say).
     const linkTop = () => link.evaluate((element) => Math.round(element.getBoundingClientRect().top));
     const before = { top: await linkTop(), url: page.url() };
     await link.click();
