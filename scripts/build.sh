@@ -7,12 +7,29 @@ cd "$(dirname "$0")/.."
 export NODE_PATH=/usr/share/nodejs # Emscripten's optimiser needs Debian's acorn
 
 cmake -S . -B build/native -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build/native -j2
-# The page's types of the core's requests and responses, from the field lists the tool prints (git-ignored).
-node scripts/generate-core-types.mjs
 # Node 20 rejects emcmake's default emulator flag, hence the explicit emulator.
 emcmake cmake -S . -B build/wasm -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
-cmake --build build/wasm -j2
 emcmake cmake -S . -B build/wasm-simd -G Ninja -DCMAKE_BUILD_TYPE=Release -DQKV_WASM_SIMD=ON -DCMAKE_CROSSCOMPILING_EMULATOR=/usr/bin/node >/dev/null
-cmake --build build/wasm-simd -j2
+
+# The three builds at once: each ends in single-threaded links (the test programs; Emscripten's wasm-ld,
+# wasm-opt and JavaScript optimiser), which one after another left a core idle. Each writes its own log, shown
+# whole when it fails; the others are stopped then.
+builds=(native wasm wasm-simd)
+pids=()
+for dir in "${builds[@]}"; do
+  cmake --build "build/$dir" -j2 >"build/$dir.log" 2>&1 &
+  pids+=($!)
+done
+for i in "${!builds[@]}"; do
+  if ! wait "${pids[$i]}"; then
+    kill "${pids[@]}" 2>/dev/null || true
+    cat "build/${builds[$i]}.log" >&2
+    echo "the ${builds[$i]} build failed (its log: build/${builds[$i]}.log)" >&2
+    exit 1
+  fi
+  echo "built build/${builds[$i]} ($(grep -c '^\[' "build/${builds[$i]}.log") steps)"
+done
+
+# The page's types of the core's requests and responses, from the field lists the tool prints (git-ignored).
+node scripts/generate-core-types.mjs
 npx vite build web --logLevel warn

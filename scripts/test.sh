@@ -75,25 +75,14 @@ step setup
 scripts/setup.sh
 
 # The CPU lane starts now, niced, so that it takes only what this lane leaves (the build's single-threaded
-# links, the browser files' waits). In a process group of its own (setsid), so that a failure stops all of it.
-# A first run without the autogroup's nice (below) gave the lane a whole core during the build: 356 s for it.
+# links, the browser files' waits). In a process group of its own (job control on for this one job), so that a
+# failure stops all of it; in this shell's session, so that nice -n works against this lane's processes (with the
+# kernel's autogroups, a session of its own, as setsid makes, would share the CPU as an equal whatever its nice).
 rm -f "$lane_times"
-setsid nice -n 10 scripts/test-lane.sh "$lane_times" >"$lane_log" 2>&1 &
+set -m
+nice -n 10 scripts/test-lane.sh "$lane_times" >"$lane_log" 2>&1 &
 lane_pid=$!
-# setsid makes a session, and with the kernel's autogroups (sched_autogroup_enabled) a session shares the CPU with
-# this one as an equal whatever its processes' nice: the group's own nice says what nice -n says.
-# Written once the lane has its own group (setsid runs in the child a moment later): else it would nice this one.
-if [ -r /proc/$$/autogroup ]; then
-  own_group=$(cut -d' ' -f1 "/proc/$$/autogroup")
-  for _ in $(seq 100); do
-    lane_group=$(cut -d' ' -f1 "/proc/$lane_pid/autogroup" 2>/dev/null) || break
-    if [ "$lane_group" != "$own_group" ]; then
-      echo 10 >"/proc/$lane_pid/autogroup" 2>/dev/null || true
-      break
-    fi
-    sleep 0.05
-  done
-fi
+set +m
 
 step "build (native, wasm, site, npm library)"
 scripts/build.sh
@@ -113,17 +102,14 @@ done
 step "type check"
 npx tsc -p tsconfig.json
 
-step "node tests (WebAssembly module)"
-node --test tests/node/*.test.mjs
-
-# Two files at a time: each starts its own server on a free port and its own browser, and they share only what
-# they read (dist/, dist-lib/). The harness waits for the page's own signals, not for short fixed deadlines, so
-# a file slowed by its neighbour waits longer instead of failing; a test that hangs still fails at the timeout.
-step "browser tests (headless Chromium against dist/, two files at a time)"
-node --test --test-concurrency=2 --test-timeout=600000 tests/browser/*.test.mjs
-
-step "learner's checks in three engines (Firefox ESR, WebKitGTK on a display of its own, and what Chromium shows for the comparison)"
-node --test --test-concurrency=1 tests/engines/*.test.mjs
+# One pool, two files at a time: the WebAssembly module in Node, the built page in headless Chromium, and the
+# learner's checks in Firefox ESR and WebKitGTK (on a display of its own) with what Chromium shows for the
+# comparison. Each browser file starts its own server on a free port and its own browser; they share only what
+# they read (dist/, dist-lib/). The harness waits for the page's own signals, not for short fixed deadlines, so a
+# file slowed by its neighbour waits longer instead of failing; a test that hangs still fails at the timeout.
+# The longest files first (the engines), so that no long file starts last and runs alone.
+step "node, browser and engine tests (the module in Node; the page in Chromium; Firefox ESR and WebKitGTK), two files at a time"
+node --test --test-concurrency=2 --test-timeout=600000 tests/engines/*.test.mjs tests/node/*.test.mjs tests/browser/*.test.mjs
 
 step "the background lane's end (sanitizers, fuzzers)"
 if [ -n "$lane_pid" ]; then
