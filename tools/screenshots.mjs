@@ -1,7 +1,8 @@
 // The README's pictures, taken from the built lesson (dist/) in headless Chromium as a learner sees it:
 //   node tools/screenshots.mjs        (after npm run build; writes docs/lesson-1280.png and docs/lesson-390.png)
 // 1280 px: the output shapes and q₀, k₀, v₀ answered, "what the views are for" checked, a focused score of S = Q Kᵀ with its sum.
-// 390 px: the opening question on a phone, with X and the three weights beside it.
+// 390 px: the opening question on a phone for a drawn problem (the link's v=48213), with X and the three weights
+// beside it, and the line that names the problem and offers another one.
 import { resolve } from 'node:path';
 import { launchBrowser, openLesson, repo, startServer } from '../tests/browser/harness.mjs';
 
@@ -39,7 +40,7 @@ try {
     await close();
   }
   {
-    const { page, close } = await openLesson(browser, server.url, { width: 390, height: 844 });
+    const { page, close } = await openLesson(browser, `${server.url}?v=48213`, { width: 390, height: 844 });
     const worked = page.locator('qkv-lesson section[data-section="prediction"]');
     const box = await worked.boundingBox();
     const top = await page.evaluate(() => window.scrollY);
