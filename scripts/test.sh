@@ -107,7 +107,8 @@ npx tsc -p tsconfig.json
 # comparison. Each browser file starts its own server on a free port and its own browser; they share only what
 # they read (dist/, dist-lib/). The harness waits for the page's own signals, not for short fixed deadlines, so a
 # file slowed by its neighbour waits longer instead of failing; a test that hangs still fails at the timeout.
-# The longest files first (the engines), so that no long file starts last and runs alone.
+# Node 20 runs them in path order: the engines file (about a minute) starts after the browser files, beside the
+# many short Node files.
 step "node, browser and engine tests (the module in Node; the page in Chromium; Firefox ESR and WebKitGTK), two files at a time"
 node --test --test-concurrency=2 --test-timeout=600000 tests/engines/*.test.mjs tests/node/*.test.mjs tests/browser/*.test.mjs
 
