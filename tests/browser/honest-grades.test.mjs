@@ -6,7 +6,7 @@
 //   node --test --test-concurrency=1 tests/browser/honest-grades.test.mjs
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answerExercise, assertNoProblems, openLesson, readFixture, useServerAndBrowser } from './harness.mjs';
+import { answerExercise, assertNoProblems, openLesson, openPage, readFixture, useServerAndBrowser, waitLaidOut, waitReady } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const answered = 'http://adlnet.gov/expapi/verbs/answered';
@@ -53,24 +53,38 @@ test('an answer the lesson showed by itself after two wrong checks never counts,
 
 test('the lesson says initialized, completed, failed and terminated, each with an id, one registration, and ids under activity-id', async () => {
   const root = 'https://courses.example.edu/unit-3/qkv';
-  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=prediction%20exercises&activity-id=${encodeURIComponent(root)}`);
+  const { page, problems, close } = await openPage(run.browser);
   try {
-    await record(page);
+    // From the page's first script on, so the statement sent at ready is heard too (the event bubbles, composed).
+    await page.addInitScript(() => {
+      window.statements = [];
+      document.addEventListener('qkv-lesson-answer', (event) => window.statements.push(event.detail), { capture: true });
+    });
+    await page.goto(`${run.server.origin}/embed.html?sections=prediction%20exercises&activity-id=${encodeURIComponent(root)}`);
+    await waitReady(page);
+    await waitLaidOut(page);
     const ids = await page.evaluate(() => document.querySelector('qkv-lesson').exerciseIds);
     assert.ok(ids.length >= 2, `questions shown: ${ids}`);
     // Every question's answer shown, none checked: all settled, none right.
     for (const id of ids)
       await page.evaluate((exercise) => document.querySelector('qkv-lesson').shadowRoot.querySelector(`form[data-exercise="${exercise}"] .show-answer`).click(), id);
-    await page.evaluate(() => document.querySelector('qkv-lesson').remove());
+    await page.evaluate(() => {
+      const lesson = document.querySelector('qkv-lesson');
+      // Once off the page, the element's statements no longer reach the document: heard on the element itself.
+      lesson.addEventListener('qkv-lesson-answer', (event) => lesson.isConnected || window.statements.push(event.detail));
+      lesson.remove();
+    });
     const statements = await sent(page);
     const words = statements.map((statement) => statement.verb.display['en-US']);
-    assert.deepEqual(words, [...ids.map(() => 'viewed'), 'completed', 'failed', 'terminated'], 'completed once, failed with score 0, terminated on leaving');
+    assert.deepEqual(words, ['initialized', ...ids.map(() => 'viewed'), 'completed', 'failed', 'terminated'], 'initialized at ready, completed once, failed with score 0, terminated on leaving');
     assert.deepEqual(
       statements.filter((statement) => statement.verb.id === viewed).map((statement) => statement.object.id),
       ids.map((id) => `${root}/exercise/${id}/answer`),
     );
+    const [initialized] = statements;
     const [completed, failed, terminated] = statements.slice(-3);
-    for (const lessonLevel of [completed, failed, terminated]) assert.equal(lessonLevel.object.id, root);
+    for (const lessonLevel of [initialized, completed, failed, terminated]) assert.equal(lessonLevel.object.id, root);
+    assert.equal(initialized.result, undefined, 'initialized carries no result');
     assert.deepEqual(failed.result.score, { raw: 0, min: 0, max: 100, scaled: 0 });
     assert.equal(failed.result.success, false);
     assert.equal(completed.result.completion, true);

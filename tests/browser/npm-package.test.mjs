@@ -83,6 +83,10 @@ test('the tarball holds the built element, its workers, its types and every WebA
   // A browser build gets the element; Node (a server render) the entry that defines nothing (bundlers.test.mjs).
   assert.deepEqual(installed.exports['.'], { types: './dist-lib/qkv-lesson.d.ts', browser: './dist-lib/qkv-lesson.js', node: './dist-lib/server.js', default: './dist-lib/qkv-lesson.js' });
   for (const field of ['scripts', 'devDependencies', 'private']) assert.equal(installed[field], undefined, `no ${field} (only the repository uses it)`);
+  // The licence a registry and an author's licence checker read (issue 37, item 2): the one LICENSE holds.
+  const licence = await readFile(join(app, 'node_modules/qkv-lesson/LICENSE'), 'utf8');
+  assert.ok(installed.license, 'package.json names its licence');
+  assert.equal(licence.split('\n')[0], `${installed.license} License`, 'package.json’s licence is the one LICENSE names');
 });
 
 // Every ESTree node of a module's code, depth first.

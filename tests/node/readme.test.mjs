@@ -92,6 +92,12 @@ test('the link check itself: a missing file and a missing heading are found', as
   assert.deepEqual([...anchors(tree)], ['a-heading']);
 });
 
+test('README.md links the npm package\'s own README (web/lib/README.md), as a link, not only its name', async () => {
+  const readme = join(repo, 'README.md');
+  const targets = addresses(await parse(readme)).map((address) => resolve(repo, decodeURI(address).split('#')[0]));
+  assert.ok(targets.includes(join(repo, 'web/lib/README.md')), 'README.md has a link to web/lib/README.md');
+});
+
 test(`the npm tarball's README (web/lib/README.md) is at most ${packageReadmeLimit} lines`, async () => {
   const count = lines(await readFile(join(repo, 'web/lib/README.md'), 'utf8')).length;
   assert.ok(count <= packageReadmeLimit, `web/lib/README.md has ${count} lines`);
