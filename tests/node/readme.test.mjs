@@ -14,7 +14,7 @@ import { toString } from 'mdast-util-to-string';
 const repo = resolve(import.meta.dirname, '../..');
 const readmeLimit = 250;
 const lineLimit = 120;
-const packageReadmeLimit = 150;
+const packageReadmeLimit = 120;
 
 const lines = (text) => text.replace(/\n$/, '').split('\n');
 const docsPages = async () => (await readdir(join(repo, 'docs'))).filter((name) => name.endsWith('.md')).map((name) => join(repo, 'docs', name));
