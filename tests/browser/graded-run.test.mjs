@@ -4,8 +4,9 @@
 // kept; with attempt-key, "Another one" is not offered.
 //   node --test --test-concurrency=1 tests/browser/graded-run.test.mjs
 import assert from 'node:assert/strict';
+import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { answerExercise, assertNoProblems, eventually, openLesson, readFixture, useServerAndBrowser } from './harness.mjs';
+import { answerExercise, assertNoProblems, eventually, openForAxe, openLesson, readFixture, repo, useServerAndBrowser } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const counted = 'ch26-parameter-count';
@@ -165,5 +166,32 @@ test('with attempt-key, "Another one" is not offered and a sentence says why', a
     assertNoProblems(problems, 'attempt-key');
   } finally {
     await close();
+  }
+});
+
+test('axe-core at 390 px, light and dark: "Your results" and a question out of checks have no serious or critical violation', async () => {
+  for (const colorScheme of ['light', 'dark']) {
+    const { page, problems, close } = await openForAxe(run.browser, `${run.server.origin}/embed.html?sections=exercises`, { width: 390, height: 844, colorScheme });
+    try {
+      await setAttributes(page, { attempts: '1', 'graded-questions': `${counted} ch26-output-shapes`, 'passing-score': '50' });
+      await settled(page);
+      await answerExercise(page, counted, ['17']);
+      await answerExercise(page, 'ch26-output-shapes', ['[4, 7, 2]']);
+      assert.equal(await results(page).isVisible(), true);
+      await page.addScriptTag({ path: resolve(repo, 'node_modules/axe-core/axe.min.js') });
+      const violations = await page.evaluate(async () => {
+        const outcome = await window.axe.run({ fromShadowDom: ['qkv-lesson', 'section[data-results]'] }, { resultTypes: ['violations'] });
+        const form = await window.axe.run({ fromShadowDom: ['qkv-lesson', 'form[data-no-checks-left]'] }, { resultTypes: ['violations'] });
+        const serious = [...outcome.violations, ...form.violations].filter((v) => v.impact === 'serious' || v.impact === 'critical');
+        // Rules that found something to check in each part (an empty context would pass by checking nothing).
+        const checked = [outcome, form].map((part) => part.passes.filter((rule) => rule.nodes.length > 0).map((rule) => rule.id));
+        return { serious: serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.flat().join(' >>> ')).join(', ')}`), checked };
+      });
+      assert.deepEqual(violations.serious, [], `${colorScheme}: no serious or critical violation`);
+      assert.ok(violations.checked[0].includes('th-has-data-cells') && violations.checked[1].includes('label'), `axe checked the table and the form: ${violations.checked}`);
+      assertNoProblems(problems, `axe, ${colorScheme}`);
+    } finally {
+      await close();
+    }
   }
 });
