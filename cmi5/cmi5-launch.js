@@ -127,12 +127,14 @@ class Session {
   }
 
   // The core grades (lesson.outcome against the LMS's masteryScore, or its own 0.8 when the LMS gives none); the
-  // score sent is the core's: scaled, and raw as right answers out of the questions shown (cmi5 9.5.1: integers).
+  // score sent is the core's: scaled, and raw as right answers out of the questions that count (cmi5 9.5.1: integers).
   judge() {
-    if (!this.normal || this.terminated || lesson.dataset.state !== 'ready') return;
-    const outcome = (this.masteryScore === undefined ? undefined : lesson.outcome(this.masteryScore)) ?? lesson.outcome();
+    if (lesson.dataset.state !== 'ready') return;
+    this.applyMasteryScore();
+    if (!this.normal || this.terminated) return;
+    const outcome = lesson.outcome();
     if (!outcome?.completed) return;
-    const score = { scaled: outcome.scaled, raw: outcome.right, min: 0, max: outcome.shown };
+    const score = { scaled: outcome.scaled, raw: outcome.right, min: 0, max: outcome.counted };
     let changed = false;
     if (!this.completed) {
       this.completed = changed = true;
@@ -147,6 +149,15 @@ class Session {
       inOrder('sending "failed"', () => this.cmi5.fail(score));
     }
     if (changed) this.save();
+  }
+
+  // The LMS's masteryScore is the lesson's pass mark (cmi5 9.6.3.2: the AU must use it; the results view shows it),
+  // once; one the core refuses leaves the lesson's own 0.8.
+  applyMasteryScore() {
+    if (this.masteryApplied || this.masteryScore === undefined) return;
+    this.masteryApplied = true;
+    lesson.passingFraction = this.masteryScore;
+    if (!lesson.outcome()) lesson.passingFraction = null;
   }
 
   // On pagehide: an XHR started now is cancelled with the page, so the progress and "terminated" (built as
@@ -187,6 +198,9 @@ async function start() {
   // The lesson's questions are named under the AU's activity id (before it is ready and names any).
   lesson.setAttribute('activity-id', cmi5.getLaunchParameters().activityId);
   if (ownProblem) lesson.setAttribute('attempt-key', `cmi5:${cmi5.getLaunchParameters().registration}`);
+  // A graded run's other options, as the author wrote them on cmi5.html's <html> (docs/course-authors.md).
+  for (const [name, value] of [['attempts', document.documentElement.dataset.attempts], ['graded-questions', document.documentElement.dataset.gradedQuestions]])
+    if (value) lesson.setAttribute(name, value);
   // What the learner checks while the session starts is kept, and sent once it runs.
   const early = [];
   const keepEarly = (event) => early.push(event.detail);

@@ -6,8 +6,9 @@
 // tests check it against tests/browser/strict-lms.mjs). Every LMS call is guarded: an LMS that throws, refuses or
 // fails is told to the learner once, in words on the page, and Finish/Terminate is still called on leaving.
 //
-// Mastery rule (the core applies it: lesson.outcome): the exercises are those the lesson shows. An exercise counts
-// as right when its last check matched and its answer was not on screen before it. Score = right / shown, reported
+// Mastery rule (the core applies it: lesson.outcome): the exercises are those the lesson shows and counts (all, or
+// those data-graded-questions names; data-attempts caps the checks of each). An exercise counts
+// as right when its last check matched and its answer was not on screen before it. Score = right / counted, reported
 // as raw = that in percent (min 0, max 100: LMSs such as Moodle grade cmi(.core).score.raw out of 100) and, in
 // SCORM 2004, as scaled (0 to 1). Completed when every shown exercise was
 // checked or had its answer shown; until then incomplete. The score is written only once completed: an LMS with a
@@ -25,6 +26,9 @@
 const version = document.documentElement.dataset.scormVersion === '2004' ? '2004' : '1.2';
 const ownProblem = document.documentElement.dataset.attemptProblem === 'own';
 const lesson = document.querySelector('qkv-lesson');
+// A graded run's other options, as the author wrote them on the launch page's <html> (docs/course-authors.md).
+for (const [name, value] of [['attempts', document.documentElement.dataset.attempts], ['graded-questions', document.documentElement.dataset.gradedQuestions]])
+  if (value) lesson.setAttribute(name, value);
 const defaultPassing = 0.8;
 // ADL's sample code gives up after 500 parents; a frame chain is never that deep.
 const maxHops = 500;
@@ -458,8 +462,9 @@ class LmsSession {
     const id = typeof kept?.id === 'string' && /^[0-9a-f]{32}$/.test(kept.id) ? kept.id : randomAttemptId();
     const seed = typeof kept?.seed === 'string' && /^\d{1,16}$/.test(kept.seed) ? kept.seed : undefined;
     this.attempt = { id, seed };
+    // The key marks a graded attempt even when the kept seed (state, which wins over it) gives the numbers.
     if (seed) lesson.setAttribute('state', `v=${seed}`);
-    else lesson.setAttribute('attempt-key', `scorm:${this.get(dialect.learnerId)}:${id}`);
+    lesson.setAttribute('attempt-key', `scorm:${this.get(dialect.learnerId)}:${id}`);
   }
 
   // What suspend_data keeps of the attempt: its id and the seed of its problem, once the lesson drew it.
@@ -486,13 +491,17 @@ class LmsSession {
   // The mastery rule (see the top of this file): the core grades (lesson.outcome), this reports.
   report() {
     if (this.finished || this.closed || lesson.dataset.state !== 'ready') return undefined;
-    this.passing ??= dialect.passing((element) => this.get(element)) ?? defaultPassing;
-    // A passing score the core refuses (out of its range) leaves the lesson's own, 0.8.
-    const outcome = lesson.outcome(this.passing) ?? lesson.outcome();
+    if (this.passing === undefined) {
+      // The LMS's passing score is the lesson's pass mark (its results view shows it); one the core refuses (out of
+      // its range) leaves the manifest's 0.8.
+      this.passing = lesson.passingFraction = dialect.passing((element) => this.get(element)) ?? defaultPassing;
+      if (!lesson.outcome()) this.passing = lesson.passingFraction = defaultPassing;
+    }
+    const outcome = lesson.outcome();
     if (!outcome) return undefined;
     if (outcome.completed) this.setAll(dialect.score({ raw: decimal(outcome.percent, 2), scaled: decimal(outcome.scaled, 7) }));
     // progress_measure: the share of questions settled, a fraction of two counts the core gave.
-    this.setAll(dialect.status(outcome.completed, outcome.passed, decimal(outcome.shown ? outcome.settled / outcome.shown : 0, 7)));
+    this.setAll(dialect.status(outcome.completed, outcome.passed, decimal(outcome.counted ? outcome.settled / outcome.counted : 0, 7)));
     const progress = lesson.progress;
     if (progress) this.set('cmi.suspend_data', this.suspendData(this.attempt ? { ...progress, attempt: this.keptAttempt() } : progress));
     this.completed = outcome.completed;

@@ -735,6 +735,9 @@ AnswerResponse check_answer(const AnswerRequest& request) {
     if (exercise.id != request.id) continue;
     if (all->pending && reads_experiment(exercise.id))
       return refusal<AnswerResponse>(*all->pending, page_label);
+    if (auto allowed = check_allowed(request.attempts_used.value_or(0), request.attempts_allowed.value_or(0));
+        !allowed)
+      return refusal<AnswerResponse>(allowed.error(), page_label);
     auto verdict = qkv::check_answer(exercise, request.responses);
     if (!verdict) return refusal<AnswerResponse>(verdict.error(), page_label);
     AnswerResponse out;
@@ -751,28 +754,64 @@ AnswerResponse check_answer(const AnswerRequest& request) {
       {ErrorKind::Exercise, "unknown exercise \"" + shortened(request.id) + "\"", "id"}, page_label);
 }
 
+namespace {
+
+QuestionResultView result_view(const QuestionResult& result) {
+  return {result.id,       result.counted,         result.right,   result.settled,
+          result.revealed, result.out_of_attempts, result.attempts};
+}
+
+// The passing fraction given, or the author's percent made one (refused outside 0 to 100), else the default.
+Result<double, LessonError> passing_fraction(const OutcomeRequest& request) {
+  if (request.passing && request.passing_percent)
+    return fail(LessonError{ErrorKind::Arguments,
+                            "give the passing fraction or the passing percent, not both", "passing_percent"});
+  if (!request.passing_percent) return request.passing.value_or(kDefaultPassingFraction);
+  const double percent = *request.passing_percent;
+  if (!(percent >= 0.0 && percent <= 100.0))
+    return fail(LessonError{ErrorKind::Arguments, "the passing score must be a percent from 0 to 100",
+                            "passing_percent"});
+  return percent / 100.0;
+}
+
+}  // namespace
+
 OutcomeResponse lesson_outcome(const OutcomeRequest& request) {
   if (request.questions.size() > kMaxOutcomeQuestions)
     return refusal<OutcomeResponse>(
         {ErrorKind::Arguments, "at most " + std::to_string(kMaxOutcomeQuestions) + " questions are graded",
          "questions"},
         page_label);
+  if (request.graded && request.graded->size() > kMaxOutcomeQuestions)
+    return refusal<OutcomeResponse>(
+        {ErrorKind::Arguments, "at most " + std::to_string(kMaxOutcomeQuestions) + " questions are graded",
+         "graded"},
+        page_label);
+  auto passing = passing_fraction(request);
+  if (!passing) return refusal<OutcomeResponse>(passing.error(), page_label);
   std::vector<QuestionStanding> standings;
   for (const QuestionStandingView& q : request.questions)
-    standings.push_back({q.checked, q.counts, q.revealed});
-  const double passing = request.passing.value_or(kDefaultPassingFraction);
-  auto graded = mastery(standings, passing);
+    standings.push_back({q.checked, q.counts, q.revealed, q.id.value_or(""), q.attempts.value_or(0)});
+  GradingOptions options;
+  options.passing = *passing;
+  options.attempts_allowed = request.attempts.value_or(0);
+  options.graded = request.graded;
+  auto graded = mastery(standings, options);
   if (!graded) return refusal<OutcomeResponse>(graded.error(), page_label);
   OutcomeResponse out;
   out.ok = true;
   out.shown = graded->shown;
+  out.counted = graded->counted;
   out.right = graded->right;
   out.settled = graded->settled;
   out.scaled = graded->scaled;
   out.percent = graded->percent;
-  out.passing = passing;
+  out.passing = options.passing;
+  out.passing_percent = std::round(10000.0 * options.passing) / 100.0;
+  out.attempts = options.attempts_allowed;
   out.completed = graded->completed;
   out.passed = graded->passed;
+  for (const QuestionResult& result : graded->questions) out.questions.push_back(result_view(result));
   return out;
 }
 

@@ -301,6 +301,9 @@ struct AnswerRequest {
   // The chapter's numbers the question is about, as in ExercisesRequest (absent: the frozen fixture).
   std::optional<LessonState> state;
   std::optional<std::vector<std::string>> token_names;
+  // An author's allowance of checks per question (absent or 0: unlimited) and the checks already made of
+  // this one: a check past the allowance is refused with kind "attempts" (learner/mastery.hpp check_allowed).
+  std::optional<std::size_t> attempts_allowed, attempts_used;
 };
 struct AnswerResponse {
   bool ok = false;
@@ -350,16 +353,30 @@ ExampleResponse example(const ExampleRequest& request);
 inline constexpr std::size_t kMaxOutcomeQuestions = 1024;  // the registry has 19
 struct QuestionStandingView {
   bool checked = false, counts = false, revealed = false;
+  std::optional<std::string> id;        // the exercise's id (needed for `graded`)
+  std::optional<std::size_t> attempts;  // checks made (needed for `attempts`)
 };
 struct OutcomeRequest {
   std::vector<QuestionStandingView> questions;  // one per question shown
   std::optional<double> passing;                // the course's passing fraction; kDefaultPassingFraction
+  std::optional<double> passing_percent;        // or the author's pass mark as a percent (0 to 100), not both
+  std::optional<std::size_t> attempts;          // checks allowed per question; absent or 0: unlimited
+  std::optional<std::vector<std::string>> graded;  // the ids that count; absent: every question shown
+};
+// One question shown, as the results view shows it (learner/mastery.hpp QuestionResult).
+struct QuestionResultView {
+  std::string id;
+  bool counted = false, right = false, settled = false, revealed = false, out_of_attempts = false;
+  std::size_t attempts = 0;
 };
 struct OutcomeResponse {
   bool ok = false;
-  std::size_t shown = 0, right = 0, settled = 0;
+  std::size_t shown = 0, counted = 0, right = 0, settled = 0;
   double scaled = 0, percent = 0, passing = 0;
+  double passing_percent = 0;  // 100 × passing, to two decimals, for the results view
+  std::size_t attempts = 0;    // the allowance used (0: unlimited)
   bool completed = false, passed = false;
+  std::vector<QuestionResultView> questions;
   std::optional<ErrorView> error;
 };
 OutcomeResponse lesson_outcome(const OutcomeRequest& request);
@@ -503,7 +520,7 @@ QKV_DESCRIBE(SeedSearchRequest) {
 }
 QKV_DESCRIBE(AnswerRequest) {
   QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); QKV_FIELD(answer_shown); QKV_FIELD(state);
-  QKV_FIELD(token_names);
+  QKV_FIELD(token_names); QKV_FIELD(attempts_allowed); QKV_FIELD(attempts_used);
 }
 QKV_DESCRIBE(FixtureResponse) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
@@ -560,12 +577,19 @@ QKV_DESCRIBE(AnswerResponse) {
   QKV_FIELD(error);
 }
 QKV_DESCRIBE(QuestionStandingView) {
-  QKV_FIELD(checked); QKV_FIELD(counts); QKV_FIELD(revealed);
+  QKV_FIELD(checked); QKV_FIELD(counts); QKV_FIELD(revealed); QKV_FIELD(id); QKV_FIELD(attempts);
 }
-QKV_DESCRIBE(OutcomeRequest) { QKV_FIELD(questions); QKV_FIELD(passing); }
+QKV_DESCRIBE(OutcomeRequest) {
+  QKV_FIELD(questions); QKV_FIELD(passing); QKV_FIELD(passing_percent); QKV_FIELD(attempts); QKV_FIELD(graded);
+}
+QKV_DESCRIBE(QuestionResultView) {
+  QKV_FIELD(id); QKV_FIELD(counted); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(revealed);
+  QKV_FIELD(out_of_attempts); QKV_FIELD(attempts);
+}
 QKV_DESCRIBE(OutcomeResponse) {
-  QKV_FIELD(ok); QKV_FIELD(shown); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(scaled); QKV_FIELD(percent);
-  QKV_FIELD(passing); QKV_FIELD(completed); QKV_FIELD(passed); QKV_FIELD(error);
+  QKV_FIELD(ok); QKV_FIELD(shown); QKV_FIELD(counted); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(scaled);
+  QKV_FIELD(percent); QKV_FIELD(passing); QKV_FIELD(passing_percent); QKV_FIELD(attempts); QKV_FIELD(completed);
+  QKV_FIELD(passed); QKV_FIELD(questions); QKV_FIELD(error);
 }
 QKV_DESCRIBE(RandnRequest) { QKV_FIELD(seed); QKV_FIELD(count); }
 QKV_DESCRIBE(RandnResponse) { QKV_FIELD(ok); QKV_FIELD(values); QKV_FIELD(text); QKV_FIELD(error); }

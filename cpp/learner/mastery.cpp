@@ -1,26 +1,86 @@
 #include "learner/mastery.hpp"
 
+#include <algorithm>
 #include <cmath>
 
-namespace qkv {
+#include "text/format.hpp"
 
-Result<Mastery, LessonError> mastery(const std::vector<QuestionStanding>& shown, double passing) {
-  if (!(passing >= 0.0 && passing <= 1.0))
+namespace qkv {
+namespace {
+
+Result<bool, LessonError> options_refusal(const std::vector<QuestionStanding>& shown,
+                                          const GradingOptions& options) {
+  if (!(options.passing >= 0.0 && options.passing <= 1.0))
     return fail(LessonError{ErrorKind::Arguments, "the passing fraction must be from 0 to 1", "passing"});
+  if (options.attempts_allowed > kMaxAttemptsAllowed)
+    return fail(LessonError{ErrorKind::Arguments,
+                            "the attempts allowed per question must be from 0 (unlimited) to " +
+                                std::to_string(kMaxAttemptsAllowed),
+                            "attempts"});
+  if (!options.graded) return true;
+  for (const std::string& id : *options.graded) {
+    const bool known = std::any_of(shown.begin(), shown.end(),
+                                   [&](const QuestionStanding& question) { return question.id == id; });
+    if (!known)
+      return fail(LessonError{ErrorKind::Arguments,
+                              "graded question \"" + shortened(id) + "\" is not one of the questions shown",
+                              "graded"});
+  }
+  return true;
+}
+
+QuestionResult result_of(const QuestionStanding& question, const GradingOptions& options) {
+  QuestionResult out;
+  out.id = question.id;
+  out.counted = !options.graded || std::find(options.graded->begin(), options.graded->end(), question.id) !=
+                                       options.graded->end();
+  out.right = question.checked && question.counts;
+  out.revealed = question.revealed;
+  out.attempts = question.attempts;
+  out.out_of_attempts =
+      !out.right && options.attempts_allowed > 0 && question.attempts >= options.attempts_allowed;
+  out.settled = question.checked || question.revealed || out.out_of_attempts;
+  return out;
+}
+
+}  // namespace
+
+Result<Mastery, LessonError> mastery(const std::vector<QuestionStanding>& shown,
+                                     const GradingOptions& options) {
+  if (auto refused = options_refusal(shown, options); !refused) return fail(refused.error());
   Mastery out;
   out.shown = shown.size();
   for (const QuestionStanding& question : shown) {
-    if (question.checked && question.counts) ++out.right;
-    if (question.checked || question.revealed) ++out.settled;
+    out.questions.push_back(result_of(question, options));
+    const QuestionResult& result = out.questions.back();
+    if (!result.counted) continue;  // practice: never changes the score
+    ++out.counted;
+    if (result.right) ++out.right;
+    if (result.settled) ++out.settled;
   }
-  if (out.shown > 0) {
-    out.scaled = static_cast<double>(out.right) / static_cast<double>(out.shown);
+  if (out.counted > 0) {
+    out.scaled = static_cast<double>(out.right) / static_cast<double>(out.counted);
     out.percent =
-        std::round(10000.0 * static_cast<double>(out.right) / static_cast<double>(out.shown)) / 100.0;
+        std::round(10000.0 * static_cast<double>(out.right) / static_cast<double>(out.counted)) / 100.0;
   }
-  out.completed = out.shown > 0 && out.settled == out.shown;
-  out.passed = out.completed && out.scaled >= passing;
+  out.completed = out.counted > 0 && out.settled == out.counted;
+  out.passed = out.completed && out.scaled >= options.passing;
   return out;
+}
+
+Result<Mastery, LessonError> mastery(const std::vector<QuestionStanding>& shown, double passing) {
+  GradingOptions options;
+  options.passing = passing;
+  return mastery(shown, options);
+}
+
+Result<bool, LessonError> check_allowed(std::size_t used, std::size_t allowed) {
+  if (allowed > 0 && used >= allowed)
+    return fail(LessonError{ErrorKind::Attempts,
+                            "no checks are left: " + std::to_string(used) + " of " + std::to_string(allowed) +
+                                " allowed are used",
+                            "attempts"});
+  return true;
 }
 
 }  // namespace qkv

@@ -23,6 +23,8 @@ std::string sentence(const LessonError& error, const std::string& where) {
       return "The experiment did not run with " + (where.empty() ? "these settings" : where) + ".";
     case ErrorKind::Budget:
       return "This is more work than the lesson allows at once; try smaller sizes.";
+    case ErrorKind::Attempts:
+      return "No checks are left for this question.";
     case ErrorKind::Allocation:
       return "There was not enough memory for these sizes; try smaller ones.";
     case ErrorKind::Io:

@@ -24,6 +24,8 @@ const char* kind_name(ErrorKind kind) {
       return "self_score";
     case ErrorKind::Budget:
       return "budget";
+    case ErrorKind::Attempts:
+      return "attempts";
     case ErrorKind::Allocation:
       return "allocation";
     case ErrorKind::Io:

@@ -19,6 +19,7 @@ enum class ErrorKind {
   Arguments,       // a call with arguments of the wrong type
   SelfScore,       // the self-score experiment's seed or sizes
   Budget,          // a request that would cost more work than the documented limits
+  Attempts,        // a check past the attempts an author allowed for a question
   Allocation,      // memory the machine or the browser could not give
   Io,              // a file or stream that could not be read or written
   Interrupted,     // the command-line tool stopped by SIGINT or SIGTERM

@@ -221,3 +221,29 @@ test('graded practice (data-attempt-problem="own"): two registrations see differ
     await ownLms.close();
   }
 });
+
+test('the masteryScore is the pass mark of the questions data-graded-questions names (cmi5 9.6.3.2): 1 of 2 passes at 0.5, fails at 0.6, and the results view shows it', async () => {
+  const launchPage = new TextDecoder().decode(files.get('cmi5.html'));
+  const graded = launchPage.replace('<html lang="en"', '<html lang="en" data-graded-questions="ch26-parameter-count ch26-output-shapes"');
+  assert.notEqual(graded, launchPage);
+  const gradedLms = await startCmi5Lms(new Map([...files, ['cmi5.html', new TextEncoder().encode(graded)]]));
+  try {
+    for (const [masteryScore, verdict, mark] of [[0.5, 'passed', 'Pass mark: 50 %.'], [0.6, 'failed', 'Pass mark: 60 %.']]) {
+      const registration = randomUUID();
+      const run = await launchAu({ registration, masteryScore }, gradedLms);
+      await answerExercise(run.page, 'ch26-parameter-count', [String(expected.parameter_count)]);
+      await run.page.locator('qkv-lesson form[data-exercise="ch26-output-shapes"] button.show-answer').evaluate((button) => button.click());
+      await eventually(() => words(sessionStatements(registration, run.session, gradedLms)).includes(verdict), { message: verdict });
+      const summary = await run.page.locator('qkv-lesson [data-results-summary]').textContent();
+      assert.equal(summary, `Score: 50 % (1 of 2 right). ${mark}`);
+      await leave(run, registration, gradedLms);
+      const statements = sessionStatements(registration, run.session, gradedLms);
+      assert.deepEqual(words(statements).filter((word) => !['answered', 'viewed'].includes(word)), ['initialized', 'completed', verdict, 'terminated'], `masteryScore ${masteryScore}`);
+      assert.deepEqual(statements.find((s) => s.verb.id === verb(verdict)).result.score, { scaled: 0.5, raw: 1, min: 0, max: 2 });
+      assertNoProblems(run.problems, `masteryScore ${masteryScore}`);
+    }
+    assert.deepEqual(gradedLms.violations, [], gradedLms.violations.map((v) => `${v.rule}: ${v.detail}`).join('\n'));
+  } finally {
+    await gradedLms.close();
+  }
+});

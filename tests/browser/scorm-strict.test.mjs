@@ -77,11 +77,13 @@ let packages;
 async function routes(path) {
   let match;
   // Graded practice: the launch page as an author sets it for per-attempt problems (docs/scorm.md).
-  if ((match = /^\/pkg\/(1\.2|2004)\/scorm\.html$/.exec(path)) && setups[match[1]]?.ownProblem) {
+  if ((match = /^\/pkg\/(1\.2|2004)\/scorm\.html$/.exec(path)) && (setups[match[1]]?.ownProblem || setups[match[1]]?.launchPage)) {
     const page = new TextDecoder().decode(packages[match[1]].files.get('scorm.html'));
-    const own = page.replace('data-attempt-problem="shared"', 'data-attempt-problem="own"');
-    assert.notEqual(own, page, 'the launch page has data-attempt-problem="shared" for an author to change');
-    return { body: own, type: 'text/html; charset=utf-8' };
+    const own = page.replace('data-attempt-problem="shared"', `data-attempt-problem="${setups[match[1]].ownProblem ? 'own' : 'shared'}"`);
+    assert.ok(own.includes('data-attempt-problem="'), 'the launch page has data-attempt-problem="shared" for an author to change');
+    // An author's options for a graded run, as data- attributes on the launch page's <html> (docs/course-authors.md).
+    const options = Object.entries(setups[match[1]].launchPage ?? {}).map(([name, value]) => ` ${name}="${value}"`).join('');
+    return { body: own.replace('<html lang="en"', `<html lang="en"${options}`), type: 'text/html; charset=utf-8' };
   }
   if ((match = /^\/strict\/(1\.2|2004)\.html$/.exec(path))) return { body: hostHtml(match[1]) };
   if (path === '/strict-host.js') return { body: hostJs };
@@ -601,6 +603,9 @@ async function ownProblemLaunch(cmi, context) {
     await one.page.goto(`${origin}/strict/2004.html`);
     const frame = await lessonFrame(one.page);
     const shown = await problemShown(frame);
+    // The attempt's numbers are the ones graded, on a first launch and a relaunch alike: no "Another one".
+    assert.equal(await frame.locator('qkv-lesson button.another-one').isHidden(), true, `${context}: "Another one" is not offered`);
+    assert.equal(await frame.locator('qkv-lesson [data-graded-attempt]').isVisible(), true, `${context}: a sentence says why`);
     await closeLessonFrame(one.page, frame, one.navigateFrame);
     const { store, refused, next } = await snapshot(one.page);
     assertNoRefusals(refused, context);
@@ -630,4 +635,39 @@ test('SCORM 2004, graded practice (data-attempt-problem="own"): two attempts of 
   assert.notEqual(second.shown.seed, first.shown.seed, 'a new attempt (entry ab-initio) draws another seed');
   assert.notDeepEqual([second.shown.x, second.shown.weights], [first.shown.x, first.shown.weights], 'and works on other numbers');
   assert.notEqual(second.kept?.id, first.kept?.id);
+});
+
+// A run graded on two questions (data-graded-questions on the launch page): one right, one shown, so 0.5.
+async function twoQuestionRun(passing, context) {
+  setups['2004'] = { cmi: firstLaunch('2004', { 'cmi.scaled_passing_score': passing }), launchPage: { 'data-graded-questions': 'ch26-parameter-count ch26-output-shapes' } };
+  const one = await openPage(browser);
+  try {
+    await one.page.goto(`${origin}/strict/2004.html`);
+    const frame = await lessonFrame(one.page);
+    await check(one.page, frame, 'ch26-parameter-count', [String(expected.parameter_count)]);
+    const commits = await one.page.evaluate(() => window.lms.commits);
+    await showAnswer(frame, 'ch26-output-shapes');
+    await one.page.waitForFunction((n) => window.lms.commits > n, commits, { timeout: 5000 });
+    const results = frame.locator('qkv-lesson section[data-results]');
+    const shown = { summary: await results.locator('[data-results-summary]').textContent(), verdict: await results.locator('[data-results-verdict]').textContent() };
+    await closeLessonFrame(one.page, frame, one.navigateFrame);
+    const { store, refused } = await snapshot(one.page);
+    assertNoRefusals(refused, context);
+    assertNoProblems(one.problems, context);
+    return { store, shown };
+  } finally {
+    await one.close();
+  }
+}
+
+test('SCORM 2004: the LMS\'s cmi.scaled_passing_score is the pass mark, of the questions data-graded-questions names; the results view shows it', async () => {
+  const passes = await twoQuestionRun('0.5', 'passing score 0.5');
+  assert.equal(passes.store['cmi.score.scaled'], '0.5', 'one of the two graded questions right; the others are practice');
+  assert.equal(passes.store['cmi.success_status'], 'passed');
+  assert.equal(passes.store['cmi.completion_status'], 'completed');
+  assert.deepEqual(passes.shown, { summary: 'Score: 50 % (1 of 2 right). Pass mark: 50 %.', verdict: 'This passes.' });
+  const fails = await twoQuestionRun('0.6', 'passing score 0.6');
+  assert.equal(fails.store['cmi.score.scaled'], '0.5');
+  assert.equal(fails.store['cmi.success_status'], 'failed');
+  assert.deepEqual(fails.shown, { summary: 'Score: 50 % (1 of 2 right). Pass mark: 60 %.', verdict: 'This does not pass.' });
 });

@@ -413,6 +413,61 @@ TEST(LessonApi, TheOutcomeGradesTheQuestionsShownWithTheDefaultOrTheCoursesPassi
   EXPECT_EQ(refused.error->message, "at most 1024 questions are graded");
 }
 
+TEST(LessonApi, ACheckPastTheAuthorsAllowanceIsRefusedWithKindAttempts) {
+  AnswerRequest request{"ch26-parameter-count", {"18"}, {"1", "5", "8"}, false};
+  request.attempts_allowed = 2;
+  request.attempts_used = 1;
+  EXPECT_TRUE(check_answer(request).counts);  // the last allowed check
+  request.attempts_used = 2;
+  const AnswerResponse refused = check_answer(request);
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error->kind, "attempts");
+  EXPECT_EQ(refused.error->message, "no checks are left: 2 of 2 allowed are used");
+  EXPECT_EQ(refused.error->sentence, "No checks are left for this question.");
+  request.attempts_allowed = 0;  // unlimited
+  EXPECT_TRUE(check_answer(request).ok);
+}
+
+TEST(LessonApi, TheOutcomeCountsOnlyTheGradedQuestionsAndListsEachForTheResultsView) {
+  OutcomeRequest request;
+  request.questions = {
+      {true, true, false, "a", 1}, {true, false, false, "b", 2}, {false, false, true, "c", 0}};
+  request.graded = std::vector<std::string>{"a", "b"};
+  request.attempts = 2;
+  request.passing = 0.5;
+  const OutcomeResponse outcome = lesson_outcome(request);
+  ASSERT_TRUE(outcome.ok);
+  EXPECT_EQ(outcome.shown, 3u);
+  EXPECT_EQ(outcome.counted, 2u);
+  EXPECT_EQ(outcome.right, 1u);
+  EXPECT_EQ(outcome.percent, 50.0);
+  EXPECT_EQ(outcome.passing_percent, 50.0);
+  EXPECT_EQ(outcome.attempts, 2u);
+  EXPECT_TRUE(outcome.completed);  // "b" is out of attempts: settled
+  EXPECT_TRUE(outcome.passed);
+  ASSERT_EQ(outcome.questions.size(), 3u);
+  EXPECT_EQ(outcome.questions[1].id, "b");
+  EXPECT_TRUE(outcome.questions[1].out_of_attempts);
+  EXPECT_EQ(outcome.questions[1].attempts, 2u);
+  EXPECT_FALSE(outcome.questions[2].counted);
+  EXPECT_TRUE(outcome.questions[2].revealed);
+  request.passing.reset();
+  request.passing_percent = 67;  // an author's pass mark: 1 of 2 right no longer passes
+  EXPECT_EQ(lesson_outcome(request).passing, 0.67);
+  EXPECT_FALSE(lesson_outcome(request).passed);
+  request.passing_percent = 101;
+  EXPECT_EQ(lesson_outcome(request).error->message, "the passing score must be a percent from 0 to 100");
+  request.passing_percent = 50;
+  request.passing = 0.5;
+  EXPECT_EQ(lesson_outcome(request).error->message,
+            "give the passing fraction or the passing percent, not both");
+  request.passing.reset();
+  request.graded = std::vector<std::string>{"a", "zz"};
+  const OutcomeResponse unknown = lesson_outcome(request);
+  ASSERT_FALSE(unknown.ok);
+  EXPECT_EQ(unknown.error->message, "graded question \"zz\" is not one of the questions shown");
+}
+
 // ---- the page's worker: the summary, the facts it hands back, and bounded searches ----
 
 TEST(LessonApi, SummaryShowsEveryScoreUpTo16TokensAndTheSameTextAsTheFullResponse) {

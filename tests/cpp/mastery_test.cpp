@@ -64,5 +64,76 @@ TEST(Mastery, NothingShownIsNeitherCompletedNorPassedAndABadFractionIsRefused) {
   }
 }
 
+// An author's options (GradingOptions): which questions count, attempts allowed per question.
+QuestionStanding standing(const std::string& id, bool checked, bool counts, std::size_t attempts = 1) {
+  QuestionStanding question;
+  question.id = id;
+  question.checked = checked;
+  question.counts = counts;
+  question.attempts = attempts;
+  return question;
+}
+
+TEST(Mastery, QuestionsNotGradedArePracticeAndNeverChangeTheOutcome) {
+  GradingOptions options;
+  options.graded = std::vector<std::string>{"a", "b"};
+  // "c" is wrong and "d" untouched: practice, so the run is complete and fully right.
+  const std::vector<QuestionStanding> shown = {standing("a", true, true), standing("b", true, true),
+                                               standing("c", true, false), standing("d", false, false, 0)};
+  const auto outcome = mastery(shown, options);
+  ASSERT_TRUE(outcome);
+  EXPECT_EQ(outcome->shown, 4u);
+  EXPECT_EQ(outcome->counted, 2u);
+  EXPECT_EQ(outcome->right, 2u);
+  EXPECT_EQ(outcome->percent, 100.0);
+  EXPECT_TRUE(outcome->completed);
+  EXPECT_TRUE(outcome->passed);
+  ASSERT_EQ(outcome->questions.size(), 4u);
+  EXPECT_TRUE(outcome->questions[0].counted);
+  EXPECT_FALSE(outcome->questions[2].counted);
+  EXPECT_FALSE(outcome->questions[2].right);
+  // Without the option every question shown counts: the same standings neither complete nor pass.
+  const auto every = mastery(shown, kDefaultPassingFraction);
+  EXPECT_EQ(every->counted, 4u);
+  EXPECT_FALSE(every->completed);
+}
+
+TEST(Mastery, AGradedIdThatIsNotShownIsRefusedByName) {
+  GradingOptions options;
+  options.graded = std::vector<std::string>{"a", "q-nowhere"};
+  const auto refused = mastery({standing("a", true, true)}, options);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::Arguments);
+  EXPECT_EQ(refused.error().message, "graded question \"q-nowhere\" is not one of the questions shown");
+}
+
+TEST(Mastery, AnAllowanceUsedWithoutASuccessSettlesTheQuestionAsNotRight) {
+  GradingOptions options;
+  options.attempts_allowed = 2;
+  const std::vector<QuestionStanding> shown = {standing("a", true, false, 2), standing("b", true, false, 1),
+                                               standing("c", true, true, 2)};
+  const auto outcome = mastery(shown, options);
+  ASSERT_TRUE(outcome);
+  EXPECT_TRUE(outcome->questions[0].out_of_attempts);
+  EXPECT_FALSE(outcome->questions[0].right);
+  EXPECT_FALSE(outcome->questions[1].out_of_attempts);  // one check left
+  EXPECT_FALSE(outcome->questions[2].out_of_attempts);  // right with its last allowed check
+  EXPECT_EQ(outcome->questions[0].attempts, 2u);
+  // Unlimited (0): the same standings are never out of attempts.
+  EXPECT_FALSE(mastery(shown, kDefaultPassingFraction)->questions[0].out_of_attempts);
+  options.attempts_allowed = kMaxAttemptsAllowed + 1;
+  ASSERT_FALSE(mastery(shown, options));
+}
+
+TEST(Mastery, ACheckPastTheAllowanceIsRefusedWithItsOwnKind) {
+  EXPECT_TRUE(check_allowed(0, 0));
+  EXPECT_TRUE(check_allowed(1000, 0));  // 0 is unlimited
+  EXPECT_TRUE(check_allowed(2, 3));
+  const auto refused = check_allowed(3, 3);
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::Attempts);
+  EXPECT_EQ(refused.error().message, "no checks are left: 3 of 3 allowed are used");
+}
+
 }  // namespace
 }  // namespace qkv

@@ -13,6 +13,8 @@ export interface AnotherOne {
   // Problems right in a row, kept with the learner's progress.
   run(): number;
   restore(run: number): void;
+  // A graded run (attempt-key): the attempt's numbers are the ones graded, so no other problem is offered.
+  graded(attempt: boolean): void;
 }
 
 // Three in a row, as practice systems (Khan Academy's "got it" streaks) take for having it.
@@ -33,8 +35,13 @@ export function renderAnotherOne(draw: (seed: string) => void): AnotherOne {
     said.dataset.problemRun = `${run}`;
     said.textContent = run >= enough ? ` ${run} drawn problems right in a row: you have it.` : run > 0 ? ` Drawn problems right in a row: ${run} (${enough} shows you have it).` : '';
   };
+  const gradedNote = h('span', { class: 'graded-attempt', 'data-graded-attempt': '', hidden: true }, 'This is a graded attempt: its numbers are the ones graded, so “Another one” is not offered. ');
   return {
-    element: h('p', { class: 'another-one-bar' }, button, ' ', which, said),
+    element: h('p', { class: 'another-one-bar' }, gradedNote, button, ' ', which, said),
+    graded(attempt) {
+      button.hidden = attempt;
+      gradedNote.hidden = !attempt;
+    },
     checked(seed, right) {
       if (seed === null || checkedOnce.has(seed)) return;
       checkedOnce.add(seed);

@@ -41,7 +41,17 @@ export interface QkvLessonAttributes {
   /** A graded attempt's own problem: opaque text (never a name) from which the core derives the seed of the numbers
    * shown when no link, `state` or saved progress gives numbers. The SCORM and cmi5 launchers set it. */
   'attempt-key'?: string;
+  /** A graded run's pass mark, a percent from 0 to 100 (default 80); a launcher's LMS value wins (passingFraction). */
+  'passing-score'?: string;
+  /** Checks allowed per graded question, a whole number (0 or none: unlimited); past it, checks are refused. */
+  attempts?: string;
+  /** Space-separated exercise ids that count (default: every question shown); the others are practice. */
+  'graded-questions'?: string;
 }
+
+/** The attributes of a graded run (docs/course-authors.md "Graded practice"); each bad value is refused on its own. */
+export const gradingAttributes = ['passing-score', 'attempts', 'graded-questions'] as const;
+export type GradingAttribute = (typeof gradingAttributes)[number];
 
 // An attribute value the element does not know: what it says on the console and in data-<name>-error.
 export function attributeProblem(name: string, value: string | null): string | null {
@@ -57,6 +67,11 @@ export function attributeProblem(name: string, value: string | null): string | n
     return `reveal="${value}" is not one of ${reveals.join(', ')}; after-check is used.`;
   if (name === 'theme' && !(themes as readonly string[]).includes(value) && value !== '' && value !== 'auto')
     return `theme="${value}" is not light, dark or auto; the learner's system setting decides.`;
+  if (name === 'passing-score' && (value.trim() === '' || !Number.isFinite(Number(value))))
+    return `passing-score="${value.slice(0, 200)}" is not a number (a percent from 0 to 100); the default pass mark is used.`;
+  if (name === 'attempts' && !/^\s*\d+\s*$/.test(value))
+    return `attempts="${value.slice(0, 200)}" is not a whole number of checks; checks are unlimited.`;
+  if (name === 'graded-questions' && value.trim() === '') return 'graded-questions="" names no question: every question shown counts.';
   if (name === 'activity-id' && !absoluteIri(value))
     return `activity-id="${value.slice(0, 200)}" is not an absolute IRI (such as https://example.org/course/qkv); the page's own address is used.`;
   return null;
@@ -75,7 +90,7 @@ function absoluteIri(value: string): boolean {
 
 // The observed attributes, each with a property of the same name (camelCase) that parses it.
 export class LessonAttributes extends HTMLElement {
-  static observedAttributes: (keyof QkvLessonAttributes)[] = ['sync-url', 'sections', 'reveal', 'state', 'example', 'progress-key', 'parent-origin', 'theme', 'activity-id', 'attempt-key'];
+  static observedAttributes: (keyof QkvLessonAttributes)[] = ['sync-url', 'sections', 'reveal', 'state', 'example', 'progress-key', 'parent-origin', 'theme', 'activity-id', 'attempt-key', 'passing-score', 'attempts', 'graded-questions'];
 
   /** Keep the lesson's numbers in the page URL, named qkv-b, qkv-t…; sync-url="unprefixed": b, t…, on a page that is
    * the lesson's own (url-state.ts). */
@@ -153,6 +168,35 @@ export class LessonAttributes extends HTMLElement {
   }
   set attemptKey(value: string) {
     this.setAttribute('attempt-key', value);
+  }
+
+  /** The pass mark as a percent (passing-score), or null without one or with one that is not a number. */
+  get passingScore(): number | null {
+    const value = this.getAttribute('passing-score');
+    return value === null || attributeProblem('passing-score', value) ? null : Number(value);
+  }
+  set passingScore(value: number | null) {
+    if (value === null) this.removeAttribute('passing-score');
+    else this.setAttribute('passing-score', `${value}`);
+  }
+
+  /** Checks allowed per graded question (attempts); 0 (unlimited) without one or with one that is not a whole number. */
+  get attempts(): number {
+    const value = this.getAttribute('attempts');
+    return value === null || attributeProblem('attempts', value) ? 0 : Number(value);
+  }
+  set attempts(value: number) {
+    this.setAttribute('attempts', `${value}`);
+  }
+
+  /** The exercise ids that count (graded-questions); null: every question shown. */
+  get gradedQuestions(): string[] | null {
+    const ids = (this.getAttribute('graded-questions') ?? '').split(/\s+/).filter(Boolean);
+    return ids.length > 0 ? ids : null;
+  }
+  set gradedQuestions(value: string[] | null) {
+    if (value === null) this.removeAttribute('graded-questions');
+    else this.setAttribute('graded-questions', value.join(' '));
   }
 
   /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */

@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { readDiagramLink, stateToSearch, variantToSearch } from './url-state';
-import type { ChecksResponse, ExampleFile, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, Request } from './core-api';
+import type { AnswerRequest, ChecksResponse, ExampleFile, ExperimentFacts, GradcheckRules, OutcomeRequest, OutcomeResponse, QuestionStandingView, Request } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 // An accepted evaluation: the core sends the evidence with every state it accepts.
@@ -94,9 +94,10 @@ export class LessonController {
     return listed.ok ? listed.exercises : [];
   }
 
-  // answerShown: the answer was on screen before this check; the core then counts it as no success.
-  check(id: string, responses: string[], answerShown: boolean): AnswerResponse {
-    return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings, answer_shown: answerShown, ...this.chapterNumbers() });
+  // answerShown: the answer was on screen before this check; the core then counts it as no success. allowance: a
+  // graded run's checks allowed and used (the core refuses a check past it).
+  check(id: string, responses: string[], answerShown: boolean, allowance: Pick<AnswerRequest, 'attempts_allowed' | 'attempts_used'> = {}): AnswerResponse {
+    return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings, answer_shown: answerShown, ...allowance, ...this.chapterNumbers() });
   }
 
   // What the core grades the chapter's questions against: nothing for the frozen fixture (its default), else the
@@ -121,8 +122,8 @@ export class LessonController {
   }
 
   // What a course records of the questions shown (their standing as the lesson kept it), by the core's rules.
-  outcome(questions: QuestionStandingView[], passing?: number): OutcomeResponse {
-    return this.core.lessonOutcome({ questions, ...(passing === undefined ? {} : { passing }) });
+  outcome(questions: QuestionStandingView[], options: Omit<OutcomeRequest, 'questions'> = {}): OutcomeResponse {
+    return this.core.lessonOutcome({ questions, ...options });
   }
 
   // A link-format state (b=1&t=2&…); when empty, a graded attempt's own problem (its key), else the fixture. A link

@@ -5,7 +5,7 @@
 // self-score.ts, scale.ts, challenge.ts, content.ts). data-state is "loading" until the WebAssembly core is
 // ready, then "ready", or "error".
 import { answerEvent, answerStatement, challengeId, shownStatement, type AnswerStatement } from './answers';
-import { LessonAttributes } from './attributes';
+import { LessonAttributes, gradingAttributes } from './attributes';
 import { watchChallenge } from './challenge';
 import { LessonController, type Outcome } from './controller';
 import { loadCore, restartCore } from './core';
@@ -15,6 +15,7 @@ import { h } from './dom';
 import type { AnswerRecord, ExerciseHandle, ExerciseProgress, ShownBy } from './exercises';
 import { exerciseProse } from './exercises';
 import { loadMathFonts, registerMathFonts } from './fonts';
+import { GradedRun } from './graded-run';
 import { HostBridge } from './host-bridge';
 import { layOutInSteps } from './laid-out';
 import { LessonRecord, defaultActivityId } from './lesson-record';
@@ -62,6 +63,7 @@ export class QkvLessonElement extends LessonAttributes {
     notKept: (words) => this.sayNotKept(words),
   });
   private view?: LessonView;
+  private readonly gradedRun = new GradedRun(this, (questions, options) => this.controller!.outcome(questions, options));
   private warmUp?: WarmUp;
   private cancelLayOut?: () => void;
   private renders = 0;
@@ -201,6 +203,30 @@ export class QkvLessonElement extends LessonAttributes {
     if (changed.has('sections') || changed.has('reveal')) this.applySections();
     if (changed.has('state') || changed.has('attempt-key')) this.show(this.controller!.startFrom(this.state, this.attemptKey));
     if (changed.has('example')) void this.startFromExample();
+    if (['sections', 'attempt-key', ...gradingAttributes].some((name) => changed.has(name))) this.gradingChanged();
+  }
+
+  /** A launcher's passing fraction from the LMS (0 to 1, exact): the pass mark outcome() and the results use, over
+   * passing-score. null: passing-score, else the default. */
+  get passingFraction(): number | null {
+    return this.gradedRun.passingFraction;
+  }
+  set passingFraction(value: number | null) {
+    this.gradedRun.passingFraction = value;
+    if (this.dataset.state === 'ready') this.showResults();
+  }
+
+  // The grading attributes checked again (each problem said once), "Another one" offered or not, the results shown.
+  private gradingChanged(): void {
+    this.gradedRun.check(this.standings());
+    this.view!.anotherOne.graded(this.attemptKey !== '');
+    this.showResults();
+  }
+
+  // "Your results" in a graded run, from the core's outcome.
+  private showResults(): void {
+    const root = this.shadowRoot!;
+    this.view?.results.show(this.gradedRun.active ? this.outcome() : null, (id) => root.querySelector<HTMLFormElement>(`form.exercise[data-exercise="${CSS.escape(id)}"]`) ?? undefined);
   }
 
   /** The seed of the drawn problem on screen (an attempt's own, a link's or "Another one"'s) while its numbers are as
@@ -247,18 +273,24 @@ export class QkvLessonElement extends LessonAttributes {
     return this.bridge.forgetProgress();
   }
 
-  /** The core's grading of the questions shown, under the course's passing fraction (0.8 without one); null
-   * before ready or when the core refuses the fraction. A shown answer never counts. */
+  /** The core's grading of the questions shown, under the passing fraction given, else the launcher's
+   * (passingFraction), else passing-score, else 0.8; with the attempts and graded-questions attributes. Null before
+   * ready or when the core refuses the fraction. A shown answer never counts. */
   outcome(passing?: number): LessonOutcome | null {
-    const handles = new Map(this.allExercises());
-    const questions = this.exerciseIds.map((id) => {
-      const kept = handles.get(id)?.progress();
-      return { checked: (kept?.attempts ?? 0) > 0, counts: kept?.counts ?? false, revealed: kept?.revealed ?? false };
-    });
-    const graded = this.controller?.outcome(questions, passing);
+    const { passing: _launcher, passing_percent: _author, ...options } = this.gradedRun.options();
+    const graded = this.controller?.outcome(this.standings(), passing === undefined ? this.gradedRun.options() : { ...options, passing });
     if (!graded?.ok) return null;
     const { ok: _ok, ...outcome } = graded;
     return outcome;
+  }
+
+  // Each question shown, as the lesson kept it.
+  private standings() {
+    const handles = new Map(this.allExercises());
+    return this.exerciseIds.map((id) => {
+      const kept = handles.get(id)?.progress();
+      return { id, attempts: kept?.attempts ?? 0, checked: (kept?.attempts ?? 0) > 0, counts: kept?.counts ?? false, revealed: kept?.revealed ?? false };
+    });
   }
 
   /** The ids of the questions shown, in reading order (a course's maximum score). */
@@ -288,7 +320,9 @@ export class QkvLessonElement extends LessonAttributes {
 
   // Tells the course page the learner's work changed (a SCORM launch page keeps it as suspend_data).
   private progressChanged(): void {
-    if (this.dataset.state === 'ready') this.dispatchEvent(event('qkv-lesson-progress', this.progress));
+    if (this.dataset.state !== 'ready') return;
+    this.dispatchEvent(event('qkv-lesson-progress', this.progress));
+    this.showResults();
   }
 
   private fail(error: unknown, what = 'The lesson could not start: its computation engine (WebAssembly) did not load in this browser.'): void {
@@ -303,7 +337,8 @@ export class QkvLessonElement extends LessonAttributes {
     this.controller = controller;
     controller.setSelfScore(this.bridge.linkSelfScore(controller.selfScore) ?? controller.selfScore);
     const view = new LessonView(core, controller, this.idPrefix, {
-      check: (id, responses, answerShown) => controller.check(id, responses, answerShown),
+      check: (id, responses, answerShown, used) => controller.check(id, responses, answerShown, { attempts_allowed: this.gradedRun.attemptsFor(id), attempts_used: used }),
+      attemptsAllowed: (id) => this.gradedRun.attemptsFor(id),
       reveal: () => this.reveal,
       onAnswer: (record, replayed) => this.answered(record, replayed),
       onShown: (id, by, replayed) => this.shown(id, by, replayed),
@@ -336,6 +371,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.pendingProgress = undefined;
     this.warmUp = new WarmUp(() => controller.rehearse(), () => (this.dataset.warmed = ''));
     this.dataset.state = 'ready';
+    this.gradingChanged();
     this.record.restored(this.outcome()); // work restored from an earlier visit was reported then
     performance.measure('qkv-lesson-start', { start: startedAt }); // core loaded → ready
     performance.mark('qkv-lesson-ready'); // navigation → ready, for bench/engines-ready.mjs

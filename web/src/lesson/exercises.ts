@@ -4,7 +4,7 @@
 import { h, setText } from './dom';
 import { savedTextLimit } from './saved-text';
 import prose from './exercise-prose.json';
-import type { AnswerResponse, ExerciseView } from './types';
+import type { AnswerResponse, CoreError, ExerciseView } from './types';
 
 interface Prose {
   question: string;
@@ -55,9 +55,12 @@ export type Reveal = 'after-check' | 'never' | 'always';
 
 export interface ExerciseOptions {
   idPrefix: string;
-  // answerShown: the answer was on screen before this check (the core then counts no success).
-  check: (id: string, responses: string[], answerShown: boolean) => AnswerResponse;
+  // answerShown: the answer was on screen before this check (the core then counts no success); attemptsUsed: the
+  // checks already made of it (the core refuses one past the author's allowance).
+  check: (id: string, responses: string[], answerShown: boolean, attemptsUsed: number) => AnswerResponse;
   reveal: () => Reveal;
+  // The checks allowed for a question in a graded run (the attempts attribute); 0: unlimited.
+  attemptsAllowed: (id: string) => number;
   onAnswer: (record: AnswerRecord, replayed: boolean) => void;
   // The answer was shown before the learner got it right (replayed: restored from saved progress).
   onShown?: (id: string, by: ShownBy, replayed: boolean) => void;
@@ -187,16 +190,37 @@ function questionHeading(name: string, relabel: (view: ExerciseView) => void) {
 
 type Graded = Extract<AnswerResponse, { ok: true }>;
 
+// The checks allowed are used up without a success: said in words (the Check button is disabled beside it).
+function noChecksLeft(allowed: number): HTMLElement {
+  return h('p', { class: 'note', 'data-no-checks-left': '' }, `No checks are left (${allowed} allowed for this question), so it is settled as not right. You may show the answer; it does not count.`);
+}
+
+// A graded run's allowance (0: unlimited) used up: Check disabled and data-no-checks-left on the form; then the
+// allowance, else null.
+function markAllowance(form: HTMLFormElement, check: HTMLButtonElement, allowed: number, attempts: number): number | null {
+  check.disabled = allowed > 0 && attempts >= allowed;
+  form.toggleAttribute('data-no-checks-left', check.disabled);
+  return check.disabled ? allowed : null;
+}
+
+// A check the core refused: an answer it could not read, or one past the checks allowed (said in words).
+function refusalFeedback(error: CoreError, allowed: number): HTMLElement[] {
+  if (error.kind === 'attempts') return [h('p', { class: 'verdict-text wrong' }, error.sentence), noChecksLeft(allowed)];
+  return [h('p', { class: 'verdict-text wrong' }, error.kind === 'number' ? `Not read: ${error.message}` : error.message)];
+}
+
 // What a graded check shows: the verdict, then a hint and another try, or the answer (right, after the second
-// wrong try, in a teacher's copy, or once shown); never the answer when answers are never shown.
-function checkFeedback(view: ExerciseView, result: Graded, mode: Reveal, wrongTries: number, revealed: boolean): (Node | string)[] {
+// wrong try, in a teacher's copy, or once shown); never the answer when answers are never shown. With no checks
+// left, no further try is offered.
+function checkFeedback(view: ExerciseView, result: Graded, mode: Reveal, wrongTries: number, revealed: boolean, usedUp: number | null): (Node | string)[] {
   const verdict = h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.');
   // A check after the answer was shown is graded, but a course never counts it as a success.
   const shownFirst = result.correct && !result.counts ? [h('p', { class: 'note' }, 'The answer was shown before this check, so it is not counted as a success.')] : [];
   const hint = () => [h('p', { class: 'hint' }, h('strong', {}, 'Hint: '), result.hint || 'Look again at the numbers above.')];
-  if (mode === 'never') return [verdict, ...shownFirst, ...(result.correct ? [] : [...hint(), h('p', {}, 'Try again.')])];
-  if (result.correct || wrongTries >= 2 || mode === 'always' || revealed) return [verdict, ...shownFirst, ...answerBlock(view, result.answer, result.explanation)];
-  return [verdict, ...hint(), h('p', {}, 'Try once more, or show the answer.')];
+  const left = usedUp !== null && !result.correct ? [noChecksLeft(usedUp)] : [];
+  if (mode === 'never') return [verdict, ...shownFirst, ...(result.correct ? [] : [...hint(), ...(left.length ? left : [h('p', {}, 'Try again.')])])];
+  if (result.correct || wrongTries >= 2 || mode === 'always' || revealed) return [verdict, ...shownFirst, ...left, ...answerBlock(view, result.answer, result.explanation)];
+  return [verdict, ...hint(), ...(left.length ? left : [h('p', {}, 'Try once more, or show the answer.')])];
 }
 
 // One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
@@ -210,13 +234,14 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   const words = questionHeading(name, relabel);
   const teacherAnswer = h('div', { class: 'teacher-answer', 'data-answer': view.id, hidden: true });
   const showAnswer = h('button', { type: 'button', class: 'show-answer' }, 'Show the answer');
+  const checkButton = h('button', { type: 'submit' }, 'Check');
   const form = h(
     'form',
     { class: 'exercise', 'data-exercise': view.id, 'aria-labelledby': `${name}-question` },
     words.title,
     words.notGraded,
     ...fields,
-    h('p', { class: 'exercise-actions' }, h('button', { type: 'submit' }, 'Check'), ' ', showAnswer),
+    h('p', { class: 'exercise-actions' }, checkButton, ' ', showAnswer),
     feedback,
     teacherAnswer,
   );
@@ -249,16 +274,12 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   const submit = (replayed: boolean) => {
     const typed = responsesNow();
     const answerShown = revealed || options.reveal() === 'always';
-    const result = options.check(view.id, typed, answerShown);
-    if (!result.ok) {
-      const text = result.error.kind === 'number' ? `Not read: ${result.error.message}` : result.error.message;
-      feedback.replaceChildren(h('p', { class: 'verdict-text wrong' }, text));
-      return;
-    }
+    const result = options.check(view.id, typed, answerShown, attempts);
+    if (!result.ok) return feedback.replaceChildren(...refusalFeedback(result.error, options.attemptsAllowed(view.id)));
     attempts++;
     if (!result.correct) wrongTries++;
     const mode = options.reveal();
-    feedback.replaceChildren(...checkFeedback(view, result, mode, wrongTries, revealed));
+    feedback.replaceChildren(...checkFeedback(view, result, mode, wrongTries, revealed, markAllowance(form, checkButton, options.attemptsAllowed(view.id), attempts)));
     form.dataset.answered = result.correct ? 'correct' : 'incorrect';
     const now = performance.now();
     last = { typed, correct: result.correct, counts: result.counts };

@@ -15,6 +15,7 @@ import type { ExerciseHandle, ExerciseOptions } from './exercises';
 import type { SavedProgress } from './host-bridge';
 import { renderAnotherOne, type AnotherOne } from './another-one';
 import { ChapterQuestions } from './questions';
+import { renderResults, type ResultsView } from './results-view';
 import { buildScale, type ScaleView } from './scale';
 import { buildSelfScoreSection, type SelfScoreSectionView } from './self-score';
 import type { Evidence, ExerciseView, QkvCore } from './types';
@@ -47,6 +48,7 @@ export class LessonView {
   readonly selfScoreSection: SelfScoreSectionView;
   readonly scale: ScaleView;
   readonly anotherOne: AnotherOne;
+  readonly results: ResultsView;
   private readonly worked: ReturnType<typeof renderWorkedPrediction>;
   private readonly sections: Record<SectionName, HTMLElement>;
   // Says, at the top, that the learner's answers are not being kept (host-bridge.ts); empty until then, a live
@@ -71,6 +73,7 @@ export class LessonView {
     });
     this.scale = buildScale(idPrefix);
     this.anotherOne = renderAnotherOne(hooks.drawVariant);
+    this.results = renderResults(idPrefix);
     this.worked = renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion, this.anotherOne.element);
     this.sections = {
       prediction: this.worked.element,
@@ -93,7 +96,8 @@ export class LessonView {
     }
     // The optional part (reverse mode, the checks, rejected inputs, then the layer at scale, which times forward
     // and backward) comes after the main path, with the diagram; the scale section sits at its end (applySections).
-    const mainPath = sectionNames.filter((name) => name !== 'scale').map((name) => this.sections[name]);
+    // A graded run's results end the main path.
+    const mainPath = [...sectionNames.filter((name) => name !== 'scale').map((name) => this.sections[name]), this.results.element];
     const intro = renderIntro();
     intro.append(this.notKeptNote);
     this.diagram.diagram.deeper.append(this.sections.scale);
