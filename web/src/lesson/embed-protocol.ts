@@ -3,7 +3,7 @@ export const heightMessageType = 'qkv-lesson:height';
 export const heightRequestType = 'qkv-lesson:height-request';
 
 // Attributes an embedding author may set through the iframe's query string (?sections=diagram&reveal=never).
-const allowed = ['sections', 'reveal', 'progress-key', 'parent-origin', 'theme', 'activity-id'] as const;
+const allowed = ['sections', 'reveal', 'progress-key', 'parent-origin', 'theme', 'activity-id', 'passing-score', 'attempts', 'graded-questions'] as const;
 
 export function embedAttributes(search: string): [string, string][] {
   const params = new URLSearchParams(search);
