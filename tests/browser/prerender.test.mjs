@@ -108,6 +108,7 @@ describe('the prerendered opening', () => {
         const before = await openingNow(page);
         await field.click();
         await field.pressSequentially('0, 3');
+        await field.press('Enter'); // sends no form before ready (a GET would reload the page)
         await field.press('ArrowLeft');
         await field.press('ArrowLeft');
         await field.evaluate((input) => (input.prerendered = true)); // the prerendered node, told apart after ready
@@ -137,6 +138,24 @@ describe('the prerendered opening', () => {
     });
   }
 });
+
+// A page whose link or attributes ask for other numbers, sections or answers shows the loading line alone before
+// ready, not the fixture's opening: the index page's own link, and the iframe page's, whose attributes embed.ts sets
+// after the element has connected.
+for (const path of ['?b=1&t=2&d=3&h=2&x=1,2,3', 'embed.html?b=1&t=2&d=3&h=2&x=1,2,3', 'embed.html?reveal=always', 'embed.html?sections=diagram']) {
+  test(`${path}: the prerendered opening is dropped before ready`, async () => {
+    const opened = await openPage(browser);
+    try {
+      await opened.page.route(/\.wasm$/, () => {}); // never answered: the state before ready, for as long as it takes
+      await opened.goto(new URL(path, url).href, { waitUntil: 'domcontentloaded' });
+      await opened.page.locator('qkv-lesson p.loading').waitFor();
+      const shown = await opened.page.locator('qkv-lesson').evaluate((lesson) => [lesson.dataset.state, [...lesson.shadowRoot.children].map((child) => child.localName)]);
+      assert.deepEqual(shown, ['loading', ['p']]);
+    } finally {
+      await opened.close();
+    }
+  });
+}
 
 // The opening's text (the worked section's and the intro's) and the question's box on the page (not in the
 // viewport: the click into its field scrolls it into view on a phone), as the page shows them now.

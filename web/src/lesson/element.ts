@@ -83,7 +83,7 @@ export class QkvLessonElement extends LessonAttributes {
     if (previous === next) return;
     if (name === 'parent-origin' || name === 'sections' || name === 'reveal' || name === 'theme' || name === 'activity-id') this.checkValue(name, next);
     if (name === 'progress-key' && this.isConnected) this.claimProgressKey();
-    if (changesPrerender(name) && this.dataset.state === 'loading' && this.shadowRoot) dropPrerendered(this.shadowRoot);
+    if (this.dataset.state === 'loading' && this.shadowRoot && !this.startsAsPrerendered()) dropPrerendered(this.shadowRoot);
     if (this.pending.size === 0) queueMicrotask(() => this.update());
     this.pending.add(name);
   }
