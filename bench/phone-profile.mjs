@@ -20,10 +20,22 @@ export async function openPhonePage(browser) {
 }
 
 // Records, from the page's first script on, the long tasks and long animation frames (over 50 ms), ready, the first
-// frame after it and data-laid-out; readLongWork gives them as times after ready. Call before page.goto.
+// frame after it and data-laid-out; readLongWork gives them as times after ready. Also the lesson's own text on
+// screen: the first animation frame in which the opening question (the prerendered one, or the element's at ready)
+// has a box, one check a frame until then; what a learner first reads of the lesson, where the page's first
+// contentful paint (also recorded) may be the page's own header. Call before page.goto.
 export function watchLongWork(page) {
   return page.addInitScript(() => {
     const watched = (window.__longWork = { tasks: [], frames: [] });
+    const openingShown = () => {
+      const question = document.querySelector('qkv-lesson')?.shadowRoot?.querySelector('form[data-exercise="ch26-first-token"]');
+      if (question && question.getBoundingClientRect().height > 0) watched.opening = performance.now();
+      else requestAnimationFrame(openingShown);
+    };
+    requestAnimationFrame(openingShown);
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) if (entry.name === 'first-contentful-paint') watched.firstContentfulPaint = entry.startTime;
+    }).observe({ type: 'paint', buffered: true });
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) watched.tasks.push({ start: entry.startTime, duration: entry.duration });
     }).observe({ type: 'longtask', buffered: true });
@@ -43,17 +55,20 @@ export function watchLongWork(page) {
   });
 }
 
-// What watchLongWork recorded: ready and the first frame (ms after navigation), data-laid-out (ms after ready), the
+// What watchLongWork recorded: ready, the first frame, the opening question's first frame and the first contentful
+// paint (ms after navigation), data-laid-out (ms after ready), the
 // long tasks before and after ready, and each long frame's time after ready when over 50 ms (for the frame that
 // spans ready, its end less ready), with its start after ready and what it ran.
 export async function readLongWork(page) {
-  const { ready, firstFrame, laidOut, tasks, frames } = await page.evaluate(() => window.__longWork);
+  const { ready, firstFrame, opening, firstContentfulPaint, laidOut, tasks, frames } = await page.evaluate(() => window.__longWork);
   const framesAfterReady = frames
     .map((frame) => ({ after: frame.start + frame.duration - Math.max(frame.start, ready), start: frame.start - ready, duration: frame.duration, ran: frame.ran }))
     .filter((frame) => frame.after > 50);
   return {
     ready,
     firstFrame,
+    opening,
+    firstContentfulPaint,
     laidOut: laidOut === undefined ? undefined : laidOut - ready,
     longTasksAfterReady: tasks.filter((task) => task.start >= ready),
     longTasksBeforeReady: tasks.filter((task) => task.start < ready),

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import { defineConfig, type Plugin } from 'vite';
 import { compileHints } from './compile-hints.ts';
 import { offline } from './pwa.ts';
+import { prerenderedOpening } from './prerender/opening-html.ts';
 import { preloadWasm } from './preload-wasm.ts';
 import { wasmIntegrity } from './wasm-integrity.ts';
 import { katexCssUsed } from './katex-css-used.ts';
@@ -71,7 +72,19 @@ const notices = thirdPartyNotices();
 export default defineConfig({
   root: import.meta.dirname,
   base: './',
-  plugins: [katexWithoutFontFaces(), katexCssUsed(), katexFontSubsets(), prerenderedMath(), offline(), preloadWasm(), wasmIntegrity(), compileHints(), notices.plugin],
+  plugins: [
+    katexWithoutFontFaces(),
+    katexCssUsed(),
+    katexFontSubsets(),
+    prerenderedMath(),
+    // The opening in index.html and embed.html, made by the lesson's modules with what they need to load.
+    prerenderedOpening(() => [katexWithoutFontFaces(), katexCssUsed(), prerenderedMath()]),
+    offline(),
+    preloadWasm(),
+    wasmIntegrity(),
+    compileHints(),
+    notices.plugin,
+  ],
   // The self-score worker is a module worker: it imports the Emscripten ES module, which finds its .wasm
   // through import.meta.url (the default 'iife' format has no import.meta).
   // compileHints in the workers' build too: the worker imports the same glue file as the page (one download).

@@ -20,6 +20,7 @@ import { HostBridge } from './host-bridge';
 import { layOutInSteps } from './laid-out';
 import { LessonRecord, defaultActivityId } from './lesson-record';
 import { LessonView, lessonSheets } from './lesson-view';
+import { changesPrerender, dropPrerendered, keepPrerendered, shownBefore } from './prerendered';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
 import { followLink, returnFromLink, showFragment } from './section-links';
 import { cellIndexOf } from './tables';
@@ -84,6 +85,7 @@ export class QkvLessonElement extends LessonAttributes {
     if (previous === next) return;
     if (name === 'parent-origin' || name === 'sections' || name === 'reveal' || name === 'theme' || name === 'activity-id') this.checkValue(name, next);
     if (name === 'progress-key' && this.isConnected) this.claimProgressKey();
+    if (this.dataset.state === 'loading' && this.shadowRoot && !this.startsAsPrerendered()) dropPrerendered(this.shadowRoot);
     if (this.pending.size === 0) queueMicrotask(() => this.update());
     this.pending.add(name);
   }
@@ -96,7 +98,10 @@ export class QkvLessonElement extends LessonAttributes {
     root.adoptedStyleSheets = lessonSheets();
     registerMathFonts();
     this.dataset.state = 'loading';
-    root.replaceChildren(h('p', { class: 'loading', role: 'status' }, 'Loading the lesson’s computation engine…'));
+    // The opening the build prerendered stays, with the loading line below it, unless the lesson starts elsewhere.
+    const loading = h('p', { class: 'loading', role: 'status' }, 'Loading the lesson’s computation engine…');
+    if (keepPrerendered(root, this.startsAsPrerendered())) root.append(loading);
+    else root.replaceChildren(loading);
     // The engine could not load: what failed, and Retry, which connects anew (core-load-error.ts).
     const notLoaded = (error: unknown) => {
       this.dataset.state = 'error';
@@ -137,6 +142,11 @@ export class QkvLessonElement extends LessonAttributes {
     // Without a controller the engine itself failed (its fixture); with one, something on this page refused the rest.
     if (failure) return this.fail(failure.error, this.controller ? 'The lesson could not start on this page.' : undefined);
     this.becomeReady(startedAt);
+  }
+
+  // The prerendered opening shows the fixture with every section: no attribute or shared link asks otherwise.
+  private startsAsPrerendered(): boolean {
+    return ![...this.getAttributeNames()].some(changesPrerender) && this.bridge.linkState() === null;
   }
 
   disconnectedCallback(): void {
@@ -263,8 +273,9 @@ export class QkvLessonElement extends LessonAttributes {
   restoreProgress(progress: unknown): void {
     const read = readLessonProgress(progress);
     if (!read) return;
-    if (this.dataset.state !== 'ready') this.pendingProgress = read;
-    else this.applyProgress(read);
+    if (this.dataset.state === 'ready') return this.applyProgress(read);
+    this.pendingProgress = read;
+    if (read.state && this.shadowRoot) dropPrerendered(this.shadowRoot); // other numbers at ready
   }
 
   /** Forgets the work kept under progress-key (every answer, the challenge's text, the attempt's registration);
@@ -348,6 +359,7 @@ export class QkvLessonElement extends LessonAttributes {
     });
     this.view = view;
     if (this.dataset.answersNotKept) view.noteNotKept(this.dataset.answersNotKept);
+    const before = shownBefore(this.shadowRoot!); // the prerendered opening, where the learner may have typed
     this.shadowRoot!.replaceChildren(view.article);
     this.applySections();
 
@@ -364,6 +376,7 @@ export class QkvLessonElement extends LessonAttributes {
     });
     this.applyProgress();
     if (this.pendingProgress) this.applyProgress(this.pendingProgress); // kept until ready: a restart applies it again
+    before.carryInto(view.article); // what was typed before ready wins over saved answers
   }
 
   private becomeReady(startedAt: number): void {

@@ -85,3 +85,10 @@ function layOut(stretch: HTMLElement): void {
 function size(stretch: HTMLElement): number {
   return stretch.closest('[hidden]') ? 0 : stretch.getElementsByTagName('*').length + 1;
 }
+
+// Lays out at once `element` and every stretch in it: a part of the lesson that was already on screen before
+// ready (the prerendered opening, prerendered.ts), which must not leave the layout for a frame.
+export function layOutNow(element: HTMLElement): void {
+  if (element.classList.contains(waiting)) layOut(element);
+  element.querySelectorAll<HTMLElement>(`.${waiting}`).forEach(layOut);
+}

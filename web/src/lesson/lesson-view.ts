@@ -2,9 +2,7 @@
 // forward rule, the diagram, the questions left over, the self-score experiment, what comes next), then the
 // optional part ("Going deeper"), which ends with the scale presets; built once the core is ready, and shown or
 // hidden as the sections attribute asks.
-import katexCss from 'katex/dist/katex.min.css?inline';
-import math, { css as mathLayoutCss } from 'virtual:math';
-import lessonCss from './styles.css?inline';
+import math from 'virtual:math';
 import { sectionNames, type SectionName } from './attributes';
 import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import type { LessonController } from './controller';
@@ -20,20 +18,7 @@ import { buildScale, type ScaleView } from './scale';
 import { buildSelfScoreSection, type SelfScoreSectionView } from './self-score';
 import type { Evidence, ExerciseView, QkvCore } from './types';
 
-let sheets: CSSStyleSheet[] | undefined;
-// Constructed style sheets: shared by every instance, isolated in each shadow root, and allowed under a
-// Content-Security-Policy without 'unsafe-inline'. KaTeX's @font-face rules are dropped at build time
-// (vite.config.ts) and registered on the document instead (fonts.ts).
-export function lessonSheets(): CSSStyleSheet[] {
-  if (!sheets) {
-    const katex = new CSSStyleSheet();
-    katex.replaceSync(`${katexCss}\n${mathLayoutCss}`);
-    const lesson = new CSSStyleSheet();
-    lesson.replaceSync(lessonCss);
-    sheets = [katex, lesson];
-  }
-  return sheets;
-}
+export { lessonSheets } from './lesson-sheets';
 
 export interface LessonHooks extends Omit<ExerciseOptions, 'idPrefix'> {
   reset(): void; // the sizes bar's Reset

@@ -1,0 +1,169 @@
+// The lesson's opening prerendered into index.html at build time (web/prerender/, issue 42): the served HTML holds
+// the opening question with X and the weights, from the core's own values; with JavaScript off the page shows them
+// and says what it is and how to open it; a learner who types into the question before the core is ready keeps
+// the text, the focus and the caret; the element's view says exactly what the prerender said, in the same place,
+// under a strict CSP with Trusted Types and with no violation.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { parseHTML } from 'linkedom';
+import { serve } from '../../scripts/serve.mjs';
+import { loadCore } from '../node/load.mjs';
+import { importLesson } from '../node/typescript.mjs';
+import { assertNoProblems, csp, dist, launchBrowser, openPage, waitLaidOut, waitReady } from './harness.mjs';
+
+const questionId = 'ch26-first-token';
+const question = `qkv-lesson form[data-exercise="${questionId}"]`;
+const worked = 'qkv-lesson section[aria-labelledby="qkv-worked-title"]';
+const tensors = ['input', 'query_weight', 'key_weight', 'value_weight'];
+const strictPolicy = `${csp}; require-trusted-types-for 'script'; trusted-types qkv-lesson`;
+
+let browser;
+let server;
+let url;
+let fixture; // the core's evidence for the fixture, and its opening question, computed in Node
+let openingView;
+before(async () => {
+  const { LessonController } = await importLesson('controller');
+  const controller = new LessonController(await loadCore());
+  fixture = controller.fixtureEvidence;
+  openingView = controller.exercises().find((view) => view.id === questionId);
+  browser = await launchBrowser();
+  server = await serve({ root: dist, port: 0, csp: strictPolicy });
+  url = `http://127.0.0.1:${server.address().port}/`;
+});
+after(async () => {
+  await browser?.close();
+  await new Promise((done) => server?.close(done) ?? done());
+});
+
+// A node's text with each symbol's name as typed (dom.ts writes W_Q as MathML, whose text is its letters).
+function typedText(node) {
+  for (const name of node.querySelectorAll('math[data-name]')) name.replaceWith(node.ownerDocument.createTextNode(name.getAttribute('data-name')));
+  return node.textContent.replace(/\s+/g, ' ').trim();
+}
+
+describe('the prerendered opening', () => {
+  test('the served index.html, fetched raw, holds the opening question, X and the weights as the core computes them, with no inline style', async () => {
+    const html = await (await fetch(url)).text();
+    const { document } = parseHTML(html);
+    const template = document.querySelector('qkv-lesson > template[shadowrootmode="open"]');
+    assert.ok(template, 'a declarative shadow root in <qkv-lesson>');
+    const opening = template.content;
+    for (const key of tensors) {
+      const cells = [...opening.querySelectorAll(`table[data-fixture-tensor="${key}"] tbody td`)].filter((cell) => !cell.classList.contains('empty'));
+      assert.deepEqual(
+        cells.map((cell) => cell.textContent.trim()),
+        fixture[key].text,
+        `${key}'s cells are the core's`,
+      );
+    }
+    const form = opening.querySelector(`form[data-exercise="${questionId}"]`);
+    assert.ok(form, 'the opening question');
+    assert.equal(typedText(form.querySelector('.question-text')), openingView.question.replace(/\s+/g, ' ').trim());
+    assert.equal(form.querySelectorAll('input').length, openingView.answer.length, 'one field per value asked');
+    assert.doesNotMatch(template.innerHTML, /\sstyle=|<style/, 'no inline style (the CSP has no unsafe-inline)');
+    const sheet = template.content.querySelector('link[rel="stylesheet"]').getAttribute('href');
+    const response = await fetch(new URL(sheet, url));
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type'), /^text\/css/);
+  });
+
+  test('with JavaScript off, the page shows the opening question and X and says what it is and how to open it', async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      await page.goto(url);
+      assert.ok(await page.locator(question).isVisible(), 'the opening question is on screen');
+      const input = page.locator('qkv-lesson table[data-fixture-tensor="input"]');
+      assert.ok(await input.isVisible(), 'X is on screen');
+      assert.deepEqual(await input.locator('tbody td:not(.empty)').allInnerTexts(), fixture.input.text);
+      const text = await page.locator('body').innerText();
+      assert.match(text, /Attention, step by step: query, key and value views/, 'what it is');
+      assert.match(text, /turn JavaScript on/, 'how to open it');
+    } finally {
+      await context.close();
+    }
+  });
+
+  for (const width of [1280, 390]) {
+    test(`at ${width} px, typed before ready is kept after ready; the element's text is the prerender's, at the same place; no CSP or Trusted Types violation`, async () => {
+      const opened = await openPage(browser, { width, height: 900 });
+      const { page } = opened;
+      try {
+        await page.addInitScript(() => {
+          window.__violations = [];
+          document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(`${event.violatedDirective}: ${event.blockedURI}`));
+        });
+        let releaseWasm;
+        const wasmHeld = new Promise((done) => (releaseWasm = done));
+        await page.route(/\.wasm$/, async (route) => {
+          await wasmHeld;
+          await route.continue();
+        });
+        await opened.goto(url, { waitUntil: 'domcontentloaded' });
+        const field = page.locator(`${question} input`).first();
+        await field.waitFor();
+        assert.equal(await page.locator('qkv-lesson').getAttribute('data-state'), 'loading', 'the core is held back');
+        assert.ok(await page.locator('qkv-lesson p.loading').isVisible(), 'the loading line shows below the opening');
+        const before = await openingNow(page);
+        await field.click();
+        await field.pressSequentially('0, 3');
+        await field.press('Enter'); // sends no form before ready (a GET would reload the page)
+        await field.press('ArrowLeft');
+        await field.press('ArrowLeft');
+        await field.evaluate((input) => (input.prerendered = true)); // the prerendered node, told apart after ready
+        assert.equal(await page.locator('qkv-lesson').getAttribute('data-state'), 'loading', 'typed before ready');
+        releaseWasm();
+        await waitReady(page);
+        const carried = await page.locator(`${question} input`).first().evaluate((input) => ({
+          replaced: input.prerendered === undefined,
+          value: input.value,
+          focused: input.getRootNode().activeElement === input,
+          caret: [input.selectionStart, input.selectionEnd],
+        }));
+        assert.deepEqual(carried, { replaced: true, value: '0, 3', focused: true, caret: [2, 2] });
+        const ready = await openingNow(page);
+        await waitLaidOut(page);
+        const laidOut = await openingNow(page);
+        assert.equal(ready.text, before.text, 'the element says exactly what the prerender said');
+        assert.equal(ready.intro, before.intro, 'the intro too');
+        for (const [when, now] of [['at ready', ready], ['once laid out', laidOut]]) {
+          for (const side of ['x', 'y', 'width', 'height']) assert.ok(Math.abs(now.box[side] - before.box[side]) <= 1, `${when}: the question's ${side} ${now.box[side]} was ${before.box[side]}`);
+        }
+        assert.deepEqual(await page.evaluate(() => window.__violations), []);
+        assertNoProblems(opened.problems, `prerender at ${width} px`);
+      } finally {
+        await opened.close();
+      }
+    });
+  }
+});
+
+// A page whose link or attributes ask for other numbers, sections or answers shows the loading line alone before
+// ready, not the fixture's opening: the index page's own link, and the iframe page's, whose attributes embed.ts sets
+// after the element has connected.
+for (const path of ['?b=1&t=2&d=3&h=2&x=1,2,3', 'embed.html?b=1&t=2&d=3&h=2&x=1,2,3', 'embed.html?reveal=always', 'embed.html?sections=diagram']) {
+  test(`${path}: the prerendered opening is dropped before ready`, async () => {
+    const opened = await openPage(browser);
+    try {
+      await opened.page.route(/\.wasm$/, () => {}); // never answered: the state before ready, for as long as it takes
+      await opened.goto(new URL(path, url).href, { waitUntil: 'domcontentloaded' });
+      await opened.page.locator('qkv-lesson p.loading').waitFor();
+      const shown = await opened.page.locator('qkv-lesson').evaluate((lesson) => [lesson.dataset.state, [...lesson.shadowRoot.children].map((child) => child.localName)]);
+      assert.deepEqual(shown, ['loading', ['p']]);
+    } finally {
+      await opened.close();
+    }
+  });
+}
+
+// The opening's text (the worked section's and the intro's) and the question's box on the page (not in the
+// viewport: the click into its field scrolls it into view on a phone), as the page shows them now.
+async function openingNow(page) {
+  const text = (selector) => page.locator(selector).evaluate((node) => node.textContent.replace(/\s+/g, ' ').trim());
+  const box = await page.locator(question).evaluate((form) => {
+    const { x, y, width, height } = form.getBoundingClientRect();
+    return { x: x + scrollX, y: y + scrollY, width, height };
+  });
+  return { text: await text(worked), intro: await text('qkv-lesson header.intro'), box };
+}

@@ -1,0 +1,72 @@
+// Prerenders the lesson's opening into index.html and embed.html at build time, so that a learner reads it, and
+// can start typing, before the WebAssembly core arrives (issue 42). The opening is made by the lesson's own
+// components (src/lesson/opening.ts), loaded through Vite in Node with linkedom for a DOM, from the numbers of the
+// page's own WebAssembly core loaded in Node. It goes into <qkv-lesson> as a declarative shadow root with a link
+// to the lesson's style sheets as a file (a strict CSP allows no inline style); the element adopts it at connect
+// and replaces it with its own view at ready (src/lesson/prerendered.ts).
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { parseHTML } from 'linkedom';
+import { createServer, type Plugin, type PluginOption } from 'vite';
+
+const web = resolve(import.meta.dirname, '..');
+const lessonTag = /<qkv-lesson([^>]*)><\/qkv-lesson>/;
+
+interface Opening {
+  html: string; // the opening's <article>
+  css: string; // the lesson's style sheets, as the element's constructed sheets hold them
+}
+
+// The element's first instance's id prefix (element.ts: qkv1, qkv2…): the prerender stands for the first lesson.
+const idPrefix = 'qkv1';
+
+async function loadCore(): Promise<unknown> {
+  const { default: create } = await import(resolve(web, 'src/wasm/qkv.mjs'));
+  return create({ wasmBinary: await readFile(resolve(web, 'src/wasm/qkv.wasm')) });
+}
+
+// `plugins`: those the lesson's modules need to load (virtual:math, KaTeX's style sheet as the build has it).
+async function renderOpening(plugins: PluginOption[]): Promise<Opening> {
+  const { document, window } = parseHTML('<!doctype html><html><body></body></html>');
+  const globals = { document, window, Node: window.Node, HTMLElement: window.HTMLElement, HTMLInputElement: window.HTMLInputElement, HTMLFormElement: window.HTMLFormElement };
+  Object.assign(globalThis, globals);
+  const server = await createServer({ root: web, configFile: false, logLevel: 'error', plugins, server: { middlewareMode: true, hmr: false, ws: false }, appType: 'custom', optimizeDeps: { noDiscovery: true } });
+  try {
+    const opening = await server.ssrLoadModule('/src/lesson/opening.ts');
+    const { LessonController } = await server.ssrLoadModule('/src/lesson/controller.ts');
+    const { lessonCssTexts } = await server.ssrLoadModule('/src/lesson/lesson-sheets.ts');
+    const controller = new LessonController(await loadCore());
+    const article = opening.renderOpening(controller.fixtureEvidence, controller.exercises(), idPrefix) as HTMLElement;
+    return { html: article.outerHTML, css: (lessonCssTexts as string[]).join('\n') };
+  } finally {
+    await server.close();
+    for (const name of Object.keys(globals)) delete (globalThis as Record<string, unknown>)[name];
+  }
+}
+
+export function prerenderedOpening(plugins: () => PluginOption[]): Plugin {
+  let opening: Opening | undefined;
+  let cssFile = '';
+  return {
+    name: 'qkv-prerendered-opening',
+    apply: 'build',
+    async buildStart() {
+      opening = await renderOpening(plugins());
+      // A style attribute would be refused under the lesson's CSP (no 'unsafe-inline').
+      if (/\sstyle=/.test(opening.html)) this.error('the prerendered opening has a style attribute, which a strict CSP refuses');
+      cssFile = `assets/qkv-lesson-${createHash('sha256').update(opening.css).digest('hex').slice(0, 8)}.css`;
+      this.emitFile({ type: 'asset', fileName: cssFile, source: opening.css });
+    },
+    transformIndexHtml: {
+      order: 'post',
+      handler(html) {
+        if (!opening || !lessonTag.test(html)) return html;
+        const { html: article } = opening;
+        // A page's relative URL to the style sheet: index.html and embed.html sit at dist/'s root.
+        const shadow = `<template shadowrootmode="open"><link rel="stylesheet" href="./${cssFile}" />${article}</template>`;
+        return html.replace(lessonTag, (_, attributes: string) => `<qkv-lesson${attributes} data-prerendered="">${shadow}</qkv-lesson>`);
+      },
+    },
+  };
+}

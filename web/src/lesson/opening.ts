@@ -1,0 +1,30 @@
+// The lesson's opening as the build prerenders it into the page (web/prerender/): the heading, the intro and the
+// opening prediction with X, the weights and its question, made by the components the element builds them with
+// (content.ts, exercises.ts, another-one.ts) from the core's fixture, so that the text is the core's exactly. The
+// element replaces it with its own view at ready, keeping what the learner typed (prerendered.ts).
+import { renderAnotherOne } from './another-one';
+import { renderIntro, renderWorkedPrediction } from './content';
+import { h } from './dom';
+import { numberExercises, renderExercise } from './exercises';
+import type { Evidence, ExerciseView } from './types';
+
+// The question the opening prediction asks (questions.ts puts its form there).
+export const openingQuestionId = 'ch26-first-token';
+
+// `idPrefix`: the element's for its first instance, so that ids and labels match the view that replaces it.
+export function renderOpening(fixture: Evidence, views: ExerciseView[], idPrefix: string): HTMLElement {
+  const view = views.find((candidate) => candidate.id === openingQuestionId);
+  if (!view) throw new Error(`the core lists no ${openingQuestionId} question to prerender`);
+  const notAsked = () => {
+    throw new Error('a prerendered question is never checked: the element replaces it at ready');
+  };
+  const question = renderExercise(view, { idPrefix: `${idPrefix}-exercise`, check: notAsked, reveal: () => 'after-check', onAnswer: notAsked });
+  const anotherOne = renderAnotherOne(notAsked);
+  anotherOne.show(null, false);
+  const worked = renderWorkedPrediction(fixture, h('div', { class: 'worked-question' }, question.form), anotherOne.element);
+  const intro = renderIntro();
+  intro.append(h('p', { class: 'not-kept', role: 'status' })); // as LessonView's, empty until needed
+  const article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, intro, worked.element);
+  numberExercises(article);
+  return article;
+}

@@ -1,0 +1,78 @@
+// The opening the build prerendered into the page (web/prerender/, opening.ts): the element keeps it on screen
+// while the core loads, when it shows what the element will show (the fixture's numbers, every section, answers
+// after a check), and drops it otherwise. At ready the element's own view replaces it and takes over what the
+// learner typed there (the text, the focus, the selection), at the same place on screen.
+import { layOutNow } from './laid-out';
+
+// The attributes under which the lesson starts from other numbers, or shows other sections or answers.
+const attributesNotPrerendered = new Set(['state', 'example', 'attempt-key', 'sections', 'reveal']);
+
+export function changesPrerender(attribute: string): boolean {
+  return attributesNotPrerendered.has(attribute);
+}
+
+// The prerendered opening in `root`, kept (true) when `fits`, else removed. A Check pressed before ready would send
+// its form, reloading the page: the prerendered forms are not sent.
+export function keepPrerendered(root: ShadowRoot, fits: boolean): boolean {
+  const article = [...root.children].find((child) => child.localName === 'article');
+  if (!article) return false;
+  if (!fits) {
+    dropPrerendered(root);
+    return false;
+  }
+  article.addEventListener('submit', (event) => event.preventDefault());
+  return true;
+}
+
+export function dropPrerendered(root: ShadowRoot): void {
+  // (`:scope` matches nothing in a shadow root: its children are picked by name.)
+  for (const child of [...root.children]) if (child.localName === 'article' || child.localName === 'link') child.remove();
+}
+
+interface Field {
+  input: HTMLInputElement;
+  key: string;
+}
+
+// A question's field, by its question and its place in it: the same in the prerender and in the element's view.
+function fields(root: ParentNode): Field[] {
+  return [...root.querySelectorAll<HTMLFormElement>('form.exercise')].flatMap((form) =>
+    [...form.querySelectorAll('input')].map((input, index) => ({ input, key: `${form.dataset.exercise}/${index}` })),
+  );
+}
+
+function onScreen(element: Element): boolean {
+  return !element.closest('.later, .holds-later, [hidden]');
+}
+
+export interface ShownBefore {
+  // Into the view that replaced it: what was typed, the focus and selection, and its sections laid out at once.
+  carryInto(article: HTMLElement): void;
+}
+
+// What `root` shows now (the prerendered opening, or a view a restart replaces), read before it is replaced.
+export function shownBefore(root: ShadowRoot): ShownBefore {
+  const typed = fields(root).filter(({ input }) => input.value !== input.defaultValue || input.checked !== input.defaultChecked);
+  const kept = typed.map(({ key, input }) => ({ key, value: input.value, checked: input.checked }));
+  const active = fields(root).find(({ input }) => input === root.activeElement);
+  const selection = active && { key: active.key, start: active.input.selectionStart, end: active.input.selectionEnd, direction: active.input.selectionDirection ?? undefined };
+  const sections = [...root.querySelectorAll('section[aria-labelledby]')].filter(onScreen).map((section) => section.getAttribute('aria-labelledby'));
+  return {
+    carryInto(article) {
+      for (const id of sections) {
+        const section = article.querySelector<HTMLElement>(`section[aria-labelledby="${id}"]`);
+        if (section) layOutNow(section);
+      }
+      const now = new Map(fields(article).map(({ key, input }) => [key, input]));
+      for (const { key, value, checked } of kept) {
+        const input = now.get(key);
+        if (input && input.type !== 'radio' && input.type !== 'checkbox') input.value = value;
+        else if (input) input.checked = checked;
+      }
+      const focused = selection && now.get(selection.key);
+      if (!focused) return;
+      focused.focus({ preventScroll: true });
+      if (selection.start !== null && selection.end !== null) focused.setSelectionRange(selection.start, selection.end, selection.direction);
+    },
+  };
+}
