@@ -14,6 +14,7 @@
 // parameters follow a '?', after the section name or the host page's own fragment (kept as it was). A reader
 // takes the query's parameters and then the fragment's, so every link an earlier page wrote still reads.
 import type { Request } from './core-api';
+import { joinWords } from './words';
 import { editableKeys, sizeFields, type EditableKey, type LessonState, type SelfScoreRequest, type SizeField } from './types';
 
 const sizeParams: Record<SizeField, string> = { batch: 'b', tokens: 't', model_width: 'd', head_width: 'h' };
@@ -174,8 +175,6 @@ function stateFromParams(params: URLSearchParams): LinkedState | null {
 
 // 131072 as "131,072": the page's words are English.
 const count = (n: number): string => n.toLocaleString('en-US');
-// "h", "d or h", "b, t, d or h".
-const orList = (names: string[]): string => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`);
 
 // What a link says about the diagram, the one reader of it: nothing (none of b, t, d, h, v or the cell lists: a
 // plain page, or the self-score settings alone), a state for the core to judge, a drawn problem's seed (v, when
@@ -194,7 +193,7 @@ export function readDiagramLink(search: string): DiagramLink {
   if (seed !== null) return { kind: 'variant', seed };
   if (![...Object.values(sizeParams), ...cellNames].some((name) => params.has(name))) return { kind: 'none' };
   const missing = sizeFields.map((field) => sizeParams[field]).filter((name) => !params.has(name));
-  return { kind: 'unread', why: `it has no ${orList(missing)}, and a link gives all four sizes: b, t, d and h` };
+  return { kind: 'unread', why: `it has no ${joinWords(missing, 'or')}, and a link gives all four sizes: b, t, d and h` };
 }
 
 // The self-score settings of a link, as typed (the core reads and judges them), `defaults` for those the
