@@ -425,13 +425,19 @@ FixtureResponse fixture() {
   return out;
 }
 
-LessonResponse evaluate(const LessonState& state) {
-  LessonEvaluation evaluation = evaluate_lesson(state, false, false);
+LessonResponse evaluate(const EvaluateRequest& request) {
+  LessonEvaluation evaluation = evaluate_lesson(request.state, false, false);
+  if (evaluation.evidence && request.token_names)
+    if (auto error = check_token_names(*request.token_names, evaluation.evidence->request.input.shape()[1])) {
+      evaluation.error = std::move(error);
+      evaluation.evidence.reset();
+    }
   LessonResponse out;
   out.ok = evaluation.evidence.has_value();
   out.state = std::move(evaluation.state);
   if (evaluation.evidence) {
     out.evidence = evidence_view(*evaluation.evidence);
+    if (request.token_names) out.evidence->token_names = *request.token_names;
     last_evaluation() =
         KeptEvaluation{out.state, evaluation.evidence->request, std::move(evaluation.evidence->primary)};
   }

@@ -123,9 +123,15 @@ struct LessonResponse {
   std::optional<ErrorView> error;
   std::vector<std::string> notes;  // values a link gave that could not be used, and what was used
 };
+// The numbers to evaluate, and their tokens' words (a drawn problem's or an author's example's), checked as
+// ExercisesRequest's are; without them the evidence names the tokens with the fixture story's words.
+struct EvaluateRequest {
+  LessonState state;
+  std::optional<std::vector<std::string>> token_names;
+};
 // Everything but the gradcheck, which is most of the work: the page shows these numbers first and asks
 // numerical_checks_step() for the same state, a step per idle moment.
-LessonResponse evaluate(const LessonState& state);
+LessonResponse evaluate(const EvaluateRequest& request);
 
 // The checks of a state's numbers, the gradcheck and the bitwise checks (of the numbers on screen, kept from
 // fixture() or evaluate(), without computing them again).
@@ -511,6 +517,7 @@ QKV_DESCRIBE(FixtureResponse) {
 QKV_DESCRIBE(ChecksResponse) {
   QKV_FIELD(ok); QKV_FIELD(done); QKV_FIELD(gradcheck); QKV_FIELD(bitwise); QKV_FIELD(error);
 }
+QKV_DESCRIBE(EvaluateRequest) { QKV_FIELD(state); QKV_FIELD(token_names); }
 QKV_DESCRIBE(LessonResponse) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);
 }

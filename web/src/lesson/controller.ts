@@ -113,7 +113,7 @@ export class LessonController {
     if (!drawn.ok) return { ok: false, error: drawn.error, notes: [] };
     const before = this.variant;
     const variant = { seed: drawn.seed.toString(), tokenNames: drawn.token_names, state: null as LessonState | null };
-    this.variant = variant; // accept() names the tokens with its words
+    this.variant = variant; // evaluate() asks the core to name the tokens with its words
     const outcome = this.evaluate(drawn.state);
     if (outcome.ok) variant.state = outcome.state;
     else this.variant = before;
@@ -220,11 +220,12 @@ export class LessonController {
 
   // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.
   rehearse(): void {
-    this.core.evaluate(this.state);
+    this.core.evaluate({ state: this.state });
   }
 
+  // A drawn problem's or an example's numbers are evaluated with its words: the core names the tokens with them.
   private evaluate(state: Request<LessonState>): Outcome {
-    const evaluation = this.core.evaluate(state);
+    const evaluation = this.core.evaluate(this.variant ? { state, token_names: this.variant.tokenNames } : { state });
     if (!evaluation.ok) {
       if (evaluation.state) this.typed = evaluation.state;
       return { ok: false, error: evaluation.error, notes: evaluation.notes ?? [] };
@@ -238,8 +239,7 @@ export class LessonController {
   private accept(evaluation: Evaluation): Outcome {
     if (evaluation.state !== this.state) this.explained.clear();
     this.state = this.typed = evaluation.state;
-    // A drawn problem's tokens carry its words (the core drew them with its numbers).
-    const evidence = this.variant ? { ...evaluation.evidence, token_names: this.variant.tokenNames } : evaluation.evidence;
+    const { evidence } = evaluation;
     // The output changed unless every shown value and shape is the same as last time ("1.0" for "1").
     const shown = JSON.stringify(evidence);
     const changed = shown !== this.shown;

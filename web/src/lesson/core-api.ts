@@ -6,6 +6,7 @@ import type {
   AnswerRequest,
   AnswerResponse,
   ChecksResponse,
+  EvaluateRequest,
   ExampleFile,
   ExampleResponse,
   ExercisesRequest,
@@ -32,7 +33,8 @@ export type Request<T> = T extends readonly (infer Item)[] ? Request<Item>[] : T
 
 export interface QkvCore {
   fixture(): FixtureResponse;
-  evaluate(state: Request<LessonState>): LessonResponse;
+  // The numbers, and a drawn problem's or an example's words for their tokens (the evidence names the tokens with them).
+  evaluate(request: Request<EvaluateRequest>): LessonResponse;
   numericalChecksStep(state: Request<LessonState>): ChecksResponse;
   exercises(request: Request<SelfScoreRequest>): ExercisesResponse;
   // The registry for the chapter's numbers on screen (a state, a drawn problem's words), as well as the experiment.
