@@ -782,6 +782,24 @@ OutcomeResponse lesson_outcome(const OutcomeRequest& request) {
   return out;
 }
 
+PracticeStreakResponse practice_streak(const PracticeStreakRequest& request) {
+  if (request.checked.size() > kMaxPracticeChecked)
+    return refusal<PracticeStreakResponse>(
+        {ErrorKind::Arguments,
+         "at most " + std::to_string(kMaxPracticeChecked) + " checked problems are remembered, got " +
+             std::to_string(request.checked.size()),
+         "checked"},
+        page_label);
+  PracticeStreak streak = after_check({request.run, request.checked}, request.seed, request.right);
+  PracticeStreakResponse out;
+  out.ok = true;
+  out.has_it = has_it(streak.run);
+  out.text = practice_streak_text(streak.run);
+  out.run = streak.run;
+  out.checked = std::move(streak.checked);
+  return out;
+}
+
 RandnResponse randn(const RandnRequest& typed) {
   auto seed = read_setting(typed.seed, "seed", 0, NumpyLegacyRandom::kMaxSeed, ErrorKind::SelfScore);
   if (!seed) return refusal<RandnResponse>(seed.error(), page_label);

@@ -13,6 +13,7 @@
 #include "learner/example.hpp"
 #include "learner/exercise.hpp"
 #include "learner/mastery.hpp"
+#include "learner/practice_streak.hpp"
 #include "learner/provenance.hpp"
 #include "learner/variant.hpp"
 #include "response/response.hpp"
@@ -370,6 +371,24 @@ struct OutcomeResponse {
 };
 OutcomeResponse lesson_outcome(const OutcomeRequest& request);
 
+// The run of drawn problems right in a row (learner/practice_streak.hpp): the page keeps `run` and `checked`
+// as the last response gave them and shows `text`.
+struct PracticeStreakRequest {
+  std::size_t run = 0;
+  std::vector<std::string> checked;  // at most kMaxPracticeChecked seeds
+  std::string seed;                  // the drawn problem just checked; empty: none (the text for `run` only)
+  bool right = false;                // its check counts as a success
+};
+struct PracticeStreakResponse {
+  bool ok = false;
+  std::size_t run = 0;
+  std::vector<std::string> checked;
+  bool has_it = false;  // kPracticeStreakEnough or more in a row
+  std::string text;     // what the page says of the run ("" for none)
+  std::optional<ErrorView> error;
+};
+PracticeStreakResponse practice_streak(const PracticeStreakRequest& request);
+
 // ---- for tests and the command line: numpy's generator, the chapter's report and trace ----
 
 inline constexpr Extent kMaxRandnCount = 100000;  // draws handed out at once
@@ -568,6 +587,10 @@ QKV_DESCRIBE(AnswerResponse) {
 }
 QKV_DESCRIBE(QuestionStandingView) {
   QKV_FIELD(checked); QKV_FIELD(counts); QKV_FIELD(revealed);
+}
+QKV_DESCRIBE(PracticeStreakRequest) { QKV_FIELD(run); QKV_FIELD(checked); QKV_FIELD(seed); QKV_FIELD(right); }
+QKV_DESCRIBE(PracticeStreakResponse) {
+  QKV_FIELD(ok); QKV_FIELD(run); QKV_FIELD(checked); QKV_FIELD(has_it); QKV_FIELD(text); QKV_FIELD(error);
 }
 QKV_DESCRIBE(OutcomeRequest) { QKV_FIELD(questions); QKV_FIELD(passing); }
 QKV_DESCRIBE(OutcomeResponse) {

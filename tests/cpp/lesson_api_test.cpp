@@ -740,6 +740,25 @@ TEST(LessonApi, EvaluateNamesTheTokensWithTheWordsItIsGiven) {
   EXPECT_EQ(evaluate({drawn.state, blank}).error->field, "token_names");
 }
 
+// The page keeps what practice_streak returns and shows its text; too long a list of checked problems is
+// refused.
+TEST(LessonApi, ThePracticeStreakIsTheCoresToKeep) {
+  const PracticeStreakResponse first = practice_streak({2, {"11", "12"}, "13", true});
+  ASSERT_TRUE(first.ok);
+  EXPECT_EQ(first.run, 3u);
+  EXPECT_TRUE(first.has_it);
+  EXPECT_EQ(first.checked, (std::vector<std::string>{"11", "12", "13"}));
+  EXPECT_EQ(first.text, "3 drawn problems right in a row: you have it.");
+  const PracticeStreakResponse again = practice_streak({first.run, first.checked, "13", false});
+  EXPECT_EQ(again.run, 3u);
+  const PracticeStreakResponse restored = practice_streak({1, {}, "", false});
+  EXPECT_EQ(restored.text, "Drawn problems right in a row: 1 (3 shows you have it).");
+  const PracticeStreakResponse refused =
+      practice_streak({0, std::vector<std::string>(kMaxPracticeChecked + 1, "1"), "2", true});
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error->field, "checked");
+}
+
 TEST(LessonApi, AnAttemptKeyDrawsItsOwnSeedsProblemAndIsNeverMixedWithASeed) {
   const VariantResponse drawn = variant({"", "scorm:learner-1:attempt-1"});
   ASSERT_TRUE(drawn.ok) << drawn.error->message;

@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { readDiagramLink, stateToSearch, variantToSearch } from './url-state';
-import type { ChecksResponse, ExampleFile, ExperimentFacts, GradcheckRules, OutcomeResponse, QuestionStandingView, Request } from './core-api';
+import type { ChecksResponse, ExampleFile, ExperimentFacts, GradcheckRules, OutcomeResponse, PracticeStreakRequest, PracticeStreakResponse, QuestionStandingView, Request } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 // An accepted evaluation: the core sends the evidence with every state it accepts.
@@ -118,6 +118,11 @@ export class LessonController {
     if (outcome.ok) variant.state = outcome.state;
     else this.variant = before;
     return outcome;
+  }
+
+  // The run of drawn problems right in a row after a check, by the core's rule.
+  practiceStreak(request: Request<PracticeStreakRequest>): PracticeStreakResponse {
+    return this.core.practiceStreak(request);
   }
 
   // What a course records of the questions shown (their standing as the lesson kept it), by the core's rules.

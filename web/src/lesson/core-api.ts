@@ -16,6 +16,8 @@ import type {
   LessonState,
   OutcomeRequest,
   OutcomeResponse,
+  PracticeStreakRequest,
+  PracticeStreakResponse,
   ProvenanceRequest,
   ProvenanceResponse,
   SeedSearchRequest,
@@ -45,6 +47,8 @@ export interface QkvCore {
   example(request: Request<ExampleFile>): ExampleResponse;
   checkAnswer(request: Request<AnswerRequest>): AnswerResponse;
   lessonOutcome(request: Request<OutcomeRequest>): OutcomeResponse;
+  // The run of drawn problems right in a row after a check (learner/practice_streak.hpp): the page keeps run and checked.
+  practiceStreak(request: Request<PracticeStreakRequest>): PracticeStreakResponse;
   // The worker's calls: the experiment as the page shows it (its doubles as Float64Arrays, which the worker
   // transfers), and a search that reports the seeds tried.
   selfScoreSummary(request: Request<SelfScoreRequest>): SelfScoreSummaryResponse<Float64Array>;

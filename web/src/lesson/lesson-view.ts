@@ -70,7 +70,7 @@ export class LessonView {
       },
     });
     this.scale = buildScale(idPrefix);
-    this.anotherOne = renderAnotherOne(hooks.drawVariant);
+    this.anotherOne = renderAnotherOne(hooks.drawVariant, (request) => controller.practiceStreak(request));
     this.worked = renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion, this.anotherOne.element);
     this.sections = {
       prediction: this.worked.element,
