@@ -6,8 +6,9 @@ import { h } from './dom';
 
 export interface AnotherOne {
   element: HTMLElement;
-  // The drawn problem's seed while its numbers are on screen as drawn, else null.
-  show(seed: string | null, edited: boolean): void;
+  // The drawn problem's seed while its numbers are on screen as drawn, else null; the author's example's title
+  // while its numbers are on screen as given, else null.
+  show(seed: string | null, edited: boolean, exampleTitle: string | null): void;
   // The first question checked on a drawn problem (seed): the core's rule (learner/practice_streak.hpp) counts its
   // first check in the run of problems right in a row.
   checked(seed: string | null, right: boolean): void;
@@ -42,8 +43,9 @@ export function renderAnotherOne(draw: (seed: string) => void, practiceStreak: (
     restore(saved) {
       count({ run: saved, checked: streak.checked });
     },
-    show(seed, edited) {
-      which.textContent = seed !== null ? `Problem ${seed}: the page’s link gives these numbers again.` : edited ? 'Your own numbers.' : 'The chapter’s own numbers.';
+    show(seed, edited, exampleTitle) {
+      const own = exampleTitle !== null ? `The author’s example: ${exampleTitle}.` : edited ? 'Your own numbers.' : 'The chapter’s own numbers.';
+      which.textContent = seed !== null ? `Problem ${seed}: the page’s link gives these numbers again.` : own;
       if (seed === null) delete which.dataset.problemSeed;
       else which.dataset.problemSeed = seed;
     },

@@ -39,7 +39,7 @@ export class LessonController {
   private variant: { seed: string | null; tokenNames: string[]; state: LessonState | null } | null = null;
   // An author's example (the element's `example` attribute), accepted by the core: the lesson starts from it, and
   // Reset goes back to it rather than to the fixture.
-  private example: { tokenNames: string[]; evaluation: Evaluation } | null = null;
+  private example: { title: string; tokenNames: string[]; evaluation: Evaluation } | null = null;
 
   get fixture(): LessonState {
     return this.fixtureEvaluation.state;
@@ -62,6 +62,10 @@ export class LessonController {
   // The seed of the drawn problem on screen, while its numbers are as drawn (null otherwise).
   get variantSeed(): string | null {
     return this.variant && this.state === this.variant.state ? this.variant.seed : null;
+  }
+  // The author's example's title while its numbers are on screen as it gives them (null otherwise).
+  get exampleTitle(): string | null {
+    return this.example && this.state === this.example.evaluation.state ? this.example.title : null;
   }
   // The numbers on screen and the experiment's settings in the page-link format (b=1&t=2&…&sseed=…), or a drawn
   // problem's seed (v=…) while its numbers are as drawn.
@@ -176,7 +180,7 @@ export class LessonController {
       return this.refuseExample(outcome.error.message);
     }
     variant.state = outcome.state;
-    this.example = { tokenNames: read.token_names, evaluation: { ok: true, state: outcome.state, evidence: outcome.evidence, notes: [] } };
+    this.example = { title: read.title, tokenNames: read.token_names, evaluation: { ok: true, state: outcome.state, evidence: outcome.evidence, notes: [] } };
     return outcome;
   }
 

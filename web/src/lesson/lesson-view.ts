@@ -102,9 +102,9 @@ export class LessonView {
   }
 
   // New numbers on screen: the opening's tables, which problem it is, and the chapter's questions follow them.
-  showNumbers(evidence: Evidence, chapterViews: ExerciseView[], variantSeed: string | null, edited: boolean): void {
-    this.worked.show(evidence, edited);
-    this.anotherOne.show(variantSeed, edited);
+  showNumbers(evidence: Evidence, chapterViews: ExerciseView[], which: { variantSeed: string | null; edited: boolean; exampleTitle: string | null }): void {
+    this.worked.show(evidence, which.edited);
+    this.anotherOne.show(which.variantSeed, which.edited, which.exampleTitle);
     this.questions.update(chapterViews, evidence);
   }
 
