@@ -72,7 +72,7 @@ export class LessonController {
   // `cells` false: the sizes and settings only (for a link too long with its cells).
   link(cells = true): string {
     const seed = this.variantSeed;
-    return seed === null ? stateToSearch(this.state, this.selfScore, cells) : variantToSearch(seed, this.selfScore);
+    return seed === null ? stateToSearch(this.state, this.selfScore, cells, this.variant?.tokenNames) : variantToSearch(seed, this.selfScore);
   }
   // New settings the self-score section accepted (facts: what its worker computed about them).
   setSelfScore(request: SelfScoreRequest, facts?: ExperimentFacts): void {
@@ -142,8 +142,18 @@ export class LessonController {
     if (link.kind === 'none' && attemptKey) return this.startAttempt(attemptKey);
     if (link.kind === 'none') return this.accept(this.fixtureEvaluation);
     if (link.kind === 'unread') return this.refuseLink(link.why);
-    const outcome = link.kind === 'variant' ? this.drawVariant(link.seed) : this.evaluate(link.state);
+    const outcome = link.kind === 'variant' ? this.drawVariant(link.seed) : this.evaluateLinked(link.state, link.tokenNames);
     return outcome.ok ? outcome : this.refuseLink(outcome.error.message);
+  }
+
+  // A link's state, with its tokens' words when it gives them (the core checks them with the numbers).
+  private evaluateLinked(state: Request<LessonState>, tokenNames?: string[]): Outcome {
+    const variant = tokenNames ? { seed: null, tokenNames, state: null as LessonState | null } : null;
+    this.variant = variant;
+    const outcome = this.evaluate(state);
+    if (variant && outcome.ok) variant.state = outcome.state;
+    else this.variant = null;
+    return outcome;
   }
 
   private startAttempt(attemptKey: string): Outcome {
