@@ -43,7 +43,7 @@ for (const name of ['cats-chase-mice', 'own-key']) {
       await showExample(page, `examples/${name}.json`);
       assert.deepEqual((await openingTexts(page, 'input')).map(read), file.X.flat(2).map(read), 'the opening shows the file’s X');
       assert.deepEqual(await openingWords(page), file.tokens.map((word) => `“${word}”`), 'the opening names its rows by the file’s words');
-      const which = () => readText(page.locator('qkv-lesson [data-problem-seed]'));
+      const which = () => readText(page.locator('qkv-lesson .problem-seed'));
       assert.equal(await which(), `The author’s example: ${file.title}.`, 'the problem line names the example by its title');
 
       const firstToken = page.locator('qkv-lesson form[data-exercise="ch26-first-token"]');
