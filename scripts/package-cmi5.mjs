@@ -5,15 +5,11 @@
 // every file of dist/, LICENSE.txt, THIRD_PARTY_NOTICES.md (dist/'s, and the launcher's libraries) and
 // cmi5/README.md. The same dist/ gives the same bytes.
 //   node scripts/package-cmi5.mjs [--dist dist] [--out dist-packages]     (npm run package runs it too)
-import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
-import { zipSync } from 'fflate';
-import { escapeXml, licenceFiles, listFiles, passingFraction, title, zipDate } from './package-scorm.mjs';
+import { builtLesson, defaultOut, escapeXml, listFiles, passingFraction, repo, runAsScript, title, zipOf } from './package-files.mjs';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const sources = resolve(repo, 'cmi5');
 export const cmi5File = 'qkv-lesson-cmi5.zip';
 export const launchPage = 'cmi5.html';
@@ -100,11 +96,8 @@ ${sections.join('\n\n')}
 }
 
 // Builds the zip from `dist` into `out`; returns its path.
-export async function makeCmi5Package({ dist = process.env.QKV_DIST ?? resolve(repo, 'dist'), out = resolve(repo, 'dist-packages') } = {}) {
-  dist = resolve(dist);
-  for (const file of ['qkv-lesson.js', ...licenceFiles]) {
-    if (!existsSync(join(dist, file))) throw new Error(`${dist}/${file} is missing: build the lesson first (npm run build)`);
-  }
+export async function makeCmi5Package({ dist: given, out = defaultOut } = {}) {
+  const dist = builtLesson(given);
   const { code, packages } = await bundleLauncher();
   const own = {
     'cmi5.xml': new TextEncoder().encode(courseStructure()),
@@ -119,22 +112,10 @@ export async function makeCmi5Package({ dist = process.env.QKV_DIST ?? resolve(r
   const entries = {};
   for (const file of lessonFiles) entries[file] = await readFile(join(dist, file));
   entries['THIRD_PARTY_NOTICES.md'] = new TextEncoder().encode(await noticesWithLauncher(entries['THIRD_PARTY_NOTICES.md'].toString('utf8'), packages));
-  const zip = zipSync(
-    Object.fromEntries(Object.entries({ ...own, ...entries }).map(([name, data]) => [name, [data, { mtime: zipDate }]])),
-    { level: 9 },
-  );
   await mkdir(out, { recursive: true });
   const path = join(out, cmi5File);
-  await writeFile(path, zip);
+  await writeFile(path, zipOf({ ...own, ...entries }));
   return path;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2);
-  const option = (name) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? resolve(args[i + 1]) : undefined;
-  };
-  const written = await makeCmi5Package({ ...(option('dist') && { dist: option('dist') }), ...(option('out') && { out: option('out') }) });
-  console.log(`cmi5: ${relative(process.cwd(), written)}`);
-}
+await runAsScript(import.meta.url, makeCmi5Package, (written) => [`cmi5: ${relative(process.cwd(), written)}`]);

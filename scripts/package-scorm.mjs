@@ -6,12 +6,10 @@
 // whoever opens the zip (an LMS administrator, a course author).
 //   node scripts/package-scorm.mjs [--dist dist] [--out dist-packages]     (or QKV_DIST=… for another build)
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { zipSync } from 'fflate';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join, relative, resolve } from 'node:path';
+import { builtLesson, defaultOut, escapeXml, listFiles, passingFraction, repo, runAsScript, title, zipOf } from './package-files.mjs';
 
-const repo = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const launchSources = resolve(repo, 'scorm');
 export const launchFile = 'scorm.html';
 const launchFiles = ['scorm.html', 'scorm-launch.js', 'scorm.css'];
@@ -25,14 +23,6 @@ export const versions = {
   '1.2': { file: 'qkv-lesson-scorm12.zip', manifest: manifest12, schemas: join(schemaSources, 'scorm12edition') },
   '2004': { file: 'qkv-lesson-scorm2004.zip', manifest: manifest2004, schemas: join(schemaSources, 'scorm20044thedition') },
 };
-// The lesson's licence and notices, which the build writes into dist/ (web/third-party-notices.ts).
-export const licenceFiles = ['LICENSE.txt', 'THIRD_PARTY_NOTICES.md'];
-
-export const title = 'Query, key and value views: an interactive lesson';
-// The mastery rule's default threshold; the adapter uses the LMS's own value when it gives one.
-export const passingFraction = 0.8;
-
-export const escapeXml = (text) => text.replace(/[<>&"']/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', '"': '&quot;', "'": '&apos;' })[c]);
 const fileList = (files, indent) => files.map((file) => `${indent}<file href="${escapeXml(file)}"/>`).join('\n');
 
 // The one SCO and every file it uses; the versions differ only in the case of the SCO-type attribute's name.
@@ -152,25 +142,9 @@ ${(await readFile(join(source, 'LICENSE'), 'utf8')).trim()}
 `;
 }
 
-export async function listFiles(root, folder = root) {
-  const out = [];
-  for (const entry of await readdir(folder, { withFileTypes: true })) {
-    const path = join(folder, entry.name);
-    if (entry.isDirectory()) out.push(...(await listFiles(root, path)));
-    else if (entry.isFile()) out.push(relative(root, path).split(sep).join('/'));
-  }
-  return out.sort();
-}
-
-// A fixed date for every entry: the same dist/ gives byte-identical zips (zip dates start in 1980).
-export const zipDate = new Date(Date.UTC(2026, 0, 1));
-
 // Builds the zips from `dist` into `out`; returns { '1.2': path, '2004': path }.
-export async function makePackages({ dist = process.env.QKV_DIST ?? resolve(repo, 'dist'), out = resolve(repo, 'dist-packages') } = {}) {
-  dist = resolve(dist);
-  for (const file of ['qkv-lesson.js', ...licenceFiles]) {
-    if (!existsSync(join(dist, file))) throw new Error(`${dist}/${file} is missing: build the lesson first (npm run build)`);
-  }
+export async function makePackages({ dist: given, out = defaultOut } = {}) {
+  const dist = builtLesson(given);
   const { version } = JSON.parse(await readFile(resolve(repo, 'package.json'), 'utf8'));
   const lessonFiles = await listFiles(dist);
   const clash = lessonFiles.filter((file) => packageFiles.includes(file) || file === 'imsmanifest.xml');
@@ -200,22 +174,10 @@ export async function makePackages({ dist = process.env.QKV_DIST ?? resolve(repo
       ...entries,
       'THIRD_PARTY_NOTICES.md': new TextEncoder().encode(notices),
     };
-    const zip = zipSync(
-      Object.fromEntries(Object.entries(zipEntries).map(([name, data]) => [name, [data, { mtime: zipDate }]])),
-      { level: 9 },
-    );
     written[scormVersion] = join(out, file);
-    await writeFile(written[scormVersion], zip);
+    await writeFile(written[scormVersion], zipOf(zipEntries));
   }
   return written;
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const args = process.argv.slice(2);
-  const option = (name) => {
-    const i = args.indexOf(`--${name}`);
-    return i >= 0 ? resolve(args[i + 1]) : undefined;
-  };
-  const written = await makePackages({ ...(option('dist') && { dist: option('dist') }), ...(option('out') && { out: option('out') }) });
-  for (const scormVersion of ['1.2', '2004']) console.log(`SCORM ${scormVersion}: ${relative(process.cwd(), written[scormVersion])}`);
-}
+await runAsScript(import.meta.url, makePackages, (written) => ['1.2', '2004'].map((scormVersion) => `SCORM ${scormVersion}: ${relative(process.cwd(), written[scormVersion])}`));

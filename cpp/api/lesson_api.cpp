@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <utility>
 
 #include "attention/value_preview.hpp"
@@ -425,13 +426,19 @@ FixtureResponse fixture() {
   return out;
 }
 
-LessonResponse evaluate(const LessonState& state) {
-  LessonEvaluation evaluation = evaluate_lesson(state, false, false);
+LessonResponse evaluate(const EvaluateRequest& request) {
+  LessonEvaluation evaluation = evaluate_lesson(request.state, false, false);
+  if (evaluation.evidence && request.token_names)
+    if (auto error = check_token_names(*request.token_names, evaluation.evidence->request.input.shape()[1])) {
+      evaluation.error = std::move(error);
+      evaluation.evidence.reset();
+    }
   LessonResponse out;
   out.ok = evaluation.evidence.has_value();
   out.state = std::move(evaluation.state);
   if (evaluation.evidence) {
     out.evidence = evidence_view(*evaluation.evidence);
+    if (request.token_names) out.evidence->token_names = *request.token_names;
     last_evaluation() =
         KeptEvaluation{out.state, evaluation.evidence->request, std::move(evaluation.evidence->primary)};
   }
@@ -767,7 +774,11 @@ Result<double, LessonError> passing_fraction(const OutcomeRequest& request) {
     return fail(LessonError{ErrorKind::Arguments,
                             "give the passing fraction or the passing percent, not both", "passing_percent"});
   if (!request.passing_percent) return request.passing.value_or(kDefaultPassingFraction);
-  const double percent = *request.passing_percent;
+  auto read = read_number(*request.passing_percent);
+  if (!read)
+    return fail(
+        LessonError{ErrorKind::Arguments, "the passing score " + read.error().message(), "passing_percent"});
+  const double percent = *read;
   if (!(percent >= 0.0 && percent <= 100.0))
     return fail(LessonError{ErrorKind::Arguments, "the passing score must be a percent from 0 to 100",
                             "passing_percent"});
@@ -794,7 +805,16 @@ OutcomeResponse lesson_outcome(const OutcomeRequest& request) {
     standings.push_back({q.checked, q.counts, q.revealed, q.id.value_or(""), q.attempts.value_or(0)});
   GradingOptions options;
   options.passing = *passing;
-  options.attempts_allowed = request.attempts.value_or(0);
+  if (request.attempts) {
+    // Read as a count (no upper bound here: mastery refuses an allowance past its own limit, in its words).
+    auto allowed = read_count(*request.attempts, 0, std::numeric_limits<Extent>::max());
+    if (!allowed)
+      return refusal<OutcomeResponse>(
+          {ErrorKind::Arguments, "the attempts allowed per question " + allowed.error().message(),
+           "attempts"},
+          page_label);
+    options.attempts_allowed = static_cast<std::size_t>(*allowed);
+  }
   options.graded = request.graded;
   auto graded = mastery(standings, options);
   if (!graded) return refusal<OutcomeResponse>(graded.error(), page_label);
@@ -812,6 +832,24 @@ OutcomeResponse lesson_outcome(const OutcomeRequest& request) {
   out.completed = graded->completed;
   out.passed = graded->passed;
   for (const QuestionResult& result : graded->questions) out.questions.push_back(result_view(result));
+  return out;
+}
+
+PracticeStreakResponse practice_streak(const PracticeStreakRequest& request) {
+  if (request.checked.size() > kMaxPracticeChecked)
+    return refusal<PracticeStreakResponse>(
+        {ErrorKind::Arguments,
+         "at most " + std::to_string(kMaxPracticeChecked) + " checked problems are remembered, got " +
+             std::to_string(request.checked.size()),
+         "checked"},
+        page_label);
+  PracticeStreak streak = after_check({request.run, request.checked}, request.seed, request.right);
+  PracticeStreakResponse out;
+  out.ok = true;
+  out.has_it = has_it(streak.run);
+  out.text = practice_streak_text(streak.run);
+  out.run = streak.run;
+  out.checked = std::move(streak.checked);
   return out;
 }
 

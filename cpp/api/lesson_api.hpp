@@ -13,6 +13,7 @@
 #include "learner/example.hpp"
 #include "learner/exercise.hpp"
 #include "learner/mastery.hpp"
+#include "learner/practice_streak.hpp"
 #include "learner/provenance.hpp"
 #include "learner/variant.hpp"
 #include "response/response.hpp"
@@ -123,9 +124,15 @@ struct LessonResponse {
   std::optional<ErrorView> error;
   std::vector<std::string> notes;  // values a link gave that could not be used, and what was used
 };
+// The numbers to evaluate, and their tokens' words (a drawn problem's or an author's example's), checked as
+// ExercisesRequest's are; without them the evidence names the tokens with the fixture story's words.
+struct EvaluateRequest {
+  LessonState state;
+  std::optional<std::vector<std::string>> token_names;
+};
 // Everything but the gradcheck, which is most of the work: the page shows these numbers first and asks
 // numerical_checks_step() for the same state, a step per idle moment.
-LessonResponse evaluate(const LessonState& state);
+LessonResponse evaluate(const EvaluateRequest& request);
 
 // The checks of a state's numbers, the gradcheck and the bitwise checks (of the numbers on screen, kept from
 // fixture() or evaluate(), without computing them again).
@@ -359,8 +366,10 @@ struct QuestionStandingView {
 struct OutcomeRequest {
   std::vector<QuestionStandingView> questions;  // one per question shown
   std::optional<double> passing;                // the course's passing fraction; kDefaultPassingFraction
-  std::optional<double> passing_percent;        // or the author's pass mark as a percent (0 to 100), not both
-  std::optional<std::size_t> attempts;          // checks allowed per question; absent or 0: unlimited
+  // The author's options as written in the element's attributes, read here as answers are
+  // (answer_reader.hpp):
+  std::optional<std::string> passing_percent;  // the pass mark as a percent (0 to 100), not with `passing`
+  std::optional<std::string> attempts;  // checks allowed per question, a whole number; absent or 0: unlimited
   std::optional<std::vector<std::string>> graded;  // the ids that count; absent: every question shown
 };
 // One question shown, as the results view shows it (learner/mastery.hpp QuestionResult).
@@ -380,6 +389,24 @@ struct OutcomeResponse {
   std::optional<ErrorView> error;
 };
 OutcomeResponse lesson_outcome(const OutcomeRequest& request);
+
+// The run of drawn problems right in a row (learner/practice_streak.hpp): the page keeps `run` and `checked`
+// as the last response gave them and shows `text`.
+struct PracticeStreakRequest {
+  std::size_t run = 0;
+  std::vector<std::string> checked;  // at most kMaxPracticeChecked seeds
+  std::string seed;                  // the drawn problem just checked; empty: none (the text for `run` only)
+  bool right = false;                // its check counts as a success
+};
+struct PracticeStreakResponse {
+  bool ok = false;
+  std::size_t run = 0;
+  std::vector<std::string> checked;
+  bool has_it = false;  // kPracticeStreakEnough or more in a row
+  std::string text;     // what the page says of the run ("" for none)
+  std::optional<ErrorView> error;
+};
+PracticeStreakResponse practice_streak(const PracticeStreakRequest& request);
 
 // ---- for tests and the command line: numpy's generator, the chapter's report and trace ----
 
@@ -528,6 +555,7 @@ QKV_DESCRIBE(FixtureResponse) {
 QKV_DESCRIBE(ChecksResponse) {
   QKV_FIELD(ok); QKV_FIELD(done); QKV_FIELD(gradcheck); QKV_FIELD(bitwise); QKV_FIELD(error);
 }
+QKV_DESCRIBE(EvaluateRequest) { QKV_FIELD(state); QKV_FIELD(token_names); }
 QKV_DESCRIBE(LessonResponse) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(evidence); QKV_FIELD(error); QKV_FIELD(notes);
 }
@@ -585,6 +613,10 @@ QKV_DESCRIBE(OutcomeRequest) {
 QKV_DESCRIBE(QuestionResultView) {
   QKV_FIELD(id); QKV_FIELD(counted); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(revealed);
   QKV_FIELD(out_of_attempts); QKV_FIELD(attempts);
+}
+QKV_DESCRIBE(PracticeStreakRequest) { QKV_FIELD(run); QKV_FIELD(checked); QKV_FIELD(seed); QKV_FIELD(right); }
+QKV_DESCRIBE(PracticeStreakResponse) {
+  QKV_FIELD(ok); QKV_FIELD(run); QKV_FIELD(checked); QKV_FIELD(has_it); QKV_FIELD(text); QKV_FIELD(error);
 }
 QKV_DESCRIBE(OutcomeResponse) {
   QKV_FIELD(ok); QKV_FIELD(shown); QKV_FIELD(counted); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(scaled);

@@ -32,7 +32,7 @@ ordered_json example_json(const ExampleOptions& options, bool& ok) {
   if (!request) return error_json(request.error());
   const api::ExampleResponse example = api::example(*request);
   if (example.error) return response_json(example);
-  const api::LessonResponse evaluated = api::evaluate(example.state);
+  const api::LessonResponse evaluated = api::evaluate({example.state, example.token_names});
   if (evaluated.error) return response_json(evaluated);
   // The self-score settings do not matter here: the chapter's questions read only the example.
   const api::ExercisesResponse questions = api::exercises_for({{}, example.state, example.token_names});

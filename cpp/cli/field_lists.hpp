@@ -105,9 +105,9 @@ inline ordered_json field_lists() {
                         decltype(&api::self_score), decltype(&api::self_score_summary),
                         decltype(&api::find_seed), decltype(&api::exercises), decltype(&api::exercises_for),
                         decltype(&api::variant), decltype(&api::example), decltype(&api::check_answer),
-                        decltype(&api::lesson_outcome), decltype(&api::randn), decltype(&api::report),
-                        decltype(&api::trace), decltype(&api::evidence), decltype(&api::bench),
-                        decltype(&api::scale)>();
+                        decltype(&api::lesson_outcome), decltype(&api::practice_streak),
+                        decltype(&api::randn), decltype(&api::report), decltype(&api::trace),
+                        decltype(&api::evidence), decltype(&api::bench), decltype(&api::scale)>();
 }
 
 }  // namespace qkv::cli

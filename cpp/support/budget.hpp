@@ -27,14 +27,14 @@ namespace qkv {
 inline constexpr double kOutputValueOperations = 60;
 
 // Two significant digits in the style of a C literal without '+' or leading exponent zeros: "3.1e10",
-// "4e8"; below a million as a whole number ("24000").
-inline std::string format_operations(double count) {
-  char text[32];
+// "4e8"; below a million as a whole number ("24000"). `digits` significant digits when more are asked for.
+inline std::string format_operations(double count, int digits = 2) {
+  char text[40];
   if (count < 1e6) {
     std::snprintf(text, sizeof text, "%.0f", count);
     return text;
   }
-  std::snprintf(text, sizeof text, "%.2g", count);  // "3.1e+10"
+  std::snprintf(text, sizeof text, "%.*g", digits, count);  // "3.1e+10"
   std::string out = text;
   const std::size_t e = out.find('e');
   if (e == std::string::npos) return out;
@@ -42,6 +42,17 @@ inline std::string format_operations(double count) {
   if (!exponent.empty() && exponent[0] == '+') exponent.erase(0, 1);
   while (exponent.size() > 1 && exponent[0] == '0') exponent.erase(0, 1);
   return out.substr(0, e) + "e" + exponent;
+}
+
+// A refused cost as written must read larger than its limit as written: two digits unless they round it
+// down to the limit's text ("2e8 ... limit of 2e8" for 200000001), then as many as it takes (17 always do).
+inline std::string format_refused_cost(double cost, double limit) {
+  const double limit_as_written = std::stod(format_operations(limit));
+  for (int digits = 2; digits < 17; ++digits) {
+    const std::string text = format_operations(cost, digits);
+    if (std::stod(text) > limit_as_written) return text;
+  }
+  return format_operations(cost, 17);
 }
 
 struct BudgetError {
@@ -53,7 +64,7 @@ struct BudgetError {
 
   // e.g. "evidence request costs 3.1e10 operations, more than the limit of 4e8"
   std::string message() const {
-    std::string text = what + " costs " + format_operations(cost) + " " + unit;
+    std::string text = what + " costs " + format_refused_cost(cost, limit) + " " + unit;
     if (!detail.empty()) text += " (" + detail + ")";
     return text + ", more than the limit of " + format_operations(limit);
   }

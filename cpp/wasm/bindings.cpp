@@ -49,6 +49,7 @@ val find_seed_with_progress_js(val request, val on_progress) {
 val check_answer_js(val request) { return call(request, &check_answer); }
 val provenance_js(val request) { return call(request, &provenance); }
 val lesson_outcome_js(val request) { return call(request, &lesson_outcome); }
+val practice_streak_js(val request) { return call(request, &practice_streak); }
 
 }  // namespace
 }  // namespace qkv::api
@@ -66,6 +67,7 @@ EMSCRIPTEN_BINDINGS(qkv_lesson) {
   emscripten::function("checkAnswer", &qkv::api::check_answer_js);
   emscripten::function("provenance", &qkv::api::provenance_js);
   emscripten::function("lessonOutcome", &qkv::api::lesson_outcome_js);
+  emscripten::function("practiceStreak", &qkv::api::practice_streak_js);
 #ifdef QKV_TEST_BINDINGS
   // The whole experiment and the plain search, which the tests compare with numpy; the page calls the
   // worker's summary and the search with progress instead, so its module leaves these out.

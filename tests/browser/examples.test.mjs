@@ -43,6 +43,8 @@ for (const name of ['cats-chase-mice', 'own-key']) {
       await showExample(page, `examples/${name}.json`);
       assert.deepEqual((await openingTexts(page, 'input')).map(read), file.X.flat(2).map(read), 'the opening shows the file’s X');
       assert.deepEqual(await openingWords(page), file.tokens.map((word) => `“${word}”`), 'the opening names its rows by the file’s words');
+      const which = () => readText(page.locator('qkv-lesson .problem-seed'));
+      assert.equal(await which(), `The author’s example: ${file.title}.`, 'the problem line names the example by its title');
 
       const firstToken = page.locator('qkv-lesson form[data-exercise="ch26-first-token"]');
       const question = await readText(firstToken.locator('.question-title'));
@@ -63,10 +65,12 @@ for (const name of ['cats-chase-mice', 'own-key']) {
       await waitRenderedAfter(page, before);
       assert.equal((await openingTexts(page, 'input'))[0], '7');
       assert.deepEqual(await openingWords(page), file.tokens.map((word) => `“${word}”`), 'an edit keeps the example’s words');
+      assert.equal(await which(), 'Your own numbers.', 'edited, they are no longer the example’s as given');
       before = await rendered(page);
       await page.locator('qkv-lesson').getByRole('button', { name: 'Reset to the example' }).click();
       await waitRenderedAfter(page, before);
       assert.deepEqual((await openingTexts(page, 'input')).map(read), file.X.flat(2).map(read), 'Reset shows the example’s X again');
+      assert.equal(await which(), `The author’s example: ${file.title}.`, 'Reset names the example again');
       assertNoProblems(problems, name);
     } finally {
       await close();

@@ -118,8 +118,9 @@ test('a bad value: the attribute’s or the core’s own message, warned once an
     await setAttributes(page, { 'passing-score': 'most', attempts: 'two', 'graded-questions': `${counted} no-such-question` });
     await settled(page);
     const errors = await element(page).evaluate((lesson) => ({ ...lesson.dataset }));
-    assert.equal(errors.passingScoreError, 'passing-score="most" is not a number (a percent from 0 to 100); the default pass mark is used.');
-    assert.equal(errors.attemptsError, 'attempts="two" is not a whole number of checks; checks are unlimited.');
+    assert.equal(errors.passingScoreError, 'passing-score="most": the passing score "most" is not read: expected a number such as \u22121.5, 3/2 or 2e-3; the default pass mark is used.');
+    assert.match(errors.attemptsError, /^attempts="two": the attempts allowed per question "two" is not /);
+    assert.match(errors.attemptsError, /; checks are unlimited\.$/);
     assert.equal(errors.gradedQuestionsError, `graded-questions="${counted} no-such-question": graded question "no-such-question" is not one of the questions shown; every question shown counts.`);
     let graded = await outcome(page);
     assert.equal(graded.passing, 0.8, 'the default pass mark');

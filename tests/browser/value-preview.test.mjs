@@ -27,7 +27,7 @@ function coreSteps(page) {
     const state = { batch: b, tokens: t, model_width: d, head_width: h, input: tensor('input', [b, t, d]) };
     for (const key of ['query_weight', 'key_weight', 'value_weight']) state[key] = tensor(key, [d, h]);
     for (const key of ['query_upstream', 'key_upstream', 'value_upstream']) state[key] = tensor(key, [b, t, h]);
-    const p = window.testCore.evaluate(state).evidence.value_preview;
+    const p = window.testCore.evaluate({ state }).evidence.value_preview;
     const list = (view) => `[${view.rounded.join(', ')}]`;
     return [list(p.scores), list(p.scaled), list(p.weights), list(p.unscaled_weights), list(p.output), p.mixture_text];
   });

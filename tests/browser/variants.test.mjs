@@ -119,3 +119,49 @@ test('three drawn problems right in a row: the lesson says the learner has it, a
     await again.close();
   }
 });
+
+test('an edited drawn problem’s link carries its words (w=): opened, it shows the same words, numbers and question', async () => {
+  const openingWords = (page) => page.locator('qkv-lesson table[data-fixture-tensor="input"] .token-name').allTextContents();
+  const { page, problems, close } = await openLesson(run.browser, run.server.url);
+  let url;
+  let edited;
+  try {
+    let before = await rendered(page);
+    await page.locator('qkv-lesson button.another-one').click();
+    await waitRenderedAfter(page, before);
+    const drawnWords = await openingWords(page);
+    before = await rendered(page);
+    await cell(page, 'input', 0).fill('7');
+    await waitRenderedAfter(page, before);
+    edited = { x: await tableTexts(page, 'input'), words: await openingWords(page), question: await questionText(page) };
+    assert.deepEqual(edited.words, drawnWords, 'an edit keeps the drawn words');
+    url = await waitUrlSynced(page);
+    const params = new URL(url).searchParams;
+    assert.equal(params.get('v'), null, 'edited, the problem is no longer its seed’s');
+    assert.deepEqual(params.getAll('w').map((word) => `“${word}”`), drawnWords, 'the link carries the words, one w per token');
+    assertNoProblems(problems, 'edited drawn problem');
+  } finally {
+    await close();
+  }
+  const again = await openLesson(run.browser, url);
+  try {
+    assert.deepEqual(await tableTexts(again.page, 'input'), edited.x, 'the same numbers');
+    assert.deepEqual(await openingWords(again.page), edited.words, 'the same words');
+    assert.equal(await questionText(again.page), edited.question, 'the same question, naming the same words');
+    assertNoProblems(again.problems, 'the edited problem’s link');
+  } finally {
+    await again.close();
+  }
+});
+
+test('a link whose words do not fit its tokens is refused in the core’s words, and the fixture stays', async () => {
+  const fixture = await readFixture();
+  const { page, close } = await openLesson(run.browser, `${run.server.url}?b=1&t=2&d=3&h=2&w=only`);
+  try {
+    const note = await page.locator('qkv-lesson .link-notes').innerText();
+    assert.match(note, /^The link’s numbers were not used \(token_names needs one word per token: 2 tokens, got 1 words\)/);
+    assert.deepEqual((await tableTexts(page, 'input')).map(Number), fixture.input.values.map(Number));
+  } finally {
+    await close();
+  }
+});

@@ -326,15 +326,17 @@ TEST(CliRobustness, ASelfScoreTooLargeToWriteIsRefusedBeforeItRuns) {
   expect_error(run_cli(self_score + "1 --dim 512"), "budget",
                "self-score request costs 5.5e8 operations (1 token of width 512: 524,805 numbers written), "
                "more than the limit of 2e8");
-  // Just past the largest accepted request of each shape family: square, one token, width 1.
-  expect_error(run_cli(self_score + "169 --dim 169"), "budget",
-               "self-score request costs 2e8 operations (169 tokens of width 169: 171,704 numbers written), "
-               "more than the limit of 2e8");
+  // Just past the largest accepted request of each shape family: square, one token, width 1. The cost is
+  // written with the digits it takes to read larger than the limit (two digits wrote "costs 2e8 ... 2e8").
+  expect_error(
+      run_cli(self_score + "169 --dim 169"), "budget",
+      "self-score request costs 2.003e8 operations (169 tokens of width 169: 171,704 numbers written), "
+      "more than the limit of 2e8");
   expect_error(run_cli(self_score + "1 --dim 309"), "budget",
-               "self-score request costs 2e8 operations (1 token of width 309: 191,276 numbers written), "
+               "self-score request costs 2.01e8 operations (1 token of width 309: 191,276 numbers written), "
                "more than the limit of 2e8");
   expect_error(run_cli(self_score + "258 --dim 1"), "budget",
-               "self-score request costs 2e8 operations (258 tokens of width 1: 200,468 numbers written), "
+               "self-score request costs 2.01e8 operations (258 tokens of width 1: 200,468 numbers written), "
                "more than the limit of 2e8");
   // The settings are read first, in the API's words, whatever the sizes would cost (validation order).
   const CliRun bad_seed = run_cli("self-score --seed -1 --tokens 512 --dim 512");

@@ -12,6 +12,8 @@
 #include <optional>
 #include <string>
 
+#include "support/budget.hpp"
+
 namespace qkv {
 namespace {
 
@@ -164,6 +166,21 @@ TEST(Format, RowsTextNamesRowsAsRows) {
 TEST(Format, ShapeTextSeparatesExtentsWithASpace) {
   EXPECT_EQ(shape_text({1, 2, 3}), "[1, 2, 3]");
   EXPECT_EQ(shape_text({}), "[]");
+}
+
+// A refused cost just over its limit must not read as the limit ("costs 2e8 ..., more than the limit of
+// 2e8").
+TEST(Format, ARefusedCostReadsLargerThanItsLimit) {
+  const double limit = 2e8;
+  for (double cost : {limit + 1, 2.04e8, 2.1e8, 3.1e10}) {
+    const std::string cost_text = format_refused_cost(cost, limit);
+    EXPECT_GT(std::stod(cost_text), std::stod(format_operations(limit))) << cost_text;
+  }
+  EXPECT_EQ(format_refused_cost(limit + 1, limit), "200000001");
+  EXPECT_EQ(format_refused_cost(2.04e8, limit), "2.04e8");
+  EXPECT_EQ(format_refused_cost(3.1e10, limit), "3.1e10");  // far over: two digits, as before
+  const BudgetError error{"evidence request", limit + 1, limit};
+  EXPECT_EQ(error.message(), "evidence request costs 200000001 operations, more than the limit of 2e8");
 }
 
 }  // namespace

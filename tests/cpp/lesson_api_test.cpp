@@ -34,7 +34,7 @@ TEST(LessonApi, FixtureHasTheSizeLimitsTheLegendStates) {
 
 TEST(LessonApi, FixtureBringsItsEvidenceAsEvaluateShowsIt) {
   const FixtureResponse out = fixture();
-  const LessonResponse evaluated = evaluate(out.state);
+  const LessonResponse evaluated = evaluate({out.state});
   ASSERT_TRUE(evaluated.ok);
   EXPECT_EQ(out.evidence.query.text, evaluated.evidence->query.text);
   EXPECT_EQ(out.evidence.scores.values, evaluated.evidence->scores.values);
@@ -49,14 +49,14 @@ TEST(LessonApi, EvidenceCarriesTheOwnTokenPeaksSentenceForTheNumbersShown) {
   const ChapterEvidence chapter = compute_chapter_evidence(chapter_fixture()).value();
   const auto peaks = own_token_peaks(chapter.request.input, chapter.primary.scores).value();
   ASSERT_TRUE(peaks.has_value());
-  const LessonResponse shown = evaluate(fixture().state);
+  const LessonResponse shown = evaluate({fixture().state});
   ASSERT_TRUE(shown.ok);
   EXPECT_EQ(shown.evidence->own_token_peaks, peaks->sentence);
   LessonState empty = fixture().state;
   empty.tokens = "0";
   empty.input = {{1, 0, 3}, {}};
   empty.query_upstream = empty.key_upstream = empty.value_upstream = {{1, 0, 2}, {}};
-  const LessonResponse none = evaluate(empty);
+  const LessonResponse none = evaluate({empty});
   ASSERT_TRUE(none.ok) << none.error->message;
   EXPECT_FALSE(none.evidence->own_token_peaks.has_value());
 }
@@ -77,7 +77,7 @@ TEST(LessonApi, ThePreviewWritesOutItsMixtureOfV) {
       expected += (c > 0 ? ", " : "") + format_prose(entries[j * width + c]);
     expected += "]";
   }
-  const LessonResponse shown = evaluate(fixture().state);
+  const LessonResponse shown = evaluate({fixture().state});
   ASSERT_TRUE(shown.ok && shown.evidence->value_preview);
   EXPECT_EQ(shown.evidence->value_preview->mixture_text, expected);
 }
@@ -120,7 +120,7 @@ TEST(LessonApi, GradcheckSaysWhatItCouldNotJudgeAtALargeScaleInsteadOfPassingIt)
   // X[0] = 1e12: L's rounding swamps the small slopes, so most numbers cannot be judged (issue 18, item 3).
   LessonState state = fixture().state;
   state.input.cells[0] = "1e12";
-  const LessonResponse out = evaluate(state);
+  const LessonResponse out = evaluate({state});
   ASSERT_TRUE(out.ok);
   const ChecksResponse checks = numerical_checks(out.state);
   ASSERT_TRUE(checks.ok);
@@ -150,7 +150,7 @@ std::string shape_written(const test::json& tensor) {
 TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
   const test::json file = test::load_fixture();
   const test::json& expected = file.at("expected");
-  LessonResponse ok = evaluate(fixture().state);
+  LessonResponse ok = evaluate({fixture().state});
   ASSERT_TRUE(ok.ok);
   EXPECT_EQ(ok.evidence->query.text, written(expected.at("query")));
   EXPECT_EQ(ok.evidence->query.shape_text, shape_written(expected.at("query")));
@@ -162,14 +162,14 @@ TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
   EXPECT_EQ(ok.evidence->token_names, (std::vector<std::string>{"fresh", "bread"}));
   LessonState bad = fixture().state;
   bad.batch = "x";
-  const LessonResponse refused = evaluate(bad);
+  const LessonResponse refused = evaluate({bad});
   ASSERT_FALSE(refused.ok);
   EXPECT_EQ(refused.error->kind, "size");
   EXPECT_EQ(refused.error->field, "batch");
   EXPECT_EQ(refused.error->sentence, "Batch B is outside the sizes this lesson accepts.");
   bad = fixture().state;
   bad.key_weight.cells[4] = "abc";
-  EXPECT_EQ(evaluate(bad).error->sentence, "Cell 5 of W_K could not be read as a number.");
+  EXPECT_EQ(evaluate({bad}).error->sentence, "Cell 5 of W_K could not be read as a number.");
 }
 
 // The page's numbers come first and the gradcheck after: evaluate() leaves it out, and numerical_checks()
@@ -178,7 +178,7 @@ TEST(LessonApi, EvaluateReturnsEvidenceOrATypedError) {
 TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   LessonState edited = fixture().state;
   edited.query_weight.cells[2] = "0.5";
-  const LessonResponse shown = evaluate(edited);
+  const LessonResponse shown = evaluate({edited});
   ASSERT_TRUE(shown.ok);
   EXPECT_FALSE(shown.evidence->gradcheck.has_value());
   EXPECT_FALSE(shown.evidence->bitwise.has_value());
@@ -219,7 +219,7 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   // summary.
   LessonState other = edited;
   other.input.cells[0] = "2";
-  ASSERT_TRUE(evaluate(other).ok);
+  ASSERT_TRUE(evaluate({other}).ok);
   const std::uint64_t before = projection_evidence_runs();
   const ChecksResponse computed = numerical_checks(shown.state);
   EXPECT_EQ(projection_evidence_runs(), before + 1 + bitwise_runs);
@@ -235,7 +235,7 @@ TEST(LessonApi, TheGradcheckComesOnItsOwnForTheNumbersOnScreen) {
   unreadable.key_weight.cells[4] = "abc";
   const ChecksResponse refused = numerical_checks(unreadable);
   ASSERT_FALSE(refused.ok);
-  EXPECT_EQ(refused.error->sentence, evaluate(unreadable).error->sentence);
+  EXPECT_EQ(refused.error->sentence, evaluate({unreadable}).error->sentence);
 }
 
 // A response written out whole through its field list: every field's name, and numbers by their bits, so
@@ -293,7 +293,7 @@ TEST(LessonApi, TheNumericalChecksComeInStepsWithTheSameResult) {
   ASSERT_FALSE(numerical_checks_step(state).done);
   LessonState edited = state;
   edited.input.cells[1] = "0.5";
-  ASSERT_TRUE(evaluate(edited).ok);
+  ASSERT_TRUE(evaluate({edited}).ok);
   const auto [edited_steps, edited_checks] = steps_until_done(edited);
   EXPECT_EQ(edited_steps, 5u);
   EXPECT_EQ(every_field(edited_checks), every_field(numerical_checks(edited)));
@@ -315,7 +315,7 @@ TEST(LessonApi, ProvenanceReadsTheNumbersOnScreenInsteadOfComputingThemAgain) {
   edited.input.cells[0] = "3";
   LessonState other = fixture_numbers;
   other.input.cells[1] = "5";
-  const LessonResponse shown = evaluate(edited);
+  const LessonResponse shown = evaluate({edited});
   ASSERT_TRUE(shown.ok);
 
   std::uint64_t runs = projection_evidence_runs();
@@ -325,7 +325,7 @@ TEST(LessonApi, ProvenanceReadsTheNumbersOnScreenInsteadOfComputingThemAgain) {
   EXPECT_TRUE(provenance({fixture_numbers, "scores", 0}).ok);
   EXPECT_EQ(projection_evidence_runs(), runs) << "the fixture's numbers are read";
 
-  ASSERT_TRUE(evaluate(other).ok);  // the edited numbers are no longer the last evaluation's
+  ASSERT_TRUE(evaluate({other}).ok);  // the edited numbers are no longer the last evaluation's
   runs = projection_evidence_runs();
   const ProvenanceResponse computed = provenance({shown.state, "query", 1});
   EXPECT_EQ(projection_evidence_runs(), runs + 1) << "numbers not on screen are computed";
@@ -433,7 +433,7 @@ TEST(LessonApi, TheOutcomeCountsOnlyTheGradedQuestionsAndListsEachForTheResultsV
   request.questions = {
       {true, true, false, "a", 1}, {true, false, false, "b", 2}, {false, false, true, "c", 0}};
   request.graded = std::vector<std::string>{"a", "b"};
-  request.attempts = 2;
+  request.attempts = "2";
   request.passing = 0.5;
   const OutcomeResponse outcome = lesson_outcome(request);
   ASSERT_TRUE(outcome.ok);
@@ -452,12 +452,20 @@ TEST(LessonApi, TheOutcomeCountsOnlyTheGradedQuestionsAndListsEachForTheResultsV
   EXPECT_FALSE(outcome.questions[2].counted);
   EXPECT_TRUE(outcome.questions[2].revealed);
   request.passing.reset();
-  request.passing_percent = 67;  // an author's pass mark: 1 of 2 right no longer passes
+  request.passing_percent = "67";  // an author's pass mark: 1 of 2 right no longer passes
   EXPECT_EQ(lesson_outcome(request).passing, 0.67);
   EXPECT_FALSE(lesson_outcome(request).passed);
-  request.passing_percent = 101;
+  request.passing_percent = "101";
   EXPECT_EQ(lesson_outcome(request).error->message, "the passing score must be a percent from 0 to 100");
-  request.passing_percent = 50;
+  request.passing_percent = "most";  // read as an answer's number is, and refused in the reader's words
+  EXPECT_EQ(lesson_outcome(request).error->message,
+            "the passing score \"most\" is not read: expected a number such as \u22121.5, 3/2 or 2e-3");
+  request.passing_percent = "135/2";  // 67.5, as an answer's "3/2" is read
+  EXPECT_EQ(lesson_outcome(request).passing, 0.675);
+  request.attempts = "two";
+  EXPECT_EQ(lesson_outcome(request).error->field, "attempts");
+  request.attempts = "2";
+  request.passing_percent = "50";
   request.passing = 0.5;
   EXPECT_EQ(lesson_outcome(request).error->message,
             "give the passing fraction or the passing percent, not both");
@@ -756,7 +764,7 @@ TEST(LessonApi, AVariantIsAStateThePageLoadsAndItsQuestionsNameItsWords) {
   const VariantResponse drawn = variant({"7"});
   ASSERT_TRUE(drawn.ok) << drawn.error->message;
   EXPECT_EQ(drawn.seed, 7u);
-  const LessonResponse shown = evaluate(drawn.state);
+  const LessonResponse shown = evaluate({drawn.state});
   ASSERT_TRUE(shown.ok);
   EXPECT_TRUE(shown.notes.empty());
   EXPECT_TRUE(shown.state == drawn.state);  // already conformed: it loads as it is
@@ -772,6 +780,46 @@ TEST(LessonApi, AVariantIsAStateThePageLoadsAndItsQuestionsNameItsWords) {
     EXPECT_EQ(refused.error->field, "seed");
   }
   EXPECT_TRUE(variant({"9007199254740991"}).ok);
+}
+
+// A drawn problem's (or an example's) words come back in the evidence the core computed for its numbers,
+// checked by the same rules as exercises_for's; without them, the fixture story's words.
+TEST(LessonApi, EvaluateNamesTheTokensWithTheWordsItIsGiven) {
+  const VariantResponse drawn = variant({"7"});
+  ASSERT_TRUE(drawn.ok) << drawn.error->message;
+  const LessonResponse named = evaluate({drawn.state, drawn.token_names});
+  ASSERT_TRUE(named.ok) << named.error->message;
+  EXPECT_EQ(named.evidence->token_names, drawn.token_names);
+  const LessonResponse unnamed = evaluate({drawn.state});
+  ASSERT_TRUE(unnamed.ok);
+  EXPECT_NE(unnamed.evidence->token_names, drawn.token_names);
+  const LessonResponse too_few = evaluate({drawn.state, std::vector<std::string>{"one"}});
+  ASSERT_FALSE(too_few.ok);
+  EXPECT_FALSE(too_few.evidence.has_value());
+  EXPECT_EQ(too_few.error->field, "token_names");
+  EXPECT_NE(too_few.error->message.find("token_names needs one word per token"), std::string::npos);
+  std::vector<std::string> blank = drawn.token_names;
+  blank.back() = "";
+  EXPECT_EQ(evaluate({drawn.state, blank}).error->field, "token_names");
+}
+
+// The page keeps what practice_streak returns and shows its text; too long a list of checked problems is
+// refused.
+TEST(LessonApi, ThePracticeStreakIsTheCoresToKeep) {
+  const PracticeStreakResponse first = practice_streak({2, {"11", "12"}, "13", true});
+  ASSERT_TRUE(first.ok);
+  EXPECT_EQ(first.run, 3u);
+  EXPECT_TRUE(first.has_it);
+  EXPECT_EQ(first.checked, (std::vector<std::string>{"11", "12", "13"}));
+  EXPECT_EQ(first.text, "3 drawn problems right in a row: you have it.");
+  const PracticeStreakResponse again = practice_streak({first.run, first.checked, "13", false});
+  EXPECT_EQ(again.run, 3u);
+  const PracticeStreakResponse restored = practice_streak({1, {}, "", false});
+  EXPECT_EQ(restored.text, "Drawn problems right in a row: 1 (3 shows you have it).");
+  const PracticeStreakResponse refused =
+      practice_streak({0, std::vector<std::string>(kMaxPracticeChecked + 1, "1"), "2", true});
+  ASSERT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error->field, "checked");
 }
 
 TEST(LessonApi, AnAttemptKeyDrawsItsOwnSeedsProblemAndIsNeverMixedWithASeed) {

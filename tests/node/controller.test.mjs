@@ -15,6 +15,23 @@ before(async () => {
 });
 
 describe('LessonController', () => {
+  test('an edited drawn problem’s link carries its words: opened, the same words and numbers; words that do not fit are refused', () => {
+    const controller = new LessonController(core);
+    controller.startFrom('');
+    const drawn = controller.drawVariant('48213');
+    assert.equal(drawn.ok, true);
+    const edited = controller.editCell('input', 0, '7');
+    assert.equal(edited.ok, true);
+    assert.deepEqual(edited.evidence.token_names, drawn.evidence.token_names, 'an edit keeps the drawn words');
+    const opened = new LessonController(core).startFrom(controller.link());
+    assert.equal(opened.ok, true);
+    assert.deepEqual(opened.notes, []);
+    assert.deepEqual(opened.evidence.token_names, drawn.evidence.token_names, 'the same words');
+    assert.deepEqual(opened.state.input.cells, edited.state.input.cells, 'the same numbers');
+    assert.deepEqual(opened.evidence.scores.text, edited.evidence.scores.text, 'the same scores');
+    const misfit = new LessonController(core).startFrom(`${controller.link()}&w=extra`);
+    assert.match(misfit.notes[0], /^The link’s numbers were not used \(token_names needs one word per token/);
+  });
   test('starts from the fixture, reads edits as typed text, and keeps the last valid state on a rejection', () => {
     const controller = new LessonController(core);
     const start = controller.startFrom('');

@@ -31,23 +31,23 @@ describe('strings reach the core well-formed (item 12)', () => {
   const lone = '\ud800' + '5';
 
   test('the old repro: through the bare module a lone high surrogate takes the next character with it', () => {
-    const refused = raw.evaluate(withCell(raw.fixture().state, lone));
+    const refused = raw.evaluate({ state: withCell(raw.fixture().state, lone) });
     assert.equal(refused.ok, false);
     assert.ok(refused.error.message.startsWith('"\u{10035}" is not read'), refused.error.message); // one character, not two
   });
 
   test('a lone surrogate in a cell becomes U+FFFD: the core refuses "\ufffd5", naming it, and gives the cell back as read', () => {
-    const refused = core.evaluate(withCell(core.fixture().state, lone));
+    const refused = core.evaluate({ state: withCell(core.fixture().state, lone) });
     assert.equal(refused.ok, false);
     assert.deepEqual([refused.error.kind, refused.error.field, refused.error.index], ['number', 'input', 0]);
     assert.ok(refused.error.message.startsWith('"\ufffd5" is not read: expected a number'), refused.error.message);
     assert.equal(refused.state.input.cells[0], '\ufffd5');
-    const low = core.evaluate(withCell(core.fixture().state, '5\udc00'));
+    const low = core.evaluate({ state: withCell(core.fixture().state, '5\udc00') });
     assert.ok(low.error.message.startsWith('"5\ufffd" is not read'), low.error.message);
   });
 
   test('a well-formed pair crosses intact', () => {
-    const refused = core.evaluate(withCell(core.fixture().state, '\ud83d\ude005'));
+    const refused = core.evaluate({ state: withCell(core.fixture().state, '\ud83d\ude005') });
     assert.ok(refused.error.message.startsWith('"\u{1F600}5" is not read'), refused.error.message);
   });
 

@@ -110,8 +110,8 @@ test('the page’s module answers every call as the field lists say (the types g
   const { steps: _steps, ...lastStep } = numericalChecks(core, state); // the response, without the helper's count
   const calls = [
     ['FixtureResponse', fixture],
-    ['LessonResponse', core.evaluate(state)],
-    ['LessonResponse', core.evaluate({ ...state, batch: 'x' })],
+    ['LessonResponse', core.evaluate({ state })],
+    ['LessonResponse', core.evaluate({ state: { ...state, batch: 'x' } })],
     ['ChecksResponse', firstStep],
     ['ChecksResponse', lastStep], // the last, with both checks
     ['ExercisesResponse', core.exercises(settings)],
@@ -119,7 +119,7 @@ test('the page’s module answers every call as the field lists say (the types g
     ['OutcomeResponse', core.lessonOutcome({ questions: [{ checked: true, counts: true, revealed: false }] })],
     ['ProvenanceResponse', core.provenance({ state, tensor: 'query', index: 0 })],
     ['SeedSearchResponse', core.findSeedWithProgress({ kind: 'none', after: '', count: '50', tokens: '5', dim: '8' }, () => {})],
-    ['LessonResponse', core.evaluate('not a state')],
+    ['LessonResponse', core.evaluate({ state: 'not a state' })],
   ];
   assert.equal(firstStep.done, false, 'the first step has more to come');
   assert.ok(lastStep.done && lastStep.gradcheck && lastStep.bitwise, 'the last step has both checks');

@@ -26,11 +26,11 @@ describe('fixture', () => {
   test("the fixture's evidence, computed once for the page's start, is what evaluating its state gives", () => {
     const start = core.fixture();
     assert.equal(start.ok, true);
-    assert.deepEqual(start.evidence, core.evaluate(start.state).evidence);
+    assert.deepEqual(start.evidence, core.evaluate({ state: start.state }).evidence);
   });
 
   test('every fixture value comes back bit for bit', () => {
-    const result = core.evaluate(core.fixture().state);
+    const result = core.evaluate({ state: core.fixture().state });
     assert.equal(result.ok, true);
     const tensors = result.evidence;
     for (const key of outputKeys) assertSameBits(tensors[key], fixture.expected[key], key);
@@ -64,7 +64,7 @@ describe('fixture', () => {
     assert.deepEqual(evidence.scores.text, scores.values.map(String)); // the fixture's small integers, as written there
     // Not a fixture value: the lesson's own words for its two tokens (token_word, cpp/chapter26/chapter26.cpp).
     assert.deepEqual(evidence.token_names, ['fresh', 'bread']);
-    assertSameBits(core.evaluate(state).evidence.scores, scores, 'evaluated scores');
+    assertSameBits(core.evaluate({ state }).evidence.scores, scores, 'evaluated scores');
     const cell = core.provenance({ state, tensor: 'scores', index: 1 });
     assert.equal(cell.ok, true, JSON.stringify(cell.error));
     assert.equal(cell.target, 'S[0,0,1]');
@@ -162,7 +162,7 @@ describe('native and WebAssembly agree bit for bit', () => {
       const state = structuredClone(modules[name].page.fixture().state);
       assert.equal(state.input.cells.length, cells.length);
       state.input.cells = cells.map((cell) => cell.text);
-      const result = modules[name].page.evaluate(state);
+      const result = modules[name].page.evaluate({ state });
       assert.equal(result.ok, true, JSON.stringify(result.error));
       assert.deepEqual(result.evidence.input.values.map(bits), cells.map((cell) => cell.bits.slice(2)), `${name}: X as read`);
     }
@@ -182,12 +182,12 @@ describe('native and WebAssembly agree bit for bit', () => {
       // The page sends typed text; JS's String(number) is the shortest round-trip decimal.
       const editable = (x) => ({ shape: x.shape, cells: x.values.map(String) });
       for (const { name } of variants) {
-        const result = modules[name].page.evaluate({
+        const result = modules[name].page.evaluate({ state: {
           batch: `${b}`, tokens: `${t}`, model_width: `${d}`, head_width: `${h}`,
           input: editable(request.input), query_weight: editable(request.query_weight), key_weight: editable(request.key_weight),
           value_weight: editable(request.value_weight), query_upstream: editable(request.upstream.query),
           key_upstream: editable(request.upstream.key), value_upstream: editable(request.upstream.value),
-        });
+        } });
         assert.equal(result.ok, true, JSON.stringify(result.error));
         const label = `${name} trial ${trial} [${b},${t},${d},${h}]`;
         for (const key of outputKeys) assertSameBits(result.evidence[key], expected[key], `${label} ${key}`);
@@ -224,8 +224,11 @@ describe('native and WebAssembly agree bit for bit', () => {
         const listed = page.exercisesFor({ self_score: {}, state: variant.state, token_names: variant.token_names });
         assert.equal(listed.ok, true, JSON.stringify(listed.error));
         assert.deepEqual(listed.exercises, drawn.exercises, `${label}: questions and answers`);
-        const shown = page.evaluate(variant.state);
+        const shown = page.evaluate({ state: variant.state, token_names: variant.token_names });
         assert.equal(shown.ok, true, JSON.stringify(shown.error));
+        assert.deepEqual(shown.evidence.token_names, variant.token_names, `${label}: the evidence names the tokens with the drawn words`);
+        const miscounted = page.evaluate({ state: variant.state, token_names: variant.token_names.slice(1) });
+        assert.deepEqual([miscounted.ok, miscounted.error?.field, miscounted.evidence], [false, 'token_names', undefined], `${label}: one word too few`);
         for (const key of outputKeys) assertSameBits(shown.evidence[key], expected[key], `${label} ${key}`);
         assertSamePreview(shown.evidence.value_preview, expected.value_preview, label);
       }
@@ -262,7 +265,7 @@ describe('errors are values', () => {
   test('a cell that is not a number names its field and index', () => {
     const s = state();
     s.key_weight.cells[4] = 'abc';
-    const result = core.evaluate(s);
+    const result = core.evaluate({ state: s });
     assert.equal(result.ok, false);
     assert.deepEqual(result.error, {
       kind: 'number',
@@ -277,7 +280,7 @@ describe('errors are values', () => {
     for (const text of ['2e', '2E', '2e+', '-2e-']) {
       const s = state();
       s.input.cells[0] = text;
-      assert.equal(core.evaluate(s).error?.message, `"${text}" is not read: expected a number such as −1.5, 3/2 or 2e-3`, text);
+      assert.equal(core.evaluate({ state: s }).error?.message, `"${text}" is not read: expected a number such as −1.5, 3/2 or 2e-3`, text);
     }
   });
 
@@ -285,7 +288,7 @@ describe('errors are values', () => {
     for (const text of ['inf', 'NaN', '1e400', '0x10', '']) {
       const s = state();
       s.input.cells[0] = text;
-      const result = core.evaluate(s);
+      const result = core.evaluate({ state: s });
       assert.equal(result.ok, false, text);
       assert.equal(result.error.field, 'input');
     }
@@ -293,15 +296,15 @@ describe('errors are values', () => {
     // parse_decimal reads with Number(), which gives Infinity).
     const s = state();
     s.input.cells[0] = '−1e400';
-    assert.equal(core.evaluate(s).error.message, '"−1e400" is not read: expected a number between −1.8e308 and 1.8e308 (the range of a double)');
+    assert.equal(core.evaluate({ state: s }).error.message, '"−1e400" is not read: expected a number between −1.8e308 and 1.8e308 (the range of a double)');
   });
 
   test('sizes say what each accepts, in the learner\'s words', () => {
     const s = state();
     s.model_width = '0';
-    assert.equal(core.evaluate(s).error.message, 'Model width d_model: "0" is not read: expected a whole number from 1 to 8');
+    assert.equal(core.evaluate({ state: s }).error.message, 'Model width d_model: "0" is not read: expected a whole number from 1 to 8');
     s.model_width = '9';
-    assert.equal(core.evaluate(s).error.message, 'Model width d_model: "9" is not read: expected a whole number from 1 to 8');
+    assert.equal(core.evaluate({ state: s }).error.message, 'Model width d_model: "9" is not read: expected a whole number from 1 to 8');
     assert.deepEqual(core.fixture().size_limits.map((limit) => [limit.field, limit.min, limit.max]), [
       ['batch', 0, 8], ['tokens', 0, 8], ['model_width', 1, 8], ['head_width', 1, 8],
     ]);
@@ -310,7 +313,7 @@ describe('errors are values', () => {
   test('a 1 MB paste comes back shortened in the message', () => {
     const s = state();
     s.input.cells[0] = 'x'.repeat(1 << 20);
-    const message = core.evaluate(s).error.message;
+    const message = core.evaluate({ state: s }).error.message;
     assert.ok(message.length < 200, `message of ${message.length} characters`);
     assert.ok(message.includes(`"${'x'.repeat(80)}…"`), message.slice(0, 120));
   });
@@ -322,13 +325,13 @@ describe('errors are values', () => {
       s.batch = '2'; // a new size, so that the kept cells are merged in
       s.input.kept = { shape, cells: ['1'] };
       let result;
-      assert.doesNotThrow(() => (result = core.evaluate(s)), String(shape));
+      assert.doesNotThrow(() => (result = core.evaluate({ state: s })), String(shape));
       assert.equal(result.ok, false, String(shape));
       assert.deepEqual([result.error.kind, result.error.field, result.error.message], ['size', 'input', `X: kept shape [${shape.join(', ')}]${limits}`]);
     }
     const s = state();
     s.batch = '2';
-    assert.equal(core.evaluate(s).ok, true, 'the module still answers');
+    assert.equal(core.evaluate({ state: s }).ok, true, 'the module still answers');
   });
 
   test("the tests' module's bench has the command line's limits, refused as budget", () => {
@@ -338,11 +341,13 @@ describe('errors are values', () => {
     assert.deepEqual([repeat.ok, repeat.error.kind, repeat.error.message], [false, 'budget', 'bench repeat must be at most 1000, got 1001']);
   });
 
-  test('garbage instead of a state never throws', () => {
+  test('garbage instead of a request or a state never throws', () => {
     for (const garbage of [undefined, null, 5, 'x', [], { batch: 3 }, { input: { shape: 'no', cells: 7 } }]) {
-      const result = core.evaluate(garbage);
-      assert.equal(result.ok, false, JSON.stringify(garbage));
-      assert.equal(typeof result.error.message, 'string');
+      for (const request of garbage === undefined ? [garbage] : [garbage, { state: garbage }]) {
+        const result = core.evaluate(request);
+        assert.equal(result.ok, false, JSON.stringify(request));
+        assert.equal(typeof result.error.message, 'string');
+      }
     }
     const self_score = { seed: '1', tokens: '5', dim: '8' };
     assert.equal(core.checkAnswer({ id: 'no-such-exercise', responses: [], self_score }).ok, false);
@@ -352,7 +357,7 @@ describe('errors are values', () => {
 
   test('a call with the wrong number of arguments is refused as a value, not thrown', () => {
     const refused = { kind: 'arguments', message: 'request must be an object, got an array', field: 'request', index: -1 };
-    for (const call of [() => core.evaluate(), () => core.checkAnswer(123, []), () => core.evaluate(core.fixture().state, 5), () => core.selfScoreSummary(), () => core.exercises({}, {})]) {
+    for (const call of [() => core.evaluate(), () => core.checkAnswer(123, []), () => core.evaluate({ state: core.fixture().state }, 5), () => core.selfScoreSummary(), () => core.exercises({}, {})]) {
       let got;
       assert.doesNotThrow(() => (got = call()));
       const { sentence, ...error } = got.error;
@@ -368,11 +373,11 @@ describe('no leaks', () => {
     // The bindings return plain JS objects (no embind classes to .delete()); handles must not pile up.
     const s = core.fixture().state;
     const self_score = { seed: '1', tokens: '5', dim: '8' };
-    for (let i = 0; i < 20; i++) core.evaluate(s);
+    for (let i = 0; i < 20; i++) core.evaluate({ state: s });
     const handles = core.count_emval_handles();
     const heap = core.HEAP8.buffer.byteLength;
     for (let i = 0; i < 300; i++) {
-      core.evaluate(s);
+      core.evaluate({ state: s });
       core.checkAnswer({ id: 'ch26-first-token', responses: ['0,3', '3,0', '3,-3'], self_score });
     }
     assert.equal(core.count_emval_handles(), handles, 'emval handles');

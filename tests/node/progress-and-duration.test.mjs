@@ -29,3 +29,10 @@ test('a saved attempt count is read as it was kept, zero included', () => {
   assert.equal(read.answers.a.attempts, 3);
   assert.equal(read.answers.b.attempts, 0);
 });
+
+test('a saved state is a link: kept up to the length of a link the lesson reads (linkLimit), dropped past it', async () => {
+  const { linkLimit } = await importLesson('url-state');
+  const longest = `b=1&t=2&x=${'1'.repeat(linkLimit - 'b=1&t=2&x='.length)}`;
+  assert.equal(readLessonProgress({ answers: {}, state: longest }).state, longest);
+  assert.equal(readLessonProgress({ answers: {}, state: `${longest}1` }).state, '');
+});

@@ -160,3 +160,17 @@ test('a link gives the diagram nothing, a state, or a reason it is not read', as
   const long = `b=1&t=1&d=1&h=1&x=${'1'.repeat(linkLimit)}`;
   assert.deepEqual(readDiagramLink(long), { kind: 'unread', why: `it is ${long.length.toLocaleString('en-US')} characters long, and the lesson reads links of at most 131,072` });
 });
+
+test('a link carries words that are not the fixture’s, one w per token, only with the cells they name', async () => {
+  const { readDiagramLink, stateToSearch, withLessonParams } = await importLesson('url-state');
+  const cells = (n) => ({ shape: [], cells: Array.from({ length: n }, () => '1') });
+  const state = { batch: '1', tokens: '2', model_width: '1', head_width: '1', input: cells(2), query_weight: cells(1), key_weight: cells(1), value_weight: cells(1), query_upstream: cells(2), key_upstream: cells(2), value_upstream: cells(2) };
+  const words = ['fox, red', 'naps&dreams'];
+  const link = stateToSearch(state, undefined, true, words);
+  const read = readDiagramLink(link);
+  assert.equal(read.kind, 'state');
+  assert.deepEqual(read.tokenNames, words, 'the words come back whole, commas and ampersands included');
+  assert.equal(readDiagramLink(stateToSearch(state)).tokenNames, undefined, 'no words: the fixture story’s');
+  assert.doesNotMatch(stateToSearch(state, undefined, false, words), /(^|&)w=/, 'without the cells, no words');
+  assert.equal(withLessonParams(`unit=3&${link}`, 'b=1&t=2&d=1&h=1'), 'unit=3&b=1&t=2&d=1&h=1', 'w is the lesson’s own parameter: replaced, not left behind');
+});

@@ -23,7 +23,7 @@ const ulpsApart = (a, b) => {
 test('the fixture’s preview row is numpy’s, and both page modules give the same bits', () => {
   const previews = variants.map(({ name }) => {
     const core = modules[name];
-    return core.evaluate(core.fixture().state).evidence.value_preview;
+    return core.evaluate({ state: core.fixture().state }).evidence.value_preview;
   });
   const [first] = previews;
   assert.equal(first.row, numpy.row);
@@ -44,7 +44,7 @@ test('no preview when the token axis is empty', () => {
   state.tokens = '0';
   state.input = { shape: [1, 0, 3], cells: [] };
   for (const key of ['query_upstream', 'key_upstream', 'value_upstream']) state[key] = { shape: [1, 0, 2], cells: [] };
-  const result = core.evaluate(state);
+  const result = core.evaluate({ state });
   assert.equal(result.ok, true, JSON.stringify(result.error));
   assert.equal(result.evidence.value_preview, undefined);
 });

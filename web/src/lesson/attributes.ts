@@ -67,10 +67,6 @@ export function attributeProblem(name: string, value: string | null): string | n
     return `reveal="${value}" is not one of ${reveals.join(', ')}; after-check is used.`;
   if (name === 'theme' && !(themes as readonly string[]).includes(value) && value !== '' && value !== 'auto')
     return `theme="${value}" is not light, dark or auto; the learner's system setting decides.`;
-  if (name === 'passing-score' && (value.trim() === '' || !Number.isFinite(Number(value))))
-    return `passing-score="${value.slice(0, 200)}" is not a number (a percent from 0 to 100); the default pass mark is used.`;
-  if (name === 'attempts' && !/^\s*\d+\s*$/.test(value))
-    return `attempts="${value.slice(0, 200)}" is not a whole number of checks; checks are unlimited.`;
   if (name === 'graded-questions' && value.trim() === '') return 'graded-questions="" names no question: every question shown counts.';
   if (name === 'activity-id' && !absoluteIri(value))
     return `activity-id="${value.slice(0, 200)}" is not an absolute IRI (such as https://example.org/course/qkv); the page's own address is used.`;
@@ -170,23 +166,22 @@ export class LessonAttributes extends HTMLElement {
     this.setAttribute('attempt-key', value);
   }
 
-  /** The pass mark as a percent (passing-score), or null without one or with one that is not a number. */
-  get passingScore(): number | null {
-    const value = this.getAttribute('passing-score');
-    return value === null || attributeProblem('passing-score', value) ? null : Number(value);
+  /** The pass mark as a percent (passing-score) as written, or null without one; the core reads it (data-passing-score-error says why it could not). */
+  get passingScore(): string | null {
+    return this.getAttribute('passing-score');
   }
-  set passingScore(value: number | null) {
+  set passingScore(value: string | number | null) {
     if (value === null) this.removeAttribute('passing-score');
     else this.setAttribute('passing-score', `${value}`);
   }
 
-  /** Checks allowed per graded question (attempts); 0 (unlimited) without one or with one that is not a whole number. */
-  get attempts(): number {
-    const value = this.getAttribute('attempts');
-    return value === null || attributeProblem('attempts', value) ? 0 : Number(value);
+  /** Checks allowed per graded question (attempts) as written, or null without one (unlimited); the core reads it. */
+  get attempts(): string | null {
+    return this.getAttribute('attempts');
   }
-  set attempts(value: number) {
-    this.setAttribute('attempts', `${value}`);
+  set attempts(value: string | number | null) {
+    if (value === null) this.removeAttribute('attempts');
+    else this.setAttribute('attempts', `${value}`);
   }
 
   /** The exercise ids that count (graded-questions); null: every question shown. */

@@ -5,6 +5,7 @@ import { nameTokenRows } from './diagram';
 import { h, math as mathSpan, part, setText, symbols } from './dom';
 import { exerciseProse } from './exercises';
 import { matrixTable } from './tables';
+import { joinWords } from './words';
 import type { Evidence } from './types';
 
 export function renderIntro(): HTMLElement {
@@ -28,7 +29,7 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement,
   const words = h('p', {});
   const tables = h('div', { class: 'worked-numbers' });
   const show = (t: Evidence, edited: boolean) => {
-    setText(words, `One batch of token states, for the words ${wordList(t.token_names)}, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`);
+    setText(words, `One batch of token states, for the words ${joinWords(t.token_names.map((word) => `“${word}”`), 'and')}, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`);
     tables.replaceChildren(fixtureTables(t, 'data-fixture-tensor', edited ? 'on screen' : 'fixture'));
   };
   show(fixture, false);
@@ -52,11 +53,6 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement,
 }
 
 // “fish”, “fish” and “dogs”, “a”, “b” and “c”.
-function wordList(words: string[]): string {
-  const quoted = words.map((word) => `“${word}”`);
-  return quoted.length < 2 ? quoted.join('') : `${quoted.slice(0, -1).join(', ')} and ${quoted[quoted.length - 1]}`;
-}
-
 // The input and weights the first question asks about. `whose`: "fixture", or "on screen" once they changed.
 function fixtureTables(t: Evidence, attribute: string, whose = 'fixture'): HTMLElement {
   const input = matrixTable('input', `X (${whose === 'fixture' ? 'fixture input' : whose})`, t.input, attribute);

@@ -1,7 +1,7 @@
 // The lesson's state and its calls into the core, without any DOM: the element shows what these return.
 // Every number is typed text that the core reads; every verdict is the core's.
 import { readDiagramLink, stateToSearch, variantToSearch } from './url-state';
-import type { AnswerRequest, ChecksResponse, ExampleFile, ExperimentFacts, GradcheckRules, OutcomeRequest, OutcomeResponse, QuestionStandingView, Request } from './core-api';
+import type { AnswerRequest, ChecksResponse, ExampleFile, ExperimentFacts, GradcheckRules, OutcomeRequest, OutcomeResponse, PracticeStreakRequest, PracticeStreakResponse, QuestionStandingView, Request } from './core-api';
 import type { AnswerResponse, ComputedKey, CoreError, EditableKey, Evidence, ExerciseView, LessonResponse, LessonState, ProvenanceResponse, QkvCore, SelfScoreRequest, SizeField, SizeLimitView } from './types';
 
 // An accepted evaluation: the core sends the evidence with every state it accepts.
@@ -39,7 +39,7 @@ export class LessonController {
   private variant: { seed: string | null; tokenNames: string[]; state: LessonState | null } | null = null;
   // An author's example (the element's `example` attribute), accepted by the core: the lesson starts from it, and
   // Reset goes back to it rather than to the fixture.
-  private example: { tokenNames: string[]; evaluation: Evaluation } | null = null;
+  private example: { title: string; tokenNames: string[]; evaluation: Evaluation } | null = null;
 
   get fixture(): LessonState {
     return this.fixtureEvaluation.state;
@@ -63,12 +63,16 @@ export class LessonController {
   get variantSeed(): string | null {
     return this.variant && this.state === this.variant.state ? this.variant.seed : null;
   }
+  // The author's example's title while its numbers are on screen as it gives them (null otherwise).
+  get exampleTitle(): string | null {
+    return this.example && this.state === this.example.evaluation.state ? this.example.title : null;
+  }
   // The numbers on screen and the experiment's settings in the page-link format (b=1&t=2&…&sseed=…), or a drawn
   // problem's seed (v=…) while its numbers are as drawn.
   // `cells` false: the sizes and settings only (for a link too long with its cells).
   link(cells = true): string {
     const seed = this.variantSeed;
-    return seed === null ? stateToSearch(this.state, this.selfScore, cells) : variantToSearch(seed, this.selfScore);
+    return seed === null ? stateToSearch(this.state, this.selfScore, cells, this.variant?.tokenNames) : variantToSearch(seed, this.selfScore);
   }
   // New settings the self-score section accepted (facts: what its worker computed about them).
   setSelfScore(request: SelfScoreRequest, facts?: ExperimentFacts): void {
@@ -114,11 +118,16 @@ export class LessonController {
     if (!drawn.ok) return { ok: false, error: drawn.error, notes: [] };
     const before = this.variant;
     const variant = { seed: drawn.seed.toString(), tokenNames: drawn.token_names, state: null as LessonState | null };
-    this.variant = variant; // accept() names the tokens with its words
+    this.variant = variant; // evaluate() asks the core to name the tokens with its words
     const outcome = this.evaluate(drawn.state);
     if (outcome.ok) variant.state = outcome.state;
     else this.variant = before;
     return outcome;
+  }
+
+  // The run of drawn problems right in a row after a check, by the core's rule.
+  practiceStreak(request: Request<PracticeStreakRequest>): PracticeStreakResponse {
+    return this.core.practiceStreak(request);
   }
 
   // What a course records of the questions shown (their standing as the lesson kept it), by the core's rules.
@@ -134,8 +143,18 @@ export class LessonController {
     if (link.kind === 'none' && attemptKey) return this.startAttempt(attemptKey);
     if (link.kind === 'none') return this.accept(this.fixtureEvaluation);
     if (link.kind === 'unread') return this.refuseLink(link.why);
-    const outcome = link.kind === 'variant' ? this.drawVariant(link.seed) : this.evaluate(link.state);
+    const outcome = link.kind === 'variant' ? this.drawVariant(link.seed) : this.evaluateLinked(link.state, link.tokenNames);
     return outcome.ok ? outcome : this.refuseLink(outcome.error.message);
+  }
+
+  // A link's state, with its tokens' words when it gives them (the core checks them with the numbers).
+  private evaluateLinked(state: Request<LessonState>, tokenNames?: string[]): Outcome {
+    const variant = tokenNames ? { seed: null, tokenNames, state: null as LessonState | null } : null;
+    this.variant = variant;
+    const outcome = this.evaluate(state);
+    if (variant && outcome.ok) variant.state = outcome.state;
+    else this.variant = null;
+    return outcome;
   }
 
   private startAttempt(attemptKey: string): Outcome {
@@ -172,7 +191,7 @@ export class LessonController {
       return this.refuseExample(outcome.error.message);
     }
     variant.state = outcome.state;
-    this.example = { tokenNames: read.token_names, evaluation: { ok: true, state: outcome.state, evidence: outcome.evidence, notes: [] } };
+    this.example = { title: read.title, tokenNames: read.token_names, evaluation: { ok: true, state: outcome.state, evidence: outcome.evidence, notes: [] } };
     return outcome;
   }
 
@@ -221,11 +240,12 @@ export class LessonController {
 
   // Warm-up: the same evaluation again, so that WebAssembly compiles its hot code optimised.
   rehearse(): void {
-    this.core.evaluate(this.state);
+    this.core.evaluate({ state: this.state });
   }
 
+  // A drawn problem's or an example's numbers are evaluated with its words: the core names the tokens with them.
   private evaluate(state: Request<LessonState>): Outcome {
-    const evaluation = this.core.evaluate(state);
+    const evaluation = this.core.evaluate(this.variant ? { state, token_names: this.variant.tokenNames } : { state });
     if (!evaluation.ok) {
       if (evaluation.state) this.typed = evaluation.state;
       return { ok: false, error: evaluation.error, notes: evaluation.notes ?? [] };
@@ -239,8 +259,7 @@ export class LessonController {
   private accept(evaluation: Evaluation): Outcome {
     if (evaluation.state !== this.state) this.explained.clear();
     this.state = this.typed = evaluation.state;
-    // A drawn problem's tokens carry its words (the core drew them with its numbers).
-    const evidence = this.variant ? { ...evaluation.evidence, token_names: this.variant.tokenNames } : evaluation.evidence;
+    const { evidence } = evaluation;
     // The output changed unless every shown value and shape is the same as last time ("1.0" for "1").
     const shown = JSON.stringify(evidence);
     const changed = shown !== this.shown;

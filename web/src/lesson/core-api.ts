@@ -6,6 +6,7 @@ import type {
   AnswerRequest,
   AnswerResponse,
   ChecksResponse,
+  EvaluateRequest,
   ExampleFile,
   ExampleResponse,
   ExercisesRequest,
@@ -15,6 +16,8 @@ import type {
   LessonState,
   OutcomeRequest,
   OutcomeResponse,
+  PracticeStreakRequest,
+  PracticeStreakResponse,
   ProvenanceRequest,
   ProvenanceResponse,
   SeedSearchRequest,
@@ -32,7 +35,8 @@ export type Request<T> = T extends readonly (infer Item)[] ? Request<Item>[] : T
 
 export interface QkvCore {
   fixture(): FixtureResponse;
-  evaluate(state: Request<LessonState>): LessonResponse;
+  // The numbers, and a drawn problem's or an example's words for their tokens (the evidence names the tokens with them).
+  evaluate(request: Request<EvaluateRequest>): LessonResponse;
   numericalChecksStep(state: Request<LessonState>): ChecksResponse;
   exercises(request: Request<SelfScoreRequest>): ExercisesResponse;
   // The registry for the chapter's numbers on screen (a state, a drawn problem's words), as well as the experiment.
@@ -43,6 +47,8 @@ export interface QkvCore {
   example(request: Request<ExampleFile>): ExampleResponse;
   checkAnswer(request: Request<AnswerRequest>): AnswerResponse;
   lessonOutcome(request: Request<OutcomeRequest>): OutcomeResponse;
+  // The run of drawn problems right in a row after a check (learner/practice_streak.hpp): the page keeps run and checked.
+  practiceStreak(request: Request<PracticeStreakRequest>): PracticeStreakResponse;
   // The worker's calls: the experiment as the page shows it (its doubles as Float64Arrays, which the worker
   // transfers), and a search that reports the seeds tried.
   selfScoreSummary(request: Request<SelfScoreRequest>): SelfScoreSummaryResponse<Float64Array>;

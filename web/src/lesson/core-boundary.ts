@@ -81,7 +81,10 @@ export function guardCalls<T extends object>(module: T, names: readonly (keyof T
   return out as T;
 }
 
-const coreCalls = ['fixture', 'evaluate', 'numericalChecksStep', 'exercises', 'exercisesFor', 'variant', 'example', 'checkAnswer', 'lessonOutcome', 'selfScoreSummary', 'findSeedWithProgress', 'provenance'] as const satisfies readonly (keyof QkvCore)[];
+const coreCalls = ['fixture', 'evaluate', 'numericalChecksStep', 'exercises', 'exercisesFor', 'variant', 'example', 'checkAnswer', 'lessonOutcome', 'practiceStreak', 'selfScoreSummary', 'findSeedWithProgress', 'provenance'] as const satisfies readonly (keyof QkvCore)[];
+// Every call of QkvCore goes through the boundary: a call missing from the list fails to compile, naming it.
+const everyCallGuarded: Exclude<keyof QkvCore, (typeof coreCalls)[number]> extends never ? true : Exclude<keyof QkvCore, (typeof coreCalls)[number]> = true;
+void everyCallGuarded;
 
 // The page's core (core.ts) and the self-score worker's, every call through the boundary.
 export function guardCore(module: QkvCore): QkvCore {

@@ -421,7 +421,7 @@ export class QkvLessonElement extends LessonAttributes {
     // The opening's tables and the chapter's questions follow the numbers on screen: the questions' words, answers
     // and hints are the core's for them.
     const controller = this.controller!;
-    if (outcome.changed) this.view!.showNumbers(outcome.evidence, controller.exercises().filter((view) => view.id.startsWith('ch26-')), controller.variantSeed, controller.edited);
+    if (outcome.changed) this.view!.showNumbers(outcome.evidence, controller.exercises().filter((view) => view.id.startsWith('ch26-')), controller);
     if (outcome.changed) this.dataset.rendered = `${++this.renders}`;
     this.writeUrl();
     if (outcome.changed) this.dispatchEvent(event('qkv-lesson-rendered'));

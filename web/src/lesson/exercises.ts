@@ -223,6 +223,65 @@ function checkFeedback(view: ExerciseView, result: Graded, mode: Reveal, wrongTr
   return [verdict, ...hint(), ...(left.length ? left : [h('p', {}, 'Try once more, or show the answer.')])];
 }
 
+// What one exercise keeps of its checks: wrong tries (a hint, then the answer), attempts (the statements), whether
+// the answer was shown before the learner got it right (a right check shows it as their own), the last graded
+// check (the progress) and when the last check was (its duration).
+interface CheckRecord {
+  wrongTries: number;
+  attempts: number;
+  revealed: boolean;
+  last: { typed: string[]; correct: boolean; counts: boolean } | null;
+  since: number;
+}
+
+interface CheckContext {
+  view: ExerciseView;
+  form: HTMLFormElement;
+  feedback: HTMLElement;
+  checkButton: HTMLButtonElement;
+  options: ExerciseOptions;
+  record: CheckRecord;
+  markShown: (by: ShownBy, replayed: boolean) => void;
+}
+
+// One check of `typed`: the core grades it, the feedback shows, the check is reported and recorded.
+function submitCheck({ view, form, feedback, checkButton, options, record, markShown }: CheckContext, typed: string[], replayed: boolean): void {
+  const answerShown = record.revealed || options.reveal() === 'always';
+  const result = options.check(view.id, typed, answerShown, record.attempts);
+  if (!result.ok) {
+    feedback.replaceChildren(...refusalFeedback(result.error, options.attemptsAllowed(view.id)));
+    return;
+  }
+  record.attempts++;
+  if (!result.correct) record.wrongTries++;
+  const mode = options.reveal();
+  const usedUp = markAllowance(form, checkButton, options.attemptsAllowed(view.id), record.attempts);
+  feedback.replaceChildren(...checkFeedback(view, result, mode, record.wrongTries, record.revealed, usedUp));
+  form.dataset.answered = result.correct ? 'correct' : 'incorrect';
+  const now = performance.now();
+  record.last = { typed, correct: result.correct, counts: result.counts };
+  options.onAnswer(
+    {
+      id: view.id,
+      question: questionWords(view).question,
+      interaction: view.kind === 'choice' ? 'choice' : 'fill-in',
+      choices: view.kind === 'choice' ? view.choices.map((id) => ({ id, text: questionWords(view).choice(id) })) : [],
+      typed,
+      read: result.read,
+      correct: result.correct,
+      counts: result.counts,
+      correctResponse: result.answer,
+      attempt: record.attempts,
+      revealed: answerShown,
+      durationMs: now - record.since,
+    },
+    replayed,
+  );
+  record.since = now;
+  // The answer now on screen after a wrong check was shown by the lesson: later checks do not count.
+  if (!result.correct && mode === 'after-check' && record.wrongTries >= 2) markShown('lesson', replayed);
+}
+
 // One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
 // answer gets a hint and a second try; the answer shows after the second wrong check, or when asked. Once it
 // has been shown (or in a teacher's copy, where it always is), the core counts no check as a success.
@@ -253,14 +312,10 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   words.show(view);
   showAnswer.hidden = options.reveal() !== 'after-check';
 
-  let wrongTries = 0;
-  let attempts = 0;
-  let revealed = false; // shown before the learner got it right (a right check shows the answer as their own)
-  let last: { typed: string[]; correct: boolean; counts: boolean } | null = null;
-  let since = performance.now();
+  const record: CheckRecord = { wrongTries: 0, attempts: 0, revealed: false, last: null, since: performance.now() };
   const markShown = (by: ShownBy, replayed: boolean) => {
-    if (revealed || last?.correct) return;
-    revealed = true;
+    if (record.revealed || record.last?.correct) return;
+    record.revealed = true;
     form.dataset.revealed = by;
     options.onShown?.(view.id, by, replayed);
   };
@@ -271,39 +326,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   showAnswer.addEventListener('click', () => showTheAnswer(false));
 
   const responsesNow = () => (view.kind === 'choice' ? [inputs.find((input) => input.checked)?.value ?? ''] : inputs.map((input) => input.value));
-  const submit = (replayed: boolean) => {
-    const typed = responsesNow();
-    const answerShown = revealed || options.reveal() === 'always';
-    const result = options.check(view.id, typed, answerShown, attempts);
-    if (!result.ok) return feedback.replaceChildren(...refusalFeedback(result.error, options.attemptsAllowed(view.id)));
-    attempts++;
-    if (!result.correct) wrongTries++;
-    const mode = options.reveal();
-    feedback.replaceChildren(...checkFeedback(view, result, mode, wrongTries, revealed, markAllowance(form, checkButton, options.attemptsAllowed(view.id), attempts)));
-    form.dataset.answered = result.correct ? 'correct' : 'incorrect';
-    const now = performance.now();
-    last = { typed, correct: result.correct, counts: result.counts };
-    options.onAnswer(
-      {
-        id: view.id,
-        question: questionWords(view).question,
-        interaction: view.kind === 'choice' ? 'choice' : 'fill-in',
-        choices: view.kind === 'choice' ? view.choices.map((id) => ({ id, text: questionWords(view).choice(id) })) : [],
-        typed,
-        read: result.read,
-        correct: result.correct,
-        counts: result.counts,
-        correctResponse: result.answer,
-        attempt: attempts,
-        revealed: answerShown,
-        durationMs: now - since,
-      },
-      replayed,
-    );
-    since = now;
-    // The answer now on screen after a wrong check was shown by the lesson: later checks do not count.
-    if (!result.correct && mode === 'after-check' && wrongTries >= 2) markShown('lesson', replayed);
-  };
+  const submit = (replayed: boolean) => submitCheck({ view, form, feedback, checkButton, options, record, markShown }, responsesNow(), replayed);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     submit(false);
@@ -317,11 +340,12 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       else inputs.forEach((input, i) => (input.value = responses[i] ?? ''));
       if (responses.some((response) => response !== '')) {
         // The replayed check counts as the last saved attempt, not as a new one.
-        attempts = saved.attempts === undefined ? 0 : saved.attempts > 0 ? saved.attempts - 1 : 0; // a count host-bridge.ts read as a whole number
+        record.attempts = saved.attempts === undefined ? 0 : saved.attempts > 0 ? saved.attempts - 1 : 0; // a count host-bridge.ts read as a whole number
         submit(true);
       }
     },
     progress() {
+      const { last, attempts, revealed } = record;
       if (!last && !revealed) return null;
       return { responses: last?.typed ?? responsesNow(), correct: last?.correct ?? false, counts: last?.counts ?? false, attempts, revealed };
     },
@@ -335,7 +359,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       if (!changed) return;
       // Another answer is a new problem: the one shown for the old numbers does not give it away, and its two tries
       // start again. The same answer stays given away.
-      if (answerChanged) [wrongTries, revealed] = [0, false];
+      if (answerChanged) [record.wrongTries, record.revealed] = [0, false];
       if (answerChanged) delete form.dataset.revealed;
       if (feedback.childElementCount === 0) return;
       feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, 'The numbers changed since this was checked, so its verdict no longer applies. Check again for the numbers shown.'));

@@ -14,16 +14,18 @@ const defaultKept: Record<GradingAttribute, string> = {
   'graded-questions': 'every question shown counts',
 };
 
-// What one attribute asks of the core, as read by its property (nothing when absent or unreadable).
+// What one attribute asks of the core: its text, which the core reads as it reads answers (nothing when absent).
 function optionOf(lesson: LessonAttributes, name: GradingAttribute): GradingOptions {
   if (name === 'passing-score') return lesson.passingScore === null ? {} : { passing_percent: lesson.passingScore };
-  if (name === 'attempts') return lesson.hasAttribute('attempts') ? { attempts: lesson.attempts } : {};
+  if (name === 'attempts') return lesson.attempts === null ? {} : { attempts: lesson.attempts };
   return lesson.gradedQuestions === null ? {} : { graded: lesson.gradedQuestions };
 }
 
 export class GradedRun {
   /** A launcher's passing fraction from the LMS (exact, 0 to 1): it wins over passing-score. */
   passingFraction: number | null = null;
+  // The checks allowed per counted question, as the core read the attempts attribute (0: unlimited).
+  private allowance = 0;
 
   constructor(
     private readonly lesson: LessonAttributes,
@@ -32,12 +34,14 @@ export class GradedRun {
 
   // Each attribute against its own rules, then the core's for the questions shown; a problem is said once.
   check(questions: QuestionStandingView[]): void {
+    this.allowance = 0;
     for (const name of gradingAttributes) {
       const value = this.lesson.getAttribute(name);
       let problem = attributeProblem(name, value);
       if (value !== null && !problem) {
         const graded = this.grade(questions, optionOf(this.lesson, name));
         if (!graded.ok) problem = `${name}="${value.slice(0, 200)}": ${graded.error.message}; ${defaultKept[name]}.`;
+        else if (name === 'attempts') this.allowance = graded.attempts;
       }
       const key = errorKey[name];
       if (problem && problem !== this.lesson.dataset[key]) console.warn(`<qkv-lesson>: ${problem}`);
@@ -56,8 +60,8 @@ export class GradedRun {
 
   // The checks allowed for question `id`: the allowance for a question that counts, unlimited (0) for practice.
   attemptsFor(id: string): number {
-    const { attempts, graded } = this.options();
-    return graded && !graded.includes(id) ? 0 : (attempts ?? 0);
+    const { graded } = this.options();
+    return graded && !graded.includes(id) ? 0 : this.allowance;
   }
 
   /** A graded run: an attempt's key, a launcher's pass mark or any of the grading attributes. */

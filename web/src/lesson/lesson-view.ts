@@ -57,7 +57,7 @@ export class LessonView {
       },
     });
     this.scale = buildScale(idPrefix);
-    this.anotherOne = renderAnotherOne(hooks.drawVariant);
+    this.anotherOne = renderAnotherOne(hooks.drawVariant, (request) => controller.practiceStreak(request));
     this.results = renderResults(idPrefix);
     this.worked = renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion, this.anotherOne.element);
     this.sections = {
@@ -91,9 +91,9 @@ export class LessonView {
   }
 
   // New numbers on screen: the opening's tables, which problem it is, and the chapter's questions follow them.
-  showNumbers(evidence: Evidence, chapterViews: ExerciseView[], variantSeed: string | null, edited: boolean): void {
-    this.worked.show(evidence, edited);
-    this.anotherOne.show(variantSeed, edited);
+  showNumbers(evidence: Evidence, chapterViews: ExerciseView[], which: { variantSeed: string | null; edited: boolean; exampleTitle: string | null }): void {
+    this.worked.show(evidence, which.edited);
+    this.anotherOne.show(which.variantSeed, which.edited, which.exampleTitle);
     this.questions.update(chapterViews, evidence);
   }
 

@@ -18,9 +18,9 @@ export function renderOpening(fixture: Evidence, views: ExerciseView[], idPrefix
   const notAsked = () => {
     throw new Error('a prerendered question is never checked: the element replaces it at ready');
   };
-  const question = renderExercise(view, { idPrefix: `${idPrefix}-exercise`, check: notAsked, reveal: () => 'after-check', onAnswer: notAsked });
-  const anotherOne = renderAnotherOne(notAsked);
-  anotherOne.show(null, false);
+  const question = renderExercise(view, { idPrefix: `${idPrefix}-exercise`, check: notAsked, reveal: () => 'after-check', onAnswer: notAsked, attemptsAllowed: () => 0 });
+  const anotherOne = renderAnotherOne(notAsked, notAsked);
+  anotherOne.show(null, false, null);
   const worked = renderWorkedPrediction(fixture, h('div', { class: 'worked-question' }, question.form), anotherOne.element);
   const intro = renderIntro();
   intro.append(h('p', { class: 'not-kept', role: 'status' })); // as LessonView's, empty until needed

@@ -4,6 +4,7 @@ import type { ExerciseProgress } from './exercises';
 import { readSavedProgress } from './host-bridge';
 import { keptText } from './saved-text';
 import { uuidPattern } from './lesson-record';
+import { linkLimit } from './url-state';
 
 /** What the lesson keeps of a learner's work: `progress`, `restoreProgress`, the qkv-lesson-progress event. */
 export interface LessonProgress {
@@ -33,7 +34,7 @@ export function readLessonProgress(value: unknown): LessonProgress | null {
   }
   // The challenge is the learner's text, kept to the lesson's one limit; the state is a link, which a cut would break.
   const challenge = typeof given.challenge === 'string' ? keptText(given.challenge) : '';
-  const state = typeof given.state === 'string' && given.state.length <= 100000 ? given.state : '';
+  const state = typeof given.state === 'string' && given.state.length <= linkLimit ? given.state : '';
   const registration = typeof given.registration === 'string' && uuidPattern.test(given.registration) ? { registration: given.registration } : {};
   const inARow = given.problemsInARow;
   const problemsInARow = typeof inARow === 'number' && Number.isSafeInteger(inARow) && inARow >= 0 ? { problemsInARow: inARow } : {};

@@ -14,6 +14,7 @@
 // parameters follow a '?', after the section name or the host page's own fragment (kept as it was). A reader
 // takes the query's parameters and then the fragment's, so every link an earlier page wrote still reads.
 import type { Request } from './core-api';
+import { joinWords } from './words';
 import { editableKeys, sizeFields, type EditableKey, type LessonState, type SelfScoreRequest, type SizeField } from './types';
 
 const sizeParams: Record<SizeField, string> = { batch: 'b', tokens: 't', model_width: 'd', head_width: 'h' };
@@ -33,8 +34,11 @@ const selfScoreParams: Record<'seed' | 'tokens' | 'dim', string> = { seed: 'ssee
 // A drawn problem ("Another one") is its seed: the core draws the same numbers and words from it, so a teacher
 // can hand the same problem to a class.
 const variantParam = 'v';
+// The tokens' words beside a state's cells, one `w` per token, when they are not the fixture's (an edited drawn
+// problem's, an author's example's): the core checks them as it checks any token_names.
+const wordParam = 'w';
 
-const lessonNames = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams), variantParam]);
+const lessonNames = new Set<string>([...Object.values(sizeParams), ...Object.values(tensorParams), ...Object.values(selfScoreParams), variantParam, wordParam]);
 
 // The prefix of the lesson's parameter names on a course page's address (see the top of this file).
 export const linkPrefix = 'qkv-';
@@ -58,11 +62,13 @@ export const queryLimit = 2000;
 export const linkLimit = 131072;
 
 // `cells` false: the sizes and settings only (a reader fills the cells with zeros and says so).
-export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest, cells = true): string {
+// `tokenNames`: words that are not the fixture's, written only with the cells they name.
+export function stateToSearch(state: LessonState, selfScore?: SelfScoreRequest, cells = true, tokenNames?: string[]): string {
   const params = new URLSearchParams();
   if (selfScore) for (const key of Object.keys(selfScoreParams) as (keyof typeof selfScoreParams)[]) params.set(selfScoreParams[key], selfScore[key]);
   for (const field of sizeFields) params.set(sizeParams[field], state[field]);
   if (cells) for (const key of editableKeys) params.set(tensorParams[key], state[key].cells.join(','));
+  if (cells) for (const word of tokenNames ?? []) params.append(wordParam, word);
   return params.toString();
 }
 
@@ -174,8 +180,6 @@ function stateFromParams(params: URLSearchParams): LinkedState | null {
 
 // 131072 as "131,072": the page's words are English.
 const count = (n: number): string => n.toLocaleString('en-US');
-// "h", "d or h", "b, t, d or h".
-const orList = (names: string[]): string => (names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`);
 
 // What a link says about the diagram, the one reader of it: nothing (none of b, t, d, h, v or the cell lists: a
 // plain page, or the self-score settings alone), a state for the core to judge, a drawn problem's seed (v, when
@@ -183,18 +187,19 @@ const orList = (names: string[]): string => (names.length === 1 ? names[0] : `${
 // held the page for seconds.
 // A state as a link gives it: sizes and cells, without what the core keeps of cells typed at larger sizes (kept).
 export type LinkedState = Request<LessonState>;
-export type DiagramLink = { kind: 'none' } | { kind: 'state'; state: LinkedState } | { kind: 'variant'; seed: string } | { kind: 'unread'; why: string };
+export type DiagramLink = { kind: 'none' } | { kind: 'state'; state: LinkedState; tokenNames?: string[] } | { kind: 'variant'; seed: string } | { kind: 'unread'; why: string };
 
 export function readDiagramLink(search: string): DiagramLink {
   if (search.length > linkLimit) return { kind: 'unread', why: `it is ${count(search.length)} characters long, and the lesson reads links of at most ${count(linkLimit)}` };
   const params = new URLSearchParams(search);
   const state = stateFromParams(params);
-  if (state) return { kind: 'state', state };
+  const words = params.getAll(wordParam);
+  if (state) return words.length ? { kind: 'state', state, tokenNames: words } : { kind: 'state', state };
   const seed = params.get(variantParam);
   if (seed !== null) return { kind: 'variant', seed };
   if (![...Object.values(sizeParams), ...cellNames].some((name) => params.has(name))) return { kind: 'none' };
   const missing = sizeFields.map((field) => sizeParams[field]).filter((name) => !params.has(name));
-  return { kind: 'unread', why: `it has no ${orList(missing)}, and a link gives all four sizes: b, t, d and h` };
+  return { kind: 'unread', why: `it has no ${joinWords(missing, 'or')}, and a link gives all four sizes: b, t, d and h` };
 }
 
 // The self-score settings of a link, as typed (the core reads and judges them), `defaults` for those the
