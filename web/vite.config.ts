@@ -5,6 +5,7 @@ import { defineConfig, type Plugin } from 'vite';
 import { compileHints } from './compile-hints.ts';
 import { offline } from './pwa.ts';
 import { preloadWasm } from './preload-wasm.ts';
+import { pageIntegrity } from './page-integrity.ts';
 import { wasmIntegrity } from './wasm-integrity.ts';
 import { katexCssUsed } from './katex-css-used.ts';
 import { katexFontSubsets } from './katex-font-subsets.ts';
@@ -71,7 +72,7 @@ const notices = thirdPartyNotices();
 export default defineConfig({
   root: import.meta.dirname,
   base: './',
-  plugins: [katexWithoutFontFaces(), katexCssUsed(), katexFontSubsets(), prerenderedMath(), offline(), preloadWasm(), wasmIntegrity(), compileHints(), notices.plugin],
+  plugins: [katexWithoutFontFaces(), katexCssUsed(), katexFontSubsets(), prerenderedMath(), offline(), preloadWasm(), pageIntegrity(), wasmIntegrity(), compileHints(), notices.plugin],
   // The self-score worker is a module worker: it imports the Emscripten ES module, which finds its .wasm
   // through import.meta.url (the default 'iife' format has no import.meta).
   // compileHints in the workers' build too: the worker imports the same glue file as the page (one download).
