@@ -50,15 +50,11 @@ async function serveDamaging(pattern, contentType, damaged) {
   };
 }
 
-// Resolves at the page's `count`th load event (the page's own reload included), counted from now.
+// Waits for the page's `count`th load event (the page's own reloads included), counted from now.
 function loadEvents(page) {
   let seen = 0;
-  const waiting = [];
-  page.on('load', () => {
-    seen++;
-    for (const [count, done] of waiting) if (seen >= count) done();
-  });
-  return (count) => new Promise((done) => (seen >= count ? done() : waiting.push([count, done])));
+  page.on('load', () => seen++);
+  return (count) => eventually(() => seen >= count, { message: `load event ${count} (${seen} seen)` });
 }
 
 // The problems the damaged file causes on purpose (the browser refuses it, a font it cannot decode).
