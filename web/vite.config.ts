@@ -6,6 +6,7 @@ import { compileHints } from './compile-hints.ts';
 import { offline } from './pwa.ts';
 import { prerenderedOpening } from './prerender/opening-html.ts';
 import { preloadWasm } from './preload-wasm.ts';
+import { pageIntegrity } from './page-integrity.ts';
 import { wasmIntegrity } from './wasm-integrity.ts';
 import { katexCssUsed } from './katex-css-used.ts';
 import { katexFontSubsets } from './katex-font-subsets.ts';
@@ -81,6 +82,7 @@ export default defineConfig({
     prerenderedOpening(() => [katexWithoutFontFaces(), katexCssUsed(), prerenderedMath()]),
     offline(),
     preloadWasm(),
+    pageIntegrity(),
     wasmIntegrity(),
     compileHints(),
     notices.plugin,

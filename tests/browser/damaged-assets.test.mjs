@@ -1,0 +1,159 @@
+// Issue 37, item 7, the rest: a damaged script, style sheet or font never sticks either. The lesson's files as npm
+// start's server sends them, under the harness's strict CSP with Trusted Types required, except that the first
+// `damaged` responses for one hashed file are cut in half: a 200 with the immutable cache header and no
+// Content-Length, the connection closed after half the bytes (the browser cannot tell it from a whole file, and
+// caches it for a year). The built pages name their scripts and style sheet with an integrity
+// (web/page-integrity.ts) and web/public/mend-damaged-files.js asks past the cache and reloads once; the fonts
+// are asked for again past the cache by web/src/lesson/fonts.ts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { serve } from '../../scripts/serve.mjs';
+import { assertNoProblems, csp, dist, eventually, launchBrowser, openPage, waitReady } from './harness.mjs';
+
+const strictCsp = `${csp}; require-trusted-types-for 'script'`;
+const entryScript = /\/assets\/index-[\w-]{8}\.js$/;
+const mainFont = /\/assets\/KaTeX_Main-Regular-[\w-]{8}\.woff2$/;
+
+let browser;
+test.before(async () => (browser = await launchBrowser()));
+test.after(() => browser?.close());
+
+// `requests` lists, for each request of the damaged file the server saw, whether it asked past the cache.
+async function serveDamaging(pattern, contentType, damaged) {
+  const files = await serve({ root: dist, port: 0, csp: strictCsp });
+  const serveFile = files.listeners('request')[0];
+  const state = { left: damaged, requests: [] };
+  const front = createServer((request, response) => {
+    const path = new URL(request.url, 'http://localhost').pathname;
+    if (!pattern.test(path)) return serveFile(request, response);
+    state.requests.push((request.headers['cache-control'] ?? '').includes('no-cache'));
+    if (state.left === 0) return serveFile(request, response);
+    state.left--;
+    const bytes = readFileSync(join(dist, path));
+    response.socket.end(Buffer.concat([
+      Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: ${contentType}\r\nCache-Control: public, max-age=31536000, immutable\r\nContent-Security-Policy: ${strictCsp}\r\nConnection: close\r\n\r\n`),
+      bytes.subarray(0, bytes.length >> 1),
+    ]));
+  });
+  await new Promise((done) => front.listen(0, '127.0.0.1', done));
+  return {
+    state,
+    url: `http://127.0.0.1:${front.address().port}/`,
+    close: async () => {
+      front.closeAllConnections();
+      await new Promise((done) => front.close(done));
+      await new Promise((done) => files.close(done));
+    },
+  };
+}
+
+// Waits for the page's `count`th load event (the page's own reloads included), counted from now.
+function loadEvents(page) {
+  let seen = 0;
+  page.on('load', () => seen++);
+  return (count) => eventually(() => seen >= count, { message: `load event ${count} (${seen} seen)` });
+}
+
+// The problems the damaged file causes on purpose (the browser refuses it, a font it cannot decode).
+const otherProblems = (problems, words) => problems.filter((problem) => !words.test(problem));
+// The page that did not come up is left by its own reload while its .wasm preload is unread: aborted, as the
+// harness counts a request its navigations leave behind.
+const integrityWords = /integrity|index-[\w-]{8}\.js|^requestfailed: \S+\/qkv-simd-[\w-]{8}\.wasm \(net::ERR_ABORTED\)$/;
+const fontWords = /KaTeX_Main-Regular|decode downloaded font|OTS parsing error/;
+
+test('the entry script cut in half once: the page asks the server past its cache and reloads once; the lesson starts', async () => {
+  const host = await serveDamaging(entryScript, 'text/javascript', 1);
+  const { page, problems, close } = await openPage(browser);
+  const loads = loadEvents(page);
+  try {
+    const built = readFileSync(join(dist, 'index.html'), 'utf8');
+    assert.match(built, /<script type="module" crossorigin integrity="sha384-[\w+/=]+" src="\.\/assets\/index-/, 'the built page names its entry with an integrity');
+    await page.goto(host.url);
+    await loads(2);
+    await waitReady(page);
+    assert.deepEqual(host.state.requests, [false, true], 'the damaged copy, then one request past the cache; the reload took the good copy from the cache');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('qkv-lesson-mended-damaged-files')), null, 'the flag is cleared once the lesson came up');
+    assert.equal(await page.locator('.damaged-files').count(), 0, 'nothing said');
+    assertNoProblems(otherProblems(problems, integrityWords), 'the entry cut in half once');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
+test('the entry script cut in half twice: the learner reads that the lesson’s files arrived damaged; Try again, with the host healthy, starts it', async () => {
+  const host = await serveDamaging(entryScript, 'text/javascript', 2);
+  const { page, problems, close } = await openPage(browser);
+  const loads = loadEvents(page);
+  try {
+    await page.goto(host.url);
+    await loads(2);
+    const note = page.locator('p.damaged-files[role="alert"]');
+    await note.waitFor();
+    assert.match(await note.innerText(), /^The lesson’s files arrived damaged or did not arrive \(the download was cut short or changed on the way\), so the lesson cannot start\. Try again$/);
+    assert.deepEqual(host.state.requests, [false, true], 'one request past the cache, one reload, no loop');
+    await note.getByRole('button', { name: 'Try again' }).click();
+    await loads(3);
+    await waitReady(page);
+    assert.deepEqual(host.state.requests, [false, true, true], 'Try again asked the server past the damaged copy');
+    assert.equal(await page.locator('.damaged-files').count(), 0);
+    assertNoProblems(otherProblems(problems, integrityWords), 'the entry cut in half twice');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
+// The statuses of the Main face's regular faces in the document's font set (the formulas' text is drawn in it).
+const mainFaceStatuses = (page) =>
+  page.evaluate(() => [...document.fonts].filter((face) => face.family === 'QkvLesson_Main' && face.weight === 'normal' && face.style === 'normal').map((face) => face.status));
+
+test('the math font cut in half once: asked for again past the cache, the formulas are drawn in it; twice: the fallback font, the lesson works', async () => {
+  for (const [damaged, expected] of [
+    [1, ['loaded']], // the damaged face replaced by the one made from the server's bytes
+    [2, ['error']], // nothing to replace it with: the fallback font, as while a face loads
+  ]) {
+    const host = await serveDamaging(mainFont, 'font/woff2', damaged);
+    const { page, problems, close } = await openPage(browser);
+    try {
+      await page.goto(host.url);
+      await waitReady(page);
+      await eventually(() => host.state.requests.length >= 2, { message: `${damaged} damaged: a second request for the font` });
+      // The face is replaced once the bytes past the cache have arrived and loaded: eventually fails with the last statuses.
+      await eventually(async () => {
+        const statuses = await mainFaceStatuses(page);
+        if (JSON.stringify(statuses) !== JSON.stringify(expected)) throw new Error(`the Main face: ${JSON.stringify(statuses)}`);
+        return true;
+      }, { message: `${damaged} damaged: the Main face ${JSON.stringify(expected)}` });
+      assert.deepEqual(host.state.requests, [false, true], `${damaged} damaged: the damaged copy, then one request past the cache`);
+      assert.equal(await page.locator('.damaged-files').count(), 0, 'nothing said about fonts');
+      assertNoProblems(otherProblems(problems, fontWords), `the font cut in half ${damaged}×`);
+    } finally {
+      await close();
+      await host.close();
+    }
+  }
+});
+
+// What docs/downloads.md says of a worker's script, which no integrity covers: a damaged self-score worker script
+// leaves the section computing on the page's thread (the lesson works; the cached copy is not mended).
+test('the self-score worker’s script cut in half: the section computes on the page’s thread', async () => {
+  const workerScript = /\/assets\/self-score-worker-[\w-]{8}\.js$/;
+  const host = await serveDamaging(workerScript, 'text/javascript', 1);
+  const { page, problems, close } = await openPage(browser);
+  try {
+    await page.goto(host.url);
+    await waitReady(page);
+    const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+    await results.waitFor();
+    assert.equal(await results.getAttribute('data-ran-in'), 'page', 'the experiment ran on the page’s thread');
+    assert.deepEqual(host.state.requests, [false], 'the worker’s script was asked for once (not mended)');
+    assertNoProblems(otherProblems(problems, /self-score-worker/), 'the worker’s script cut in half');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
