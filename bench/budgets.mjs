@@ -258,7 +258,7 @@ async function measureEdits(browser, url) {
         cells[0] = String((i % 9) + 1) + (i % 2 ? '.5' : '');
         const edited = { ...state, input: { ...state.input, cells } };
         const start = performance.now();
-        const evaluation = core.evaluate(edited);
+        const evaluation = core.evaluate({ state: edited });
         evaluate.push(performance.now() - start);
         if (!evaluation.ok) throw new Error(`evaluate failed: ${evaluation.error.message}`);
       }

@@ -34,7 +34,7 @@ function stateOnScreen() {
 // What the core computes for the state on screen: the scores' texts and one score's provenance.
 async function coreScores(page, index) {
   return page.evaluate(([state, index]) => {
-    const evaluated = window.testCore.evaluate(state);
+    const evaluated = window.testCore.evaluate({ state });
     if (!evaluated.ok) return { error: evaluated.error.message };
     const explained = window.testCore.provenance({ state, tensor: 'scores', index });
     return { scores: evaluated.evidence.scores.text, names: evaluated.evidence.token_names, expression: explained.ok ? explained.expression : explained.error.message };

@@ -64,7 +64,7 @@ export function prerenderedOpening(plugins: () => PluginOption[]): Plugin {
         if (!opening || !lessonTag.test(html)) return html;
         const { html: article } = opening;
         // A page's relative URL to the style sheet: index.html and embed.html sit at dist/'s root.
-        const shadow = `<template shadowrootmode="open"><link rel="stylesheet" href="./${cssFile}" />${article}</template>`;
+        const shadow = `<template shadowrootmode="open"><link rel="stylesheet" crossorigin href="./${cssFile}" />${article}</template>`;
         return html.replace(lessonTag, (_, attributes: string) => `<qkv-lesson${attributes} data-prerendered="">${shadow}</qkv-lesson>`);
       },
     },
