@@ -4,6 +4,7 @@
 // which passes only those: the markup is checked against the build's own formulas, the script URL against
 // the page's origin (browsers start a worker from no other). Without Trusted Types the strings pass as they are.
 import math from 'virtual:math';
+import { recordWorkerScript } from './worker-scripts';
 
 interface Policy {
   createHTML(html: string): string;
@@ -61,7 +62,9 @@ export function startWorkerViaPolicy(start: () => Worker): Worker {
   const global = globalThis as { Worker: typeof Worker };
   const Native = global.Worker;
   global.Worker = function Worker(url: string | URL, options?: WorkerOptions) {
-    return new Native(trustedWorkerScript(String(url)), options);
+    const worker = new Native(trustedWorkerScript(String(url)), options);
+    recordWorkerScript(worker, new URL(String(url), document.baseURI).href);
+    return worker;
   } as unknown as typeof Worker;
   try {
     return start();
