@@ -1,11 +1,21 @@
-// The iframe's query string: which of the element's attributes an embedding author may set through it.
+// The iframe protocol's pure parts (web/src/lesson/embed-protocol.ts): which of the element's attributes an
+// embedding author may set through the iframe's query string, which heights the frame may report, the host's height
+// request, and where answer statements may be posted.
+// (Review: the tests from "a height measured while the lesson loads" on were deleted by 220b113 when the file was
+// rewritten for the graded run's options; restored here beside the new ones.)
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
+import { root } from './load.mjs';
 import { importLesson } from './typescript.mjs';
 
 let embedAttributes;
+let heightIsReal;
+let readHostMessage;
+let heightRequestType;
+let answerTarget;
 before(async () => {
-  ({ embedAttributes } = await importLesson('embed-protocol'));
+  ({ embedAttributes, heightIsReal, readHostMessage, heightRequestType, answerTarget } = await importLesson('embed-protocol'));
 });
 
 test("a graded run's options pass through the iframe's query string, as the other attributes do", () => {
@@ -15,4 +25,59 @@ test("a graded run's options pass through the iframe's query string, as the othe
 
 test('names the element does not take from a query string are left out, and so are values over 200 characters', () => {
   assert.deepEqual(embedAttributes('?attempt-key=learner-7&onclick=x&theme=' + 'd'.repeat(201)), []);
+});
+
+test('a height measured while the lesson loads is real: the frame shows the loading state', () => {
+  assert.equal(heightIsReal({}), true);
+  assert.equal(heightIsReal({ state: 'loading' }), true);
+});
+
+test('from ready until data-laid-out the lesson holds estimated heights: none is reported', () => {
+  assert.equal(heightIsReal({ state: 'ready' }), false);
+});
+
+test('once laid out (data-laid-out is present, empty), the height is real', () => {
+  assert.equal(heightIsReal({ state: 'ready', laidOut: '' }), true);
+});
+
+test('an error state shows its message, whose height is real', () => {
+  assert.equal(heightIsReal({ state: 'error' }), true);
+});
+
+test("the host script's request is the message the frame reads as a height request", () => {
+  assert.equal(heightRequestType, 'qkv-lesson:height-request');
+  // qkv-embed-host.js is plain script in web/public/ (it imports nothing): it spells the type out.
+  assert.ok(readFileSync(`${root}web/public/qkv-embed-host.js`, 'utf8').includes(`{ type: '${heightRequestType}' }`), 'the host script posts that type');
+  assert.equal(readHostMessage({ type: 'qkv-lesson:height-request' }), 'height-request');
+  assert.equal(readHostMessage({ type: 'qkv-lesson:height' }), null);
+  assert.equal(readHostMessage('{"type":"qkv-lesson:height-request"}'), null);
+});
+
+// answerTarget reads the frame's window and its parent's: here a frame on https://lesson.example whose parent
+// page is on the same origin (so without parent-origin the answers may go to it).
+function inSameOriginFrame(check) {
+  const lessonOrigin = 'https://lesson.example';
+  const saved = { window: globalThis.window, location: globalThis.location };
+  globalThis.window = { parent: { location: { origin: lessonOrigin } } };
+  globalThis.location = { origin: lessonOrigin };
+  try {
+    check(lessonOrigin);
+  } finally {
+    globalThis.window = saved.window;
+    globalThis.location = saved.location;
+  }
+}
+
+test('without parent-origin, answers go to a parent page on the lesson’s own origin', () => {
+  inSameOriginFrame((lessonOrigin) => assert.equal(answerTarget(null), lessonOrigin));
+});
+
+test('parent-origin names where answers go: the origin of the URL written', () => {
+  inSameOriginFrame(() => assert.equal(answerTarget('https://course.example/unit/1'), 'https://course.example'));
+});
+
+test('a malformed parent-origin sends answers nowhere, not to the same-origin parent (issue 39)', () => {
+  inSameOriginFrame(() => {
+    for (const malformed of ['course.example', 'ftp://course.example', 'javascript:alert(1)']) assert.equal(answerTarget(malformed), null, malformed);
+  });
 });
