@@ -102,7 +102,9 @@ const dialects = {
     },
     score: ({ raw }) => ({ 'cmi.core.score.min': '0', 'cmi.core.score.max': '100', 'cmi.core.score.raw': raw }),
     passing(get) {
-      const mastery = Number.parseFloat(get('cmi.student_data.mastery_score'));
+      // CMIDecimal, read strictly: "70abc" or "" is no pass mark (the manifest's then), not 70.
+      const text = get('cmi.student_data.mastery_score');
+      const mastery = /^[+-]?(\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : Number.NaN;
       return Number.isFinite(mastery) && mastery >= 0 && mastery <= 100 ? mastery / 100 : undefined;
     },
     // An attempt the LMS already holds as finished: its status and score.

@@ -13,16 +13,19 @@ emcmake cmake -S . -B build/wasm-simd -G Ninja -DCMAKE_BUILD_TYPE=Release -DQKV_
 
 # The three builds at once: each ends in single-threaded links (the test programs; Emscripten's wasm-ld,
 # wasm-opt and JavaScript optimiser), which one after another left a core idle. Each writes its own log, shown
-# whole when it fails; the others are stopped then.
+# whole when it fails; the others are stopped then, compilers included (each build is a process group of its
+# own: job control on while they start).
 builds=(native wasm wasm-simd)
 pids=()
+set -m
 for dir in "${builds[@]}"; do
   cmake --build "build/$dir" -j2 >"build/$dir.log" 2>&1 &
   pids+=($!)
 done
+set +m
 for i in "${!builds[@]}"; do
   if ! wait "${pids[$i]}"; then
-    kill "${pids[@]}" 2>/dev/null || true
+    for pid in "${pids[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
     cat "build/${builds[$i]}.log" >&2
     echo "the ${builds[$i]} build failed (its log: build/${builds[$i]}.log)" >&2
     exit 1

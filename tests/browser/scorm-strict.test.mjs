@@ -80,7 +80,8 @@ async function routes(path) {
   if ((match = /^\/pkg\/(1\.2|2004)\/scorm\.html$/.exec(path)) && (setups[match[1]]?.ownProblem || setups[match[1]]?.launchPage)) {
     const page = new TextDecoder().decode(packages[match[1]].files.get('scorm.html'));
     const own = page.replace('data-attempt-problem="shared"', `data-attempt-problem="${setups[match[1]].ownProblem ? 'own' : 'shared'}"`);
-    assert.ok(own.includes('data-attempt-problem="'), 'the launch page has data-attempt-problem="shared" for an author to change');
+    assert.ok(page.includes('data-attempt-problem="shared"'), 'the launch page has data-attempt-problem="shared" for an author to change');
+    if (setups[match[1]].ownProblem) assert.notEqual(own, page, 'the page was changed to own');
     // An author's options for a graded run, as data- attributes on the launch page's <html> (docs/course-authors.md).
     const options = Object.entries(setups[match[1]].launchPage ?? {}).map(([name, value]) => ` ${name}="${value}"`).join('');
     return { body: own.replace('<html lang="en"', `<html lang="en"${options}`), type: 'text/html; charset=utf-8' };

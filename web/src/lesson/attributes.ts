@@ -189,9 +189,9 @@ export class LessonAttributes extends HTMLElement {
     const ids = (this.getAttribute('graded-questions') ?? '').split(/\s+/).filter(Boolean);
     return ids.length > 0 ? ids : null;
   }
-  set gradedQuestions(value: string[] | null) {
+  set gradedQuestions(value: string[] | string | null) {
     if (value === null) this.removeAttribute('graded-questions');
-    else this.setAttribute('graded-questions', value.join(' '));
+    else this.setAttribute('graded-questions', typeof value === 'string' ? value : value.join(' '));
   }
 
   /** light or dark; anything else follows the learner's system setting (CSS reads the attribute). */
