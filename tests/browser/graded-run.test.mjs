@@ -96,7 +96,9 @@ test('attempts: past the allowance the core refuses a check, the form says so an
     // A check forced past the disabled button: the core refuses it (kind "attempts"), in words.
     await form.locator('input[type="text"]').fill(String(fixture.expected.parameter_count));
     await form.evaluate((node) => node.requestSubmit());
-    assert.match(await form.locator('[data-feedback]').innerText(), /No checks are left for this question\./);
+    const refusal = await form.locator('[data-feedback]').innerText();
+    assert.match(refusal, /No checks are left for this question\./);
+    assert.doesNotMatch(refusal, /No checks are left \(1 allowed/, 'the core\'s sentence alone, not the page\'s beside it');
     const graded = await outcome(page);
     const question = graded.questions.find((entry) => entry.id === counted);
     assert.deepEqual({ right: question.right, settled: question.settled, out_of_attempts: question.out_of_attempts, attempts: question.attempts }, { right: false, settled: true, out_of_attempts: true, attempts: 1 });

@@ -230,7 +230,15 @@ export class QkvLessonElement extends LessonAttributes {
   private gradingChanged(): void {
     this.gradedRun.check(this.standings());
     this.view!.anotherOne.graded(this.attemptKey !== '');
+    this.applyAllowances();
     this.showResults();
+  }
+
+  // Each question's Check as the core's outcome has it (out_of_attempts), wherever grading may have changed: the
+  // grading attributes, a check, saved work put back. Before ready no question is shown, so none is touched.
+  private applyAllowances(): void {
+    const outOfAttempts = new Map(this.outcome()?.questions.map((question) => [question.id, question.out_of_attempts]));
+    for (const [id, handle] of this.allExercises()) if (outOfAttempts.has(id)) handle.applyAllowance(outOfAttempts.get(id)!);
   }
 
   // "Your results" in a graded run, from the core's outcome.
@@ -455,6 +463,7 @@ export class QkvLessonElement extends LessonAttributes {
   private answered(record: AnswerRecord, replayed: boolean): void {
     this.view?.questions.settle(record.id, this.shadowRoot!, this.reveal === 'always');
     this.keep(record.id);
+    this.applyAllowances();
     if (replayed) return; // restored from storage: already reported when it was answered
     if (record.id === 'ch26-first-token') this.view?.anotherOne.checked(this.controller!.variantSeed, record.correct && record.counts);
     this.report(answerStatement(record, this.record.context));
