@@ -158,6 +158,34 @@ test('attempts removed after a question ran out of checks: Check is enabled agai
   }
 });
 
+// A question out of checks that graded-questions makes practice takes checks again, and is closed again, with the
+// note back in place of the offer of another try, when it counts again.
+test('graded-questions: a question out of checks opens as practice and closes again when it counts', async () => {
+  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
+  try {
+    await setAttributes(page, { attempts: '1' });
+    await settled(page);
+    const form = await answerExercise(page, counted, ['17']);
+    const check = form.getByRole('button', { name: 'Check' });
+    const feedback = form.locator('[data-feedback]');
+    assert.equal(await check.isDisabled(), true, 'out of checks');
+    await setAttributes(page, { 'graded-questions': 'ch26-first-token' });
+    await settled(page);
+    assert.equal(await check.isDisabled(), false, 'practice: checks are unlimited');
+    assert.equal(await form.getAttribute('data-no-checks-left'), null);
+    assert.match(await feedback.innerText(), /Try once more, or show the answer\./);
+    assert.doesNotMatch(await feedback.innerText(), /No checks are left/);
+    await setAttributes(page, { 'graded-questions': null });
+    await settled(page);
+    assert.equal(await check.isDisabled(), true, 'counted again: out of checks');
+    assert.doesNotMatch(await feedback.innerText(), /Try once more/);
+    assert.equal((await feedback.innerText()).match(/No checks are left \(1 allowed for this question\)/g)?.length, 1, 'the note, once');
+    assertNoProblems(problems, 'graded-questions over an allowance used up');
+  } finally {
+    await close();
+  }
+});
+
 test('a bad value: the attribute’s or the core’s own message, warned once and in data-*-error, and the default kept', async () => {
   const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
   try {

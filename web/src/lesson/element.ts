@@ -234,10 +234,13 @@ export class QkvLessonElement extends LessonAttributes {
     this.showResults();
   }
 
-  // Each question's Check as the core's outcome has it (out_of_attempts), wherever grading may have changed: the
-  // grading attributes, a check, saved work put back. Before ready no question is shown, so none is touched.
+  // Each question shown, its Check as the core's outcome has it, wherever grading may have changed: the grading
+  // attributes, the sections shown, a check, saved work put back. Practice is checked without a limit (attemptsFor),
+  // though the core's out_of_attempts does not look at counted. Before ready no question is shown, none is touched.
   private applyAllowances(): void {
-    const outOfAttempts = new Map(this.outcome()?.questions.map((question) => [question.id, question.out_of_attempts]));
+    const graded = this.outcome();
+    if (!graded) return;
+    const outOfAttempts = new Map(graded.questions.map((question) => [question.id, question.counted && question.out_of_attempts]));
     for (const [id, handle] of this.allExercises()) if (outOfAttempts.has(id)) handle.applyAllowance(outOfAttempts.get(id)!);
   }
 
