@@ -158,6 +158,29 @@ test('attempts removed after a question ran out of checks: Check is enabled agai
   }
 });
 
+// Saved checks are replayed as they were taken: an allowance lowered since (two checks kept, one now allowed) does
+// not make the core refuse the replay, so the learner's answer comes back, out of checks and not right.
+test('saved checks past an allowance lowered since come back: the answer kept, Check disabled, the note once', async () => {
+  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises&progress-key=graded-lowered`);
+  try {
+    await answerExercise(page, counted, ['17']);
+    await answerExercise(page, counted, ['19']);
+    await page.goto(`${run.server.origin}/embed.html?sections=exercises&progress-key=graded-lowered&attempts=1`);
+    await waitReady(page);
+    const form = page.locator(`qkv-lesson form[data-exercise="${counted}"]`);
+    assert.equal(await form.locator('input[type="text"]').inputValue(), '19', 'the last answer is back');
+    const kept = await page.evaluate((id) => document.querySelector('qkv-lesson').progress.answers[id], counted);
+    assert.deepEqual({ responses: kept.responses, attempts: kept.attempts }, { responses: ['19'], attempts: 2 });
+    assert.equal(await form.getByRole('button', { name: 'Check' }).isDisabled(), true);
+    const feedback = await form.locator('[data-feedback]').innerText();
+    assert.doesNotMatch(feedback, /No checks are left for this question\./, 'the replay was not refused');
+    assert.equal(feedback.match(/No checks are left \(1 allowed for this question\)/g)?.length, 1, 'the note, once');
+    assertNoProblems(problems, 'an allowance lowered since the checks were saved');
+  } finally {
+    await close();
+  }
+});
+
 // A question out of checks that graded-questions makes practice takes checks again, and is closed again, with the
 // note back in place of the offer of another try, when it counts again.
 test('graded-questions: a question out of checks opens as practice and closes again when it counts', async () => {
