@@ -230,7 +230,18 @@ export class QkvLessonElement extends LessonAttributes {
   private gradingChanged(): void {
     this.gradedRun.check(this.standings());
     this.view!.anotherOne.graded(this.attemptKey !== '');
+    this.applyAllowances();
     this.showResults();
+  }
+
+  // Each question shown, its Check as the core's outcome has it, wherever grading may have changed: the grading
+  // attributes, the sections shown, a check, saved work put back. Practice is checked without a limit (attemptsFor),
+  // though the core's out_of_attempts does not look at counted. Before ready no question is shown, none is touched.
+  private applyAllowances(): void {
+    const graded = this.outcome();
+    if (!graded) return;
+    const outOfAttempts = new Map(graded.questions.map((question) => [question.id, question.counted && question.out_of_attempts]));
+    for (const [id, handle] of this.allExercises()) if (outOfAttempts.has(id)) handle.applyAllowance(outOfAttempts.get(id)!);
   }
 
   // "Your results" in a graded run, from the core's outcome.
@@ -455,6 +466,7 @@ export class QkvLessonElement extends LessonAttributes {
   private answered(record: AnswerRecord, replayed: boolean): void {
     this.view?.questions.settle(record.id, this.shadowRoot!, this.reveal === 'always');
     this.keep(record.id);
+    this.applyAllowances();
     if (replayed) return; // restored from storage: already reported when it was answered
     if (record.id === 'ch26-first-token') this.view?.anotherOne.checked(this.controller!.variantSeed, record.correct && record.counts);
     this.report(answerStatement(record, this.record.context));

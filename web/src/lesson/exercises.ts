@@ -74,6 +74,9 @@ export interface ExerciseHandle {
   progress(): ExerciseProgress | null;
   // New values from the core (another seed): the teacher's answer follows them.
   update(view: ExerciseView): void;
+  // The core's word on this question's checks (its outcome's out_of_attempts): used up, Check is disabled and the
+  // no-checks-left note replaces the offer of another try; otherwise both are back.
+  applyAllowance(outOfAttempts: boolean): void;
 }
 
 // The right answer in words: an option's label, or each blank's answer (after its label when there are
@@ -195,32 +198,39 @@ function noChecksLeft(allowed: number): HTMLElement {
   return h('p', { class: 'note', 'data-no-checks-left': '' }, `No checks are left (${allowed} allowed for this question), so it is settled as not right. You may show the answer; it does not count.`);
 }
 
-// A graded run's allowance (0: unlimited) used up: Check disabled and data-no-checks-left on the form; then the
-// allowance, else null.
-function markAllowance(form: HTMLFormElement, check: HTMLButtonElement, allowed: number, attempts: number): number | null {
-  check.disabled = allowed > 0 && attempts >= allowed;
-  form.toggleAttribute('data-no-checks-left', check.disabled);
-  return check.disabled ? allowed : null;
+// The core's word on the checks left, on the form: Check disabled and data-no-checks-left when they are used up;
+// the offer of another try (data-try-again) hidden and the no-checks-left note shown, or the other way round. A
+// refusal already says it in the core's own sentence, so no note is added beside it.
+function applyAllowance(form: HTMLFormElement, check: HTMLButtonElement, feedback: HTMLElement, outOfAttempts: boolean, allowed: number): void {
+  check.disabled = outOfAttempts;
+  form.toggleAttribute('data-no-checks-left', outOfAttempts);
+  const tryAgain = feedback.querySelector<HTMLElement>('[data-try-again]');
+  if (tryAgain) tryAgain.hidden = outOfAttempts;
+  feedback.querySelector('[data-no-checks-left]')?.remove();
+  if (!outOfAttempts || feedback.querySelector('[data-refused]')) return;
+  const after = tryAgain ?? feedback.querySelector('.verdict-text');
+  if (after) after.after(noChecksLeft(allowed));
+  else feedback.prepend(noChecksLeft(allowed));
 }
 
-// A check the core refused: an answer it could not read, or one past the checks allowed (said in words).
-function refusalFeedback(error: CoreError, allowed: number): HTMLElement[] {
-  if (error.kind === 'attempts') return [h('p', { class: 'verdict-text wrong' }, error.sentence), noChecksLeft(allowed)];
-  return [h('p', { class: 'verdict-text wrong' }, error.kind === 'number' ? `Not read: ${error.message}` : error.message)];
+// A check the core refused: an answer it could not read, or one past the checks allowed (the core's sentence).
+function refusalFeedback(error: CoreError): HTMLElement[] {
+  const words = error.kind === 'attempts' ? error.sentence : error.kind === 'number' ? `Not read: ${error.message}` : error.message;
+  return [h('p', { class: 'verdict-text wrong', 'data-refused': '' }, words)];
 }
 
 // What a graded check shows: the verdict, then a hint and another try, or the answer (right, after the second
-// wrong try, in a teacher's copy, or once shown); never the answer when answers are never shown. With no checks
-// left, no further try is offered.
-function checkFeedback(view: ExerciseView, result: Graded, mode: Reveal, wrongTries: number, revealed: boolean, usedUp: number | null): (Node | string)[] {
+// wrong try, in a teacher's copy, or once shown); never the answer when answers are never shown. The offer of
+// another try is marked data-try-again: applyAllowance swaps it for the no-checks-left note.
+function checkFeedback(view: ExerciseView, result: Graded, mode: Reveal, wrongTries: number, revealed: boolean): (Node | string)[] {
   const verdict = h('p', { class: `verdict-text ${result.correct ? 'right' : 'wrong'}` }, result.correct ? '✓ Correct.' : '✗ Not quite.');
   // A check after the answer was shown is graded, but a course never counts it as a success.
   const shownFirst = result.correct && !result.counts ? [h('p', { class: 'note' }, 'The answer was shown before this check, so it is not counted as a success.')] : [];
   const hint = () => [h('p', { class: 'hint' }, h('strong', {}, 'Hint: '), result.hint || 'Look again at the numbers above.')];
-  const left = usedUp !== null && !result.correct ? [noChecksLeft(usedUp)] : [];
-  if (mode === 'never') return [verdict, ...shownFirst, ...(result.correct ? [] : [...hint(), ...(left.length ? left : [h('p', {}, 'Try again.')])])];
-  if (result.correct || wrongTries >= 2 || mode === 'always' || revealed) return [verdict, ...shownFirst, ...left, ...answerBlock(view, result.answer, result.explanation)];
-  return [verdict, ...hint(), ...(left.length ? left : [h('p', {}, 'Try once more, or show the answer.')])];
+  const tryAgain = (words: string) => h('p', { 'data-try-again': '' }, words);
+  if (mode === 'never') return [verdict, ...shownFirst, ...(result.correct ? [] : [...hint(), tryAgain('Try again.')])];
+  if (result.correct || wrongTries >= 2 || mode === 'always' || revealed) return [verdict, ...shownFirst, ...answerBlock(view, result.answer, result.explanation)];
+  return [verdict, ...hint(), tryAgain('Try once more, or show the answer.')];
 }
 
 // What one exercise keeps of its checks: wrong tries (a hint, then the answer), attempts (the statements), whether
@@ -238,25 +248,24 @@ interface CheckContext {
   view: ExerciseView;
   form: HTMLFormElement;
   feedback: HTMLElement;
-  checkButton: HTMLButtonElement;
   options: ExerciseOptions;
   record: CheckRecord;
   markShown: (by: ShownBy, replayed: boolean) => void;
 }
 
 // One check of `typed`: the core grades it, the feedback shows, the check is reported and recorded.
-function submitCheck({ view, form, feedback, checkButton, options, record, markShown }: CheckContext, typed: string[], replayed: boolean): void {
+function submitCheck({ view, form, feedback, options, record, markShown }: CheckContext, typed: string[], replayed: boolean): void {
   const answerShown = record.revealed || options.reveal() === 'always';
-  const result = options.check(view.id, typed, answerShown, record.attempts);
+  // A replayed check was taken when it was made: graded again, not refused, whatever the allowance is now.
+  const result = options.check(view.id, typed, answerShown, replayed ? 0 : record.attempts);
   if (!result.ok) {
-    feedback.replaceChildren(...refusalFeedback(result.error, options.attemptsAllowed(view.id)));
+    feedback.replaceChildren(...refusalFeedback(result.error));
     return;
   }
   record.attempts++;
   if (!result.correct) record.wrongTries++;
   const mode = options.reveal();
-  const usedUp = markAllowance(form, checkButton, options.attemptsAllowed(view.id), record.attempts);
-  feedback.replaceChildren(...checkFeedback(view, result, mode, record.wrongTries, record.revealed, usedUp));
+  feedback.replaceChildren(...checkFeedback(view, result, mode, record.wrongTries, record.revealed));
   form.dataset.answered = result.correct ? 'correct' : 'incorrect';
   const now = performance.now();
   record.last = { typed, correct: result.correct, counts: result.counts };
@@ -326,7 +335,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   showAnswer.addEventListener('click', () => showTheAnswer(false));
 
   const responsesNow = () => (view.kind === 'choice' ? [inputs.find((input) => input.checked)?.value ?? ''] : inputs.map((input) => input.value));
-  const submit = (replayed: boolean) => submitCheck({ view, form, feedback, checkButton, options, record, markShown }, responsesNow(), replayed);
+  const submit = (replayed: boolean) => submitCheck({ view, form, feedback, options, record, markShown }, responsesNow(), replayed);
   form.addEventListener('submit', (event) => {
     event.preventDefault();
     submit(false);
@@ -364,6 +373,9 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       if (feedback.childElementCount === 0) return;
       feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, 'The numbers changed since this was checked, so its verdict no longer applies. Check again for the numbers shown.'));
       delete form.dataset.answered;
+    },
+    applyAllowance(outOfAttempts) {
+      applyAllowance(form, checkButton, feedback, outOfAttempts, options.attemptsAllowed(view.id));
     },
   };
 }

@@ -24,8 +24,6 @@ function optionOf(lesson: LessonAttributes, name: GradingAttribute): GradingOpti
 export class GradedRun {
   /** A launcher's passing fraction from the LMS (exact, 0 to 1): it wins over passing-score. */
   passingFraction: number | null = null;
-  // The checks allowed per counted question, as the core read the attempts attribute (0: unlimited).
-  private allowance = 0;
 
   constructor(
     private readonly lesson: LessonAttributes,
@@ -34,14 +32,12 @@ export class GradedRun {
 
   // Each attribute against its own rules, then the core's for the questions shown; a problem is said once.
   check(questions: QuestionStandingView[]): void {
-    this.allowance = 0;
     for (const name of gradingAttributes) {
       const value = this.lesson.getAttribute(name);
       let problem = attributeProblem(name, value);
       if (value !== null && !problem) {
         const graded = this.grade(questions, optionOf(this.lesson, name));
         if (!graded.ok) problem = `${name}="${value.slice(0, 200)}": ${graded.error.message}; ${defaultKept[name]}.`;
-        else if (name === 'attempts') this.allowance = graded.attempts;
       }
       const key = errorKey[name];
       if (problem && problem !== this.lesson.dataset[key]) console.warn(`<qkv-lesson>: ${problem}`);
@@ -58,10 +54,13 @@ export class GradedRun {
     return passing_percent === undefined ? options : { ...options, passing_percent };
   }
 
-  // The checks allowed for question `id`: the allowance for a question that counts, unlimited (0) for practice.
+  // The checks allowed for question `id`: the attempts attribute as the core reads it, asked each time (so it holds
+  // before check() has run, as when saved answers are replayed), for a question that counts; 0 (unlimited) else.
   attemptsFor(id: string): number {
-    const { graded } = this.options();
-    return graded && !graded.includes(id) ? 0 : this.allowance;
+    const { graded, attempts } = this.options();
+    if (attempts === undefined || (graded && !graded.includes(id))) return 0;
+    const read = this.grade([], { attempts });
+    return read.ok ? read.attempts : 0;
   }
 
   /** A graded run: an attempt's key, a launcher's pass mark or any of the grading attributes. */
