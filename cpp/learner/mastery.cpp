@@ -37,8 +37,9 @@ QuestionResult result_of(const QuestionStanding& question, const GradingOptions&
   out.right = question.checked && question.counts;
   out.revealed = question.revealed;
   out.attempts = question.attempts;
-  out.out_of_attempts =
-      !out.right && options.attempts_allowed > 0 && question.attempts >= options.attempts_allowed;
+  // The allowance is for the questions that count: practice is never out of checks.
+  out.out_of_attempts = out.counted && !out.right && options.attempts_allowed > 0 &&
+                        question.attempts >= options.attempts_allowed;
   out.settled = question.checked || question.revealed || out.out_of_attempts;
   return out;
 }

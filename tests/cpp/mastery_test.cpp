@@ -92,6 +92,11 @@ TEST(Mastery, QuestionsNotGradedArePracticeAndNeverChangeTheOutcome) {
   EXPECT_TRUE(outcome->questions[0].counted);
   EXPECT_FALSE(outcome->questions[2].counted);
   EXPECT_FALSE(outcome->questions[2].right);
+  // Practice is never out of checks, however many it had under an allowance.
+  options.attempts_allowed = 1;
+  const auto allowed = mastery(shown, options);
+  ASSERT_TRUE(allowed);
+  EXPECT_FALSE(allowed->questions[2].out_of_attempts);
   // Without the option every question shown counts: the same standings neither complete nor pass.
   const auto every = mastery(shown, kDefaultPassingFraction);
   EXPECT_EQ(every->counted, 4u);

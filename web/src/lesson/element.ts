@@ -240,7 +240,7 @@ export class QkvLessonElement extends LessonAttributes {
   private applyAllowances(): void {
     const graded = this.outcome();
     if (!graded) return;
-    const outOfAttempts = new Map(graded.questions.map((question) => [question.id, question.counted && question.out_of_attempts]));
+    const outOfAttempts = new Map(graded.questions.map((question) => [question.id, question.out_of_attempts]));
     for (const [id, handle] of this.allExercises()) if (outOfAttempts.has(id)) handle.applyAllowance(outOfAttempts.get(id)!);
   }
 
