@@ -23,12 +23,14 @@
   const cameUp = () => customElements.get('qkv-lesson') && [...document.querySelectorAll('link[rel="stylesheet"][integrity]')].every((link) => link.sheet);
 
   // True once every file came back whole from the server (each replacing its cached copy); its integrity checked, so
-  // a copy the server still sends damaged is reported, not reloaded for nothing.
-  const fetchPastCache = () =>
-    Promise.all(checkedFiles().map(({ url, integrity }) => fetch(url, { cache: 'reload', integrity }).then((response) => response.ok && response.arrayBuffer().then(() => true)))).then(
-      (results) => results.every(Boolean),
+  // a copy the server still sends damaged is reported, not reloaded for nothing. Every request is waited for, even
+  // after one failed, so none is left in flight for a reload to abort.
+  const fetchWhole = ({ url, integrity }) =>
+    fetch(url, { cache: 'reload', integrity }).then(
+      (response) => response.ok && response.arrayBuffer().then(() => true),
       () => false,
     );
+  const fetchPastCache = () => Promise.all(checkedFiles().map(fetchWhole)).then((results) => results.every(Boolean), () => false);
 
   const sayDamaged = () => {
     const note = document.createElement('p');
