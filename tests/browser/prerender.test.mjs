@@ -141,6 +141,8 @@ describe('the prerendered opening', () => {
       const shown = page.locator(question);
       assert.equal(await shown.locator('input').first().inputValue(), '9, 9', 'what was typed wins over the saved answer (docs/element.md)');
       assert.doesNotMatch(await shown.locator('[data-feedback]').innerText(), /Correct/, 'no verdict for an answer not on screen');
+      assert.match(await shown.locator('[data-feedback] [data-stale]').innerText(), /saved answer’s verdict no longer applies/, 'said why the verdict went');
+      assert.equal(await shown.getAttribute('data-answered'), null, 'not marked answered');
     } finally {
       await opened.close();
     }
