@@ -12,8 +12,8 @@ export function changesPrerender(attribute: string): boolean {
   return attributesNotPrerendered.has(attribute);
 }
 
-// The prerendered opening in `root`, kept (true) when `fits`, else removed. A Check pressed before ready would send
-// its form, reloading the page: the prerendered forms are not sent.
+// The prerendered opening in `root`, kept (true) when `fits`, else removed. A form sent before ready would reload the
+// page: its Check is prerendered disabled (opening.ts), and from here on the prerendered forms are not sent at all.
 export function keepPrerendered(root: ShadowRoot, fits: boolean): boolean {
   const article = [...root.children].find((child) => child.localName === 'article');
   if (!article) return false;
