@@ -14,15 +14,23 @@
       return null;
     }
   })();
-  const checkedFiles = () => [...document.querySelectorAll('script[integrity], link[integrity]')].map((element) => element.src || element.href);
+  // The prerendered opening's style sheet link is inside the lesson's declarative shadow root (attached as the page
+  // is parsed), where document queries do not look.
+  const checkedFiles = () =>
+    [document, lesson.shadowRoot]
+      .flatMap((root) => (root ? [...root.querySelectorAll('script[integrity], link[integrity]')] : []))
+      .map((element) => ({ url: element.src || element.href, integrity: element.integrity }));
   const cameUp = () => customElements.get('qkv-lesson') && [...document.querySelectorAll('link[rel="stylesheet"][integrity]')].every((link) => link.sheet);
 
-  // True once every file came back whole from the server (each replacing its cached copy).
-  const fetchPastCache = () =>
-    Promise.all(checkedFiles().map((url) => fetch(url, { cache: 'reload' }).then((response) => response.ok && response.arrayBuffer().then(() => true)))).then(
-      (results) => results.every(Boolean),
+  // True once every file came back whole from the server (each replacing its cached copy); its integrity checked, so
+  // a copy the server still sends damaged is reported, not reloaded for nothing. Every request is waited for, even
+  // after one failed, so none is left in flight for a reload to abort.
+  const fetchWhole = ({ url, integrity }) =>
+    fetch(url, { cache: 'reload', integrity }).then(
+      (response) => response.ok && response.arrayBuffer().then(() => true),
       () => false,
     );
+  const fetchPastCache = () => Promise.all(checkedFiles().map(fetchWhole)).then((results) => results.every(Boolean), () => false);
 
   const sayDamaged = () => {
     const note = document.createElement('p');

@@ -2,6 +2,7 @@
 // while the core loads, when it shows what the element will show (the fixture's numbers, every section, answers
 // after a check), and drops it otherwise. At ready the element's own view replaces it and takes over what the
 // learner typed there (the text, the focus, the selection), at the same place on screen.
+import { h } from './dom';
 import { layOutNow } from './laid-out';
 
 // The attributes under which the lesson starts from other numbers, or shows other sections or answers.
@@ -11,8 +12,8 @@ export function changesPrerender(attribute: string): boolean {
   return attributesNotPrerendered.has(attribute);
 }
 
-// The prerendered opening in `root`, kept (true) when `fits`, else removed. A Check pressed before ready would send
-// its form, reloading the page: the prerendered forms are not sent.
+// The prerendered opening in `root`, kept (true) when `fits`, else removed. A form sent before ready would reload the
+// page: its Check is prerendered disabled (opening.ts), and from here on the prerendered forms are not sent at all.
 export function keepPrerendered(root: ShadowRoot, fits: boolean): boolean {
   const article = [...root.children].find((child) => child.localName === 'article');
   if (!article) return false;
@@ -45,6 +46,25 @@ function onScreen(element: Element): boolean {
   return !element.closest('.later, .holds-later, [hidden]');
 }
 
+// What was typed into `input`; true when that changed what the field held (a saved answer replayed into it).
+function carry(input: HTMLInputElement, value: string, checked: boolean): boolean {
+  const choice = input.type === 'radio' || input.type === 'checkbox';
+  if (choice ? input.checked === checked : input.value === value) return false;
+  if (choice) input.checked = checked;
+  else input.value = value;
+  return true;
+}
+
+// A saved answer's verdict must not stand beside other text typed before ready: said, and cleared (as
+// exercises.ts does when the numbers change).
+function verdictNoLongerApplies(form: HTMLFormElement | null): void {
+  const feedback = form?.querySelector('[data-feedback]');
+  if (!form || !feedback || feedback.childElementCount === 0) return;
+  const note = 'What you typed before the lesson was ready replaced your saved answer, so the saved answer’s verdict no longer applies. Check again for what is shown.';
+  feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, note));
+  delete form.dataset.answered;
+}
+
 export interface ShownBefore {
   // Into the view that replaced it: what was typed, the focus and selection, and its sections laid out at once.
   carryInto(article: HTMLElement): void;
@@ -66,8 +86,7 @@ export function shownBefore(root: ShadowRoot): ShownBefore {
       const now = new Map(fields(article).map(({ key, input }) => [key, input]));
       for (const { key, value, checked } of kept) {
         const input = now.get(key);
-        if (input && input.type !== 'radio' && input.type !== 'checkbox') input.value = value;
-        else if (input) input.checked = checked;
+        if (input && carry(input, value, checked)) verdictNoLongerApplies(input.form);
       }
       const focused = selection && now.get(selection.key);
       if (!focused) return;
