@@ -373,6 +373,8 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       if (feedback.childElementCount === 0) return;
       feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, 'The numbers changed since this was checked, so its verdict no longer applies. Check again for the numbers shown.'));
       delete form.dataset.answered;
+      // Checks used up stay used up with other numbers: their note stays beside the stale one.
+      if (form.hasAttribute('data-no-checks-left')) applyAllowance(form, checkButton, feedback, true, options.attemptsAllowed(view.id));
     },
     applyAllowance(outOfAttempts) {
       applyAllowance(form, checkButton, feedback, outOfAttempts, options.attemptsAllowed(view.id));
