@@ -4,7 +4,6 @@
 // which passes only those: the markup is checked against the build's own formulas, the script URL against
 // the page's origin (browsers start a worker from no other). Without Trusted Types the strings pass as they are.
 import math from 'virtual:math';
-import { recordWorkerScript } from './worker-scripts';
 
 interface Policy {
   createHTML(html: string): string;
@@ -62,9 +61,7 @@ export function startWorkerViaPolicy(start: () => Worker): Worker {
   const global = globalThis as { Worker: typeof Worker };
   const Native = global.Worker;
   global.Worker = function Worker(url: string | URL, options?: WorkerOptions) {
-    const worker = new Native(trustedWorkerScript(String(url)), options);
-    recordWorkerScript(worker, new URL(String(url), document.baseURI).href);
-    return worker;
+    return new Native(trustedWorkerScript(String(url)), options);
   } as unknown as typeof Worker;
   try {
     return start();

@@ -11,7 +11,6 @@
 // A job either finished with the core's response, or was stopped: by Cancel, by a newer job, by a failure, or
 // because its engine could not load ('unavailable'; `reloadNeeded`: only a reload of the page can load it
 // again, as a module script that failed to import stays failed in that document).
-import { refetchWorkerScript } from './worker-scripts';
 export type Outcome<T> =
   | { done: true; response: T }
   | { done: false; reason: 'cancelled' | 'superseded' | 'failed' | 'unavailable'; message?: string; reloadNeeded?: boolean; network?: boolean };
@@ -118,10 +117,9 @@ export function createRunner<J, R>(
       else if (reply.type === 'failed') finish({ done: false, reason: 'failed', message: reply.message });
       else finish({ done: true, response: reply.response as R });
     });
-    // The worker's script could not load (perhaps a damaged copy in the HTTP cache: asked for again past it).
+    // The worker's script could not load.
     fresh.addEventListener('error', (event) => {
       event.preventDefault();
-      refetchWorkerScript(fresh);
       fallBack(fresh);
     });
     const init = engine();
