@@ -136,6 +136,9 @@ function checkDisabledFeatures() {
 // the pages see a browser without service workers (no navigator.serviceWorker, as with Firefox's
 // dom.serviceWorkers.enabled off), where the lesson registers nothing and says nothing (web/src/offline.ts), rather
 // than Playwright's stand-in register(), which warns in the console.
+// Chromium's preload timer warning (openPage says why it is not a problem), for every Chromium page the tests open.
+export const isPreloadTimerWarning = (message) => message.type() === 'warning' && /was preloaded using link preload but not used within a few seconds/.test(message.text());
+
 export async function openPage(browser, { width = 1280, height = 900, serviceWorkers = 'block' } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, reducedMotion: 'reduce', serviceWorkers });
   context.setDefaultTimeout(signalTimeout); // every locator wait and click without a timeout of its own
@@ -148,7 +151,7 @@ export async function openPage(browser, { width = 1280, height = 900, serviceWor
     // is a timer, 3 s after load: with both cores busy the lesson's module has started the .wasm's fetch later
     // than that (a CI run at load 10). Whether the preload is used is asserted where it matters, by counting the
     // .wasm's downloads (wasm-download.test.mjs: exactly one), which no timing can pass by chance.
-    if (message.type() === 'warning' && /was preloaded using link preload but not used within a few seconds/.test(message.text())) return;
+    if (isPreloadTimerWarning(message)) return;
     if (message.type() === 'error' || message.type() === 'warning') {
       const where = message.location();
       problems.push(`console.${message.type()}: ${message.text()}${where?.url ? ` (at ${where.url}:${where.lineNumber})` : ''}`);

@@ -21,7 +21,7 @@ import { resolve } from 'node:path';
 import puppeteer from 'puppeteer-core';
 import { Builder } from 'selenium-webdriver';
 import { serve } from '../../scripts/serve.mjs';
-import { csp, dist, launchBrowser } from '../browser/harness.mjs';
+import { csp, dist, isPreloadTimerWarning, launchBrowser } from '../browser/harness.mjs';
 
 // QKV_ENGINES=firefox (or a comma-separated list) runs only those engines.
 export const engineNames = (process.env.QKV_ENGINES ?? 'chromium,firefox,webkit').split(',').map((name) => name.trim()).filter(Boolean);
@@ -219,6 +219,7 @@ async function launchChromium() {
       const page = await context.newPage();
       const problems = [];
       page.on('console', (message) => {
+        if (isPreloadTimerWarning(message)) return; // a timer that fires under load (harness.mjs, openPage)
         if (message.type() === 'error' || message.type() === 'warning') problems.push(`console.${message.type()} (driver): ${message.text()}`);
       });
       page.on('pageerror', (error) => problems.push(`pageerror (driver): ${error.message}`));
