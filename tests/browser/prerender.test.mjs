@@ -230,3 +230,108 @@ async function openingNow(page) {
   });
   return { text: await text(worked), intro: await text('qkv-lesson header.intro'), box };
 }
+
+// Both themes (issue 42): the system's setting (prefers-color-scheme) and the element's theme attribute
+// (docs/element.md), which wins over it. Before the lesson's script runs, the prerendered opening must already be
+// in the theme the element will show, so that attaching changes no colour: the linked sheet carries the dark rules.
+const themeCases = [
+  { name: 'a light system', colorScheme: 'light', shows: 'light' },
+  { name: 'a dark system', colorScheme: 'dark', shows: 'dark' },
+  { name: 'theme="dark" on a light system', colorScheme: 'light', theme: 'dark', shows: 'dark' },
+  { name: 'theme="light" on a dark system', colorScheme: 'dark', theme: 'light', shows: 'light' },
+];
+
+// The colours a learner sees on the opening's heading, question, the cells of X and a field, and the lesson's own
+// background, read in the element's shadow root (the prerendered one before the script, the element's view after).
+function openingColours() {
+  const root = document.querySelector('qkv-lesson')?.shadowRoot;
+  const parts = {
+    lesson: root?.host,
+    heading: root?.querySelector('header.intro h2'),
+    question: root?.querySelector('form[data-exercise="ch26-first-token"] .question-text'),
+    cell: root?.querySelector('table[data-fixture-tensor="input"] tbody td'),
+    field: root?.querySelector('form[data-exercise="ch26-first-token"] input'),
+  };
+  const colours = {};
+  for (const [part, element] of Object.entries(parts)) {
+    if (!element) return null;
+    const style = getComputedStyle(element);
+    colours[part] = { color: style.color, background: style.backgroundColor, border: style.borderTopColor };
+  }
+  return colours;
+}
+
+// Every animation frame from the first one with the prerendered opening until two frames after ready, the colours
+// that frame showed: a flash from one theme to the other at attach shows up as a frame whose colours differ.
+function recordColoursEachFrame(readColours) {
+  const frames = (window.__themeFrames = []);
+  let framesAfterReady = 0;
+  const sample = () => {
+    const colours = readColours();
+    if (colours) frames.push({ state: document.querySelector('qkv-lesson').dataset.state ?? 'no script yet', colours: JSON.stringify(colours) });
+    if (document.querySelector('qkv-lesson')?.dataset.state === 'ready') framesAfterReady += 1;
+    if (framesAfterReady < 3) requestAnimationFrame(sample);
+  };
+  requestAnimationFrame(sample);
+}
+
+describe('the prerendered opening in each theme', () => {
+  const seen = new Map(); // each case's colours, before the script and after ready
+  for (const { name, colorScheme, theme, shows } of themeCases) {
+    test(`${name}: before any script runs the opening has the colours the element shows after ready (${shows}), and no frame in between shows others`, async () => {
+      const opened = await openPage(browser, { width: 390, height: 844 });
+      const { page } = opened;
+      try {
+        await page.emulateMedia({ colorScheme });
+        if (theme) {
+          // The page as a course author would write it, with the theme attribute on the tag.
+          await page.route(url, async (route) => {
+            const response = await route.fetch();
+            const html = (await response.text()).replace('<qkv-lesson', `<qkv-lesson theme="${theme}"`);
+            await route.fulfill({ response, body: html });
+          });
+        }
+        let releaseScript;
+        const scriptHeld = new Promise((done) => (releaseScript = done));
+        await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
+          await scriptHeld;
+          await route.continue().catch(() => {});
+        });
+        await page.addInitScript({ content: `(${recordColoursEachFrame})(${openingColours})` });
+        await opened.goto(url, { waitUntil: 'commit' });
+        await page.locator(`${question} input`).first().waitFor();
+        assert.equal(await page.evaluate(() => customElements.get('qkv-lesson') === undefined), true, 'the lesson’s script is held back');
+        assert.equal(await page.locator('qkv-lesson').getAttribute('theme'), theme ?? null);
+        const prerendered = await page.evaluate(openingColours);
+        releaseScript();
+        await waitReady(page);
+        await page.waitForFunction(() => window.__themeFrames.filter((frame) => frame.state === 'ready').length >= 2);
+        const ready = await page.evaluate(openingColours);
+        assert.deepEqual(prerendered, ready, `the prerendered opening's colours are the element's after ready (${name})`);
+        const frames = await page.evaluate(() => window.__themeFrames);
+        const other = frames.filter((frame) => frame.colours !== JSON.stringify(ready));
+        assert.deepEqual(other, [], `every frame from the prerender to ready shows the same colours (${frames.length} frames)`);
+        assert.ok(frames.some((frame) => frame.state === 'no script yet') && frames.some((frame) => frame.state === 'loading'), 'frames before the script and while the core loaded were seen');
+        seen.set(name, { shows, colours: JSON.stringify(ready) });
+        assertNoProblems(opened.problems, name);
+      } finally {
+        await opened.close();
+      }
+    });
+  }
+
+  // The four cases above are two themes, not one theme four times: dark and light differ, and the attribute
+  // gives the theme the system setting would.
+  test('the light and dark openings differ in every part, and the theme attribute gives what the system setting gives', () => {
+    assert.equal(seen.size, themeCases.length, 'every theme case ran');
+    const byTheme = (wanted) => [...seen.values()].filter(({ shows }) => shows === wanted).map(({ colours }) => colours);
+    const [light, lightByAttribute] = byTheme('light');
+    const [dark, darkByAttribute] = byTheme('dark');
+    assert.equal(lightByAttribute, light);
+    assert.equal(darkByAttribute, dark);
+    const lightParts = JSON.parse(light);
+    const darkParts = JSON.parse(dark);
+    for (const part of Object.keys(lightParts)) assert.notEqual(darkParts[part].color, lightParts[part].color, `${part}'s text colour differs between the themes`);
+    assert.notEqual(darkParts.lesson.background, lightParts.lesson.background, 'the lesson’s background differs between the themes');
+  });
+});
