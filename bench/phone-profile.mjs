@@ -1,10 +1,29 @@
 // The slow phone of `npm run bench:phone` (bench/phone.mjs) and `node bench/compare-phone.mjs`: Lighthouse's mobile
-// profile applied for real in Chromium, through the DevTools protocol.
-export const profile = { cpuSlowdown: 4, downKbps: 1600, upKbps: 750, rttMs: 150, viewport: { width: 412, height: 823 } };
+// profile applied for real in Chromium, through the DevTools protocol, with every file sent gzipped at level 9 (what
+// the issue's measures were taken with; scripts/serve.mjs would send brotli, about 15% smaller, to a browser that
+// accepts it).
+import { loadavg } from 'node:os';
+import { waitReady } from '../tests/browser/harness.mjs';
+import { median } from './stats.mjs';
+
+export const profile = { cpuSlowdown: 4, downKbps: 1600, upKbps: 750, rttMs: 150, viewport: { width: 412, height: 823 }, encoding: 'gzip' };
+
+// What a learner sees of the lesson, found the same way by both measures below: its own text (the intro's heading,
+// where the page's first contentful paint may be the page's own header), and the opening question.
+export const shown = {
+  lessonText: 'header.intro h2',
+  opening: 'form[data-exercise="ch26-first-token"]',
+};
 
 // A fresh context (no cache) with one page under the profile; the protocol session stays open for more listeners.
 export async function openPhonePage(browser) {
-  const context = await browser.newContext({ viewport: profile.viewport, deviceScaleFactor: 1.75, isMobile: true, hasTouch: true });
+  const context = await browser.newContext({
+    viewport: profile.viewport,
+    deviceScaleFactor: 1.75,
+    isMobile: true,
+    hasTouch: true,
+    extraHTTPHeaders: { 'Accept-Encoding': profile.encoding },
+  });
   const page = await context.newPage();
   const cdp = await context.newCDPSession(page);
   await cdp.send('Network.enable');
@@ -19,20 +38,21 @@ export async function openPhonePage(browser) {
   return { context, page, cdp };
 }
 
-// Records, from the page's first script on, the long tasks and long animation frames (over 50 ms), ready, the first
-// frame after it and data-laid-out; readLongWork gives them as times after ready. Also the lesson's own text on
-// screen: the first animation frame in which the opening question (the prerendered one, or the element's at ready)
-// has a box, one check a frame until then; what a learner first reads of the lesson, where the page's first
-// contentful paint (also recorded) may be the page's own header. Call before page.goto.
+// Records, from the page's first script on, by the page's own clock (performance.now(), from navigation start): the
+// long tasks and long animation frames (over 50 ms), ready, the first frame after it and data-laid-out (readLongWork
+// gives them as times after ready); and the first animation frame in which each of `shown` has a box in the lesson
+// (prerendered, or the element's at ready), one check a frame until then. Call before page.goto.
 export function watchLongWork(page) {
-  return page.addInitScript(() => {
-    const watched = (window.__longWork = { tasks: [], frames: [] });
-    const openingShown = () => {
-      const question = document.querySelector('qkv-lesson')?.shadowRoot?.querySelector('form[data-exercise="ch26-first-token"]');
-      if (question && question.getBoundingClientRect().height > 0) watched.opening = performance.now();
-      else requestAnimationFrame(openingShown);
-    };
-    requestAnimationFrame(openingShown);
+  return page.addInitScript((selectors) => {
+    const watched = (window.__longWork = { tasks: [], frames: [], shown: {} });
+    for (const [name, selector] of Object.entries(selectors)) {
+      const firstFrameWith = () => {
+        const element = document.querySelector('qkv-lesson')?.shadowRoot?.querySelector(selector);
+        if (element && element.getBoundingClientRect().height > 0) watched.shown[name] = performance.now();
+        else requestAnimationFrame(firstFrameWith);
+      };
+      requestAnimationFrame(firstFrameWith);
+    }
     new PerformanceObserver((list) => {
       for (const entry of list.getEntries()) if (entry.name === 'first-contentful-paint') watched.firstContentfulPaint = entry.startTime;
     }).observe({ type: 'paint', buffered: true });
@@ -52,7 +72,7 @@ export function watchLongWork(page) {
       requestAnimationFrame(() => (watched.firstFrame = performance.now()));
     });
     document.addEventListener('qkv-lesson-laid-out', () => (watched.laidOut = performance.now()));
-  });
+  }, shown);
 }
 
 // What watchLongWork recorded: ready, the first frame, the opening question's first frame and the first contentful
@@ -60,18 +80,98 @@ export function watchLongWork(page) {
 // long tasks before and after ready, and each long frame's time after ready when over 50 ms (for the frame that
 // spans ready, its end less ready), with its start after ready and what it ran.
 export async function readLongWork(page) {
-  const { ready, firstFrame, opening, firstContentfulPaint, laidOut, tasks, frames } = await page.evaluate(() => window.__longWork);
+  const { ready, firstFrame, shown: seen, firstContentfulPaint, laidOut, tasks, frames } = await page.evaluate(() => window.__longWork);
   const framesAfterReady = frames
     .map((frame) => ({ after: frame.start + frame.duration - Math.max(frame.start, ready), start: frame.start - ready, duration: frame.duration, ran: frame.ran }))
     .filter((frame) => frame.after > 50);
   return {
     ready,
     firstFrame,
-    opening,
+    lessonText: seen.lessonText,
+    opening: seen.opening,
     firstContentfulPaint,
     laidOut: laidOut === undefined ? undefined : laidOut - ready,
     longTasksAfterReady: tasks.filter((task) => task.start >= ready),
     longTasksBeforeReady: tasks.filter((task) => task.start < ready),
     longFramesAfterReady: framesAfterReady,
   };
+}
+
+// The same three figures by another clock and another method: Node's clock from just before page.goto, read when
+// Playwright's waitForFunction (polling once an animation frame, in the page) sees each of `shown` with a box, and
+// data-state="ready" (so, the first frame after ready). Nothing of the page's timeline is read. Call right after
+// page.goto(url, { waitUntil: 'commit' }), with the Node time taken before it.
+export function watchFromOutside(page, startedAt) {
+  const seenAt = (predicate, arg) => page.waitForFunction(predicate, arg, { polling: 'raf', timeout: 60000 }).then(() => Date.now() - startedAt);
+  const hasBox = (selector) => (document.querySelector('qkv-lesson')?.shadowRoot?.querySelector(selector)?.getBoundingClientRect().height ?? 0) > 0;
+  return Promise.all([
+    seenAt(hasBox, shown.lessonText),
+    seenAt(hasBox, shown.opening),
+    seenAt(() => document.querySelector('qkv-lesson')?.dataset.state === 'ready'),
+  ]).then(([lessonText, opening, ready]) => ({ lessonText, opening, ready }));
+}
+
+// One cold load of `url` on the phone: the page's own figures (readLongWork), the same figures measured from
+// outside, and the machine's 1-minute load average at its end. `extra({ context, page, cdp })`, called before the
+// navigation, may return a function whose result (read before the context closes) joins the sample.
+export async function measureLoad(browser, url, extra) {
+  const { context, page, cdp } = await openPhonePage(browser);
+  try {
+    const readExtra = extra?.({ context, page, cdp });
+    await watchLongWork(page);
+    const startedAt = Date.now();
+    await page.goto(url, { waitUntil: 'commit' });
+    const outside = watchFromOutside(page, startedAt);
+    await waitReady(page, 60000);
+    const independent = await outside;
+    await page.waitForLoadState('networkidle');
+    await page.waitForTimeout(2000);
+    const own = await readLongWork(page);
+    return { ...own, independent, loadAverage: loadavg()[0], ...(await readExtra?.()) };
+  } finally {
+    await context.close();
+  }
+}
+
+// Cold loads of each URL in turn, the order reversed every round, so that the machine's drift falls on all alike.
+export async function alternateLoads(browser, urls, loads, measure) {
+  const samples = urls.map(() => []);
+  for (let load = 0; load < loads; load++) {
+    const order = urls.map((_, which) => which);
+    for (const which of load % 2 ? order : order.reverse()) samples[which].push(await measure(browser, urls[which]));
+  }
+  return samples;
+}
+
+// The figures both measures give, per build: each one's median, the outside one's ÷ the page's own, and the load
+// averages the loads ended at. The page's "ready" is its first frame after ready, as the outside one's is.
+export function bothMeasures(samples) {
+  const figure = (own, outside) => {
+    const ownMedian = median(samples.map(own));
+    const outsideMedian = median(samples.map(outside));
+    return { ownMs: Math.round(ownMedian), outsideMs: Math.round(outsideMedian), ratio: Math.round((outsideMedian / ownMedian) * 1000) / 1000 };
+  };
+  const loads = samples.map((sample) => sample.loadAverage);
+  return {
+    lessonText: figure((s) => s.lessonText, (s) => s.independent.lessonText),
+    opening: figure((s) => s.opening, (s) => s.independent.opening),
+    ready: figure((s) => s.firstFrame, (s) => s.independent.ready),
+    firstContentfulPaintMs: Math.round(median(samples.map((s) => s.firstContentfulPaint))),
+    loadAverage: { median: Math.round(median(loads) * 100) / 100, min: Math.min(...loads), max: Math.max(...loads) },
+  };
+}
+
+// bothMeasures as lines of a table, for one build.
+export function bothMeasuresLines(label, figures, goals = {}) {
+  const goal = (name) => (goals[name] === undefined ? '' : `   goal ≤ ${goals[name]} ms: ${figures[name].ownMs <= goals[name] && figures[name].outsideMs <= goals[name] ? 'met' : 'NOT met'}`);
+  const row = (title, name) => `  ${title.padEnd(46)} ${String(figures[name].ownMs).padStart(6)} ms  ${String(figures[name].outsideMs).padStart(6)} ms  ${figures[name].ratio.toFixed(3).padStart(6)}×${goal(name)}`;
+  const { median: load, min, max } = figures.loadAverage;
+  return [
+    `${label}: medians; load average ${load} (${min}–${max}) at the loads' ends`,
+    `  ${'figure'.padEnd(46)} ${'page'.padStart(9)}  ${'outside'.padStart(9)}  outside ÷ page`,
+    row("the lesson's own text's first frame", 'lessonText'),
+    row("the opening question's first frame", 'opening'),
+    row('ready: the first frame after data-state=ready', 'ready'),
+    `  ${"first contentful paint (the page's, any text)".padEnd(46)} ${String(figures.firstContentfulPaintMs).padStart(6)} ms`,
+  ];
 }
