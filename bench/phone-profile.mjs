@@ -97,17 +97,29 @@ export async function readLongWork(page) {
   };
 }
 
-// The same three figures by another clock and another method: Node's clock from just before page.goto, read when
-// Playwright's waitForFunction (polling once an animation frame, in the page) sees each of `shown` with a box, and
-// data-state="ready" (so, the first frame after ready). Nothing of the page's timeline is read. Call right after
-// page.goto(url, { waitUntil: 'commit' }), with the Node time taken before it.
-export function watchFromOutside(page, startedAt) {
-  const seenAt = (predicate, arg) => page.waitForFunction(predicate, arg, { polling: 'raf', timeout: 60000 }).then(() => Date.now() - startedAt);
-  const hasBox = (selector) => (document.querySelector('qkv-lesson')?.shadowRoot?.querySelector(selector)?.getBoundingClientRect().height ?? 0) > 0;
+// The same three figures by another method and another clock: Playwright's waitForFunction (its own poller, once
+// an animation frame, started before the navigation so that it watches the new page from its start) returns the
+// wall-clock time (Date.now()) at which it saw each of `shown` with a box, and data-state="ready" (so, the first
+// frame after ready); each is taken from the wall-clock time at which the browser's network stack sent the page's
+// request (the DevTools protocol's Network.requestWillBeSent). Nothing of the page's performance timeline is read.
+// Not Node's clock: on a loaded machine Node heard of each figure 10–320 ms after the page saw it, and Node's time
+// before page.goto came 40–180 ms before the browser started the navigation. Call before page.goto.
+export function watchFromOutside(page, cdp) {
+  const requestSent = new Promise((sent) => {
+    const onRequest = ({ type, wallTime }) => {
+      if (type !== 'Document') return;
+      cdp.off('Network.requestWillBeSent', onRequest);
+      sent(wallTime * 1000);
+    };
+    cdp.on('Network.requestWillBeSent', onRequest);
+  });
+  const seenAt = (predicate, arg) =>
+    page.waitForFunction(predicate, arg, { polling: 'raf', timeout: 60000 }).then(async (handle) => (await handle.jsonValue()) - (await requestSent));
+  const hasBox = (selector) => ((document.querySelector('qkv-lesson')?.shadowRoot?.querySelector(selector)?.getBoundingClientRect().height ?? 0) > 0 ? Date.now() : false);
   return Promise.all([
     seenAt(hasBox, shown.lessonText),
     seenAt(hasBox, shown.opening),
-    seenAt(() => document.querySelector('qkv-lesson')?.dataset.state === 'ready'),
+    seenAt(() => (document.querySelector('qkv-lesson')?.dataset.state === 'ready' ? Date.now() : false)),
   ]).then(([lessonText, opening, ready]) => ({ lessonText, opening, ready }));
 }
 
@@ -119,9 +131,8 @@ export async function measureLoad(browser, url, extra) {
   try {
     const readExtra = extra?.({ context, page, cdp });
     await watchLongWork(page);
-    const startedAt = Date.now();
+    const outside = watchFromOutside(page, cdp);
     await page.goto(url, { waitUntil: 'commit' });
-    const outside = watchFromOutside(page, startedAt);
     await waitReady(page, 60000);
     const independent = await outside;
     await page.waitForLoadState('networkidle');
@@ -158,6 +169,13 @@ export function bothMeasures(samples) {
     ready: figure((s) => s.firstFrame, (s) => s.independent.ready),
     firstContentfulPaintMs: Math.round(median(samples.map((s) => s.firstContentfulPaint))),
     loadAverage: { median: Math.round(median(loads) * 100) / 100, min: Math.min(...loads), max: Math.max(...loads) },
+    // Each load's figures, [page, outside] in ms, and its load average.
+    perLoad: samples.map((s) => ({
+      lessonText: [s.lessonText, s.independent.lessonText].map(Math.round),
+      opening: [s.opening, s.independent.opening].map(Math.round),
+      ready: [s.firstFrame, s.independent.ready].map(Math.round),
+      loadAverage: s.loadAverage,
+    })),
   };
 }
 
