@@ -75,8 +75,8 @@ export function watchLongWork(page) {
   }, shown);
 }
 
-// What watchLongWork recorded: ready, the first frame, the opening question's first frame and the first contentful
-// paint (ms after navigation), data-laid-out (ms after ready), the
+// What watchLongWork recorded: ready, the first frame, the lesson's text's and the opening question's first frames
+// and the first contentful paint (ms after navigation), data-laid-out (ms after ready), the
 // long tasks before and after ready, and each long frame's time after ready when over 50 ms (for the frame that
 // spans ready, its end less ready), with its start after ready and what it ran.
 export async function readLongWork(page) {
@@ -132,6 +132,7 @@ export async function measureLoad(browser, url, extra) {
     const readExtra = extra?.({ context, page, cdp });
     await watchLongWork(page);
     const outside = watchFromOutside(page, cdp);
+    outside.catch(() => {}); // awaited below; if the load fails first, its own error is the one to report
     await page.goto(url, { waitUntil: 'commit' });
     await waitReady(page, 60000);
     const independent = await outside;

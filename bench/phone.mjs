@@ -186,7 +186,7 @@ const buildLines = (name, build) => [
 ];
 const { lighthouse: audit } = result;
 const lines = [
-  `Slow phone: CPU ÷${profile.cpuSlowdown}, ${profile.downKbps / 1000} Mbps, ${profile.rttMs} ms RTT, ${profile.viewport.width}×${profile.viewport.height} mobile, no cache, ${profile.encoding} -9; ${loads} cold loads${old ? ' each, alternating' : ''}; ${result.machine.cpu}, load ${result.machine.loadavg.join(' ')} at the end`,
+  `Slow phone: CPU ÷${profile.cpuSlowdown}, ${profile.downKbps / 1000} Mbps, ${profile.rttMs} ms RTT, ${profile.viewport.width}×${profile.viewport.height} mobile, no cache, ${profile.encoding} -9; ${loads} cold load${loads === 1 ? '' : 's'}${old ? ' each, alternating' : ''}; ${result.machine.cpu}, load ${result.machine.loadavg.join(' ')} at the end`,
   ...Object.entries(result.builds).flatMap(([name, build]) => buildLines(name, build)),
   audit
     ? `Lighthouse 12 mobile, ${audits} runs: performance ${audited.map((run) => run.performance).join(' ')} (goal ≥ ${goals.performance}: ${met(audit.performance >= goals.performance)}), accessibility ${audited.map((run) => run.accessibility).join(' ')}, LCP ${audit.lcpMs} ms, TBT ${audit.tbtMs} ms, CLS ${audit.cls}`
