@@ -206,6 +206,9 @@ test('the scale section’s chunk cut in half once: the section says its code ar
     assert.equal(await page.locator(`${scaleSection} p[role="status"]`).innerText(), 'This section’s code arrived damaged (the download was cut short or changed on the way), so nothing was computed.');
     assert.match(await failure.innerText(), /^Reason: .+\n+This page cannot load it again: reload the page to try again\.$/);
     assert.equal(await page.locator(`${scaleSection} .scale-results`).innerText(), '', 'nothing computed');
+    await page.locator(`${scaleSection} button[data-preset="small"]`).click();
+    await page.locator(`${scaleSection}:not([data-busy]) .scale-failure:not([hidden])`).waitFor();
+    assert.match(await page.locator(`${scaleSection} p[role="status"]`).innerText(), /^This section’s code arrived damaged/, 'another choice: said again');
     assert.deepEqual(host.state.requests, [false], 'the damaged copy only: nothing asked for on this load');
     await reload();
     await waitReady(page);

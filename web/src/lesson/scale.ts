@@ -39,17 +39,18 @@ async function importScaleRun() {
   }
 }
 
-// What the section says when its code could not load: without the network, or damaged (reload needed).
-function codeFailure(error: unknown, retry: HTMLElement): { said: string; failure: Node[] } {
+// What the section says when its code could not load: damaged (only a reload can load it again), or without the
+// network (`tryAgain` imports it again).
+function codeFailure(error: unknown, tryAgain: () => void): { said: string; parts: Node[] } {
   const reason = h('p', { class: 'scale-reason' }, `Reason: ${error instanceof Error ? error.message : String(error)}`);
   if (error instanceof SyntaxError) {
-    return {
-      said: 'This section’s code arrived damaged (the download was cut short or changed on the way), so nothing was computed.',
-      failure: [reason, h('p', {}, 'This page cannot load it again: reload the page to try again.')],
-    };
+    const said = 'This section’s code arrived damaged (the download was cut short or changed on the way), so nothing was computed.';
+    return { said, parts: [reason, h('p', {}, 'This page cannot load it again: reload the page to try again.')] };
   }
   // Offline before the first choice: this section's code is not here yet either.
-  return { said: 'Running a preset needs the network: this section’s code could not be downloaded, so nothing was computed.', failure: [reason, h('p', {}, retry)] };
+  const retry = h('button', { type: 'button', class: 'scale-retry' }, 'Try again');
+  retry.addEventListener('click', tryAgain);
+  return { said: 'Running a preset needs the network: this section’s code could not be downloaded, so nothing was computed.', parts: [reason, h('p', {}, retry)] };
 }
 
 export function buildScale(idPrefix: string): ScaleView {
@@ -79,11 +80,10 @@ export function buildScale(idPrefix: string): ScaleView {
     running.then(
       (scaleRun) => scaleRun.run(preset),
       (error: unknown) => {
-        running = undefined;
+        // A chunk that did not parse stays failed in this document: a later choice says so again, asking for nothing.
+        if (!(error instanceof SyntaxError)) running = undefined;
         section.removeAttribute('data-busy');
-        const retry = h('button', { type: 'button', class: 'scale-retry' }, 'Try again');
-        retry.addEventListener('click', () => choose(preset));
-        const { said, failure: parts } = codeFailure(error, retry);
+        const { said, parts } = codeFailure(error, () => choose(preset));
         status.textContent = said;
         failure.replaceChildren(...parts);
         failure.hidden = false;
