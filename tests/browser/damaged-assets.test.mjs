@@ -162,6 +162,56 @@ test('the self-score worker’s script cut in half once: the section computes on
   }
 });
 
+// A script that keeps failing costs one request per load, never a loop: cut in half twice, the reload's request past
+// the cache gets the damaged copy too (the section stays on the page's thread); the next reload's gets it whole.
+test('the self-score worker’s script cut in half twice: one request past the cache per load, and the second reload runs it in its worker', async () => {
+  const workerScript = /\/assets\/self-score-worker-[\w-]{8}\.js$/;
+  const host = await serveDamaging(workerScript, 'text/javascript', 2);
+  const { page, problems, close, reload } = await openPage(browser);
+  try {
+    const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+    const ranIn = [];
+    await page.goto(host.url);
+    for (const load of [1, 2, 3]) {
+      if (load > 1) await reload();
+      await waitReady(page);
+      await results.waitFor();
+      ranIn.push(await results.getAttribute('data-ran-in'));
+    }
+    assert.deepEqual(ranIn, ['page', 'page', 'worker'], 'on the page’s thread while the copy was damaged, then in its worker');
+    assert.deepEqual(host.state.requests, [false, true, true], 'the damaged copy, then one request past the cache on each reload');
+    assertNoProblems(otherProblems(problems, /self-score-worker/), 'the self-score worker’s script cut in half twice');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
+// A note a page of another build left in the tab (a reload onto a new deploy) names a file this build does not have:
+// it is dropped, and nothing is asked for.
+test('a failed script noted by another build is dropped unasked', async () => {
+  const stale = '/assets/self-score-worker-0ld8uild.js';
+  const host = await serveDamaging(/\/assets\/self-score-worker-/, 'text/javascript', 0);
+  const { page, context, problems, close } = await openPage(browser);
+  try {
+    await context.addInitScript((url) => {
+      if (!sessionStorage.getItem('qkv-lesson-failed-scripts')) sessionStorage.setItem('qkv-lesson-failed-scripts', JSON.stringify([{ url: new URL(url, location.href).href, build: 'https://elsewhere.example/assets/define-0ld8uild.js' }]));
+    }, stale);
+    await page.goto(host.url);
+    await waitReady(page);
+    const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+    await results.waitFor();
+    assert.equal(await results.getAttribute('data-ran-in'), 'worker');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('qkv-lesson-failed-scripts')), null, 'the note is gone');
+    assert.ok(!host.state.paths.includes(stale), `the old build's file was not asked for (${host.state.paths})`);
+    assert.deepEqual(host.state.requests, [false], 'this build’s worker script, asked for once (not past the cache)');
+    assertNoProblems(problems, 'a note of another build');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
 const scaleSection = 'qkv-lesson section.scale';
 // Runs the lesson's preset and returns where it ran, once its results are on screen.
 async function runLessonPreset(page) {
