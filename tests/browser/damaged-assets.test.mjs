@@ -8,10 +8,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { serve } from '../../scripts/serve.mjs';
-import { assertNoProblems, csp, dist, eventually, launchBrowser, openPage, waitReady } from './harness.mjs';
+import { assertNoProblems, csp, dist, eventually, launchBrowser, openPage, serveCutShort, waitReady } from './harness.mjs';
 
 const strictCsp = `${csp}; require-trusted-types-for 'script'`;
 const entryScript = /\/assets\/index-[\w-]{8}\.js$/;
@@ -21,36 +19,7 @@ let browser;
 test.before(async () => (browser = await launchBrowser()));
 test.after(() => browser?.close());
 
-// `requests` lists, for each request of the damaged file the server saw, whether it asked past the cache (`paths`:
-// which file it was). `contentType`: the damaged responses' type, or a function of their path.
-async function serveDamaging(pattern, contentType, damaged) {
-  const files = await serve({ root: dist, port: 0, csp: strictCsp });
-  const serveFile = files.listeners('request')[0];
-  const state = { left: damaged, requests: [], paths: [] };
-  const front = createServer((request, response) => {
-    const path = new URL(request.url, 'http://localhost').pathname;
-    if (!pattern.test(path)) return serveFile(request, response);
-    state.requests.push((request.headers['cache-control'] ?? '').includes('no-cache'));
-    state.paths.push(path);
-    if (state.left === 0) return serveFile(request, response);
-    state.left--;
-    const bytes = readFileSync(join(dist, path));
-    response.socket.end(Buffer.concat([
-      Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: ${typeof contentType === 'string' ? contentType : contentType(path)}\r\nCache-Control: public, max-age=31536000, immutable\r\nContent-Security-Policy: ${strictCsp}\r\nConnection: close\r\n\r\n`),
-      bytes.subarray(0, bytes.length >> 1),
-    ]));
-  });
-  await new Promise((done) => front.listen(0, '127.0.0.1', done));
-  return {
-    state,
-    url: `http://127.0.0.1:${front.address().port}/`,
-    close: async () => {
-      front.closeAllConnections();
-      await new Promise((done) => front.close(done));
-      await new Promise((done) => files.close(done));
-    },
-  };
-}
+const serveDamaging = (pattern, contentType, damaged) => serveCutShort(pattern, contentType, damaged, { policy: strictCsp });
 
 // Waits for the page's `count`th load event (the page's own reloads included), counted from now.
 function loadEvents(page) {
@@ -167,20 +136,136 @@ test('the math font cut in half once: asked for again past the cache, the formul
   }
 });
 
-// What docs/downloads.md says of a worker's script, which no integrity covers: a damaged self-score worker script
-// leaves the section computing on the page's thread (the lesson works; the cached copy is not mended).
-test('the self-score worker’s script cut in half: the section computes on the page’s thread', async () => {
+// The scripts the lesson loads later (workers' scripts, the scale section's chunk), which no integrity covers: one
+// that failed is noted for the tab, and the next load asks for it past the cache before the worker or import starts
+// (web/src/lesson/failed-scripts.ts). Nothing is asked for on the load that failed.
+test('the self-score worker’s script cut in half once: the section computes on the page’s thread; after a reload, in its worker with the whole script', async () => {
   const workerScript = /\/assets\/self-score-worker-[\w-]{8}\.js$/;
   const host = await serveDamaging(workerScript, 'text/javascript', 1);
-  const { page, problems, close } = await openPage(browser);
+  const { page, problems, close, reload } = await openPage(browser);
   try {
     await page.goto(host.url);
     await waitReady(page);
     const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
     await results.waitFor();
     assert.equal(await results.getAttribute('data-ran-in'), 'page', 'the experiment ran on the page’s thread');
-    assert.deepEqual(host.state.requests, [false], 'the worker’s script was asked for once (not mended)');
-    assertNoProblems(otherProblems(problems, /self-score-worker/), 'the worker’s script cut in half');
+    assert.deepEqual(host.state.requests, [false], 'the damaged copy only: nothing asked for on this load');
+    await reload();
+    await waitReady(page);
+    await results.waitFor();
+    assert.deepEqual(host.state.requests, [false, true], 'the reload asked the server for the script past the cache, once');
+    assert.equal(await results.getAttribute('data-ran-in'), 'worker', 'after the reload the experiment ran in its worker');
+    assertNoProblems(otherProblems(problems, /self-score-worker/), 'the self-score worker’s script cut in half once');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
+// A script that keeps failing costs one request per load, never a loop: cut in half twice, the reload's request past
+// the cache gets the damaged copy too (the section stays on the page's thread); the next reload's gets it whole.
+test('the self-score worker’s script cut in half twice: one request past the cache per load, and the second reload runs it in its worker', async () => {
+  const workerScript = /\/assets\/self-score-worker-[\w-]{8}\.js$/;
+  const host = await serveDamaging(workerScript, 'text/javascript', 2);
+  const { page, problems, close, reload } = await openPage(browser);
+  try {
+    const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+    const ranIn = [];
+    await page.goto(host.url);
+    for (const load of [1, 2, 3]) {
+      if (load > 1) await reload();
+      await waitReady(page);
+      await results.waitFor();
+      ranIn.push(await results.getAttribute('data-ran-in'));
+    }
+    assert.deepEqual(ranIn, ['page', 'page', 'worker'], 'on the page’s thread while the copy was damaged, then in its worker');
+    assert.deepEqual(host.state.requests, [false, true, true], 'the damaged copy, then one request past the cache on each reload');
+    assertNoProblems(otherProblems(problems, /self-score-worker/), 'the self-score worker’s script cut in half twice');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
+// A note a page of another build left in the tab (a reload onto a new deploy) names a file this build does not have:
+// it is dropped, and nothing is asked for.
+test('a failed script noted by another build is dropped unasked', async () => {
+  const stale = '/assets/self-score-worker-0ld8uild.js';
+  const host = await serveDamaging(/\/assets\/self-score-worker-/, 'text/javascript', 0);
+  const { page, context, problems, close } = await openPage(browser);
+  try {
+    await context.addInitScript((url) => {
+      if (!sessionStorage.getItem('qkv-lesson-failed-scripts')) sessionStorage.setItem('qkv-lesson-failed-scripts', JSON.stringify([{ url: new URL(url, location.href).href, build: 'https://elsewhere.example/assets/define-0ld8uild.js' }]));
+    }, stale);
+    await page.goto(host.url);
+    await waitReady(page);
+    const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+    await results.waitFor();
+    assert.equal(await results.getAttribute('data-ran-in'), 'worker');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('qkv-lesson-failed-scripts')), null, 'the note is gone');
+    assert.ok(!host.state.paths.includes(stale), `the old build's file was not asked for (${host.state.paths})`);
+    assert.deepEqual(host.state.requests, [false], 'this build’s worker script, asked for once (not past the cache)');
+    assertNoProblems(problems, 'a note of another build');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
+const scaleSection = 'qkv-lesson section.scale';
+// Runs the lesson's preset and returns where it ran, once its results are on screen.
+async function runLessonPreset(page) {
+  await page.locator(`${scaleSection} button[data-preset="lesson"]`).click();
+  const results = page.locator(`${scaleSection}:not([data-busy]) .scale-results[data-shown="lesson"]`);
+  await results.waitFor();
+  return results.getAttribute('data-ran-in');
+}
+
+test('the scale worker’s script cut in half once: the preset runs on the page’s thread; after a reload, in its worker with the whole script', async () => {
+  const workerScript = /\/assets\/scale-worker-[\w-]{8}\.js$/;
+  const host = await serveDamaging(workerScript, 'text/javascript', 1);
+  const { page, problems, close, reload } = await openPage(browser);
+  try {
+    await page.goto(host.url);
+    await waitReady(page);
+    assert.equal(await runLessonPreset(page), 'page', 'the preset ran on the page’s thread');
+    assert.deepEqual(host.state.requests, [false], 'the damaged copy only: nothing asked for on this load');
+    await reload();
+    await waitReady(page);
+    assert.equal(await runLessonPreset(page), 'worker', 'after the reload the preset ran in its worker');
+    assert.deepEqual(host.state.requests, [false, true], 'the reload asked the server for the script past the cache, once');
+    assertNoProblems(otherProblems(problems, /scale-worker/), 'the scale worker’s script cut in half once');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
+// A module that did not parse stays failed in its document (the browser keeps the error for that URL), so the
+// section asks for a reload, and the reload asks for the chunk past the cache before importing it.
+test('the scale section’s chunk cut in half once: the section says its code arrived damaged and to reload; the reload runs the preset', async () => {
+  const chunk = /\/assets\/scale-run-[\w-]{8}\.js$/;
+  const host = await serveDamaging(chunk, 'text/javascript', 1);
+  const { page, problems, close, reload } = await openPage(browser);
+  try {
+    await page.goto(host.url);
+    await waitReady(page);
+    await page.locator(`${scaleSection} button[data-preset="lesson"]`).click();
+    const failure = page.locator(`${scaleSection}:not([data-busy]) .scale-failure:not([hidden])`);
+    await failure.waitFor();
+    assert.equal(await page.locator(`${scaleSection} p[role="status"]`).innerText(), 'This section’s code arrived damaged (the download was cut short or changed on the way), so nothing was computed.');
+    assert.match(await failure.innerText(), /^Reason: .+\n+This page cannot load it again: reload the page to try again\.$/);
+    assert.equal(await page.locator(`${scaleSection} .scale-results`).innerText(), '', 'nothing computed');
+    await page.locator(`${scaleSection} button[data-preset="small"]`).click();
+    await page.locator(`${scaleSection}:not([data-busy]) .scale-failure:not([hidden])`).waitFor();
+    assert.match(await page.locator(`${scaleSection} p[role="status"]`).innerText(), /^This section’s code arrived damaged/, 'another choice: said again');
+    assert.deepEqual(host.state.requests, [false], 'the damaged copy only: nothing asked for on this load');
+    await reload();
+    await waitReady(page);
+    assert.equal(await runLessonPreset(page), 'worker', 'after the reload the preset ran (in its worker)');
+    assert.deepEqual(host.state.requests, [false, true], 'the reload asked the server for the chunk past the cache, once, and imported that copy');
+    assert.equal(await page.locator(`${scaleSection} .scale-failure`).isHidden(), true, 'nothing said');
+    assertNoProblems(otherProblems(problems, /scale-run/), 'the scale section’s chunk cut in half once');
   } finally {
     await close();
     await host.close();

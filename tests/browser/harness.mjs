@@ -4,7 +4,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { createServer } from 'node:http';
+import { dirname, join, resolve } from 'node:path';
 import { after, before } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -45,6 +46,43 @@ export async function startServer({ base = '/' } = {}) {
     origin,
     url: `${origin}${base}`,
     close: () => new Promise((done) => server.close(() => done())),
+  };
+}
+
+// Issue 37, item 7: a damaged download never sticks. dist/ as npm start's server sends it (under `policy`), except
+// that the first `times` responses for the files `pattern` matches are cut in half: a 200 with the immutable cache
+// header and no Content-Length, the connection closed after half the bytes (as a proxy that drops a chunked response
+// sends it; the browser cannot tell it from a whole file, and caches it for a year). `state.requests` lists, for each
+// request of a matching file, whether it asked past the cache (`paths`: which file it was; `size`: the last damaged
+// file's whole length). `contentType`: the damaged responses' type, or a function of their path.
+export async function serveCutShort(pattern, contentType, times, { policy = csp } = {}) {
+  const files = await serve({ root: dist, port: 0, csp: policy });
+  const serveFile = files.listeners('request')[0];
+  const state = { left: times, requests: [], paths: [], size: 0 };
+  const front = createServer((request, response) => {
+    const path = new URL(request.url, 'http://localhost').pathname;
+    if (!pattern.test(path)) return serveFile(request, response);
+    state.requests.push((request.headers['cache-control'] ?? '').includes('no-cache'));
+    state.paths.push(path);
+    if (state.left === 0) return serveFile(request, response);
+    state.left--;
+    const bytes = readFileSync(join(dist, path));
+    state.size = bytes.length;
+    const type = typeof contentType === 'string' ? contentType : contentType(path);
+    response.socket.end(Buffer.concat([
+      Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: ${type}\r\nCache-Control: public, max-age=31536000, immutable\r\nContent-Security-Policy: ${policy}\r\nConnection: close\r\n\r\n`),
+      bytes.subarray(0, bytes.length >> 1),
+    ]));
+  });
+  await new Promise((done) => front.listen(0, '127.0.0.1', done));
+  return {
+    state,
+    url: `http://127.0.0.1:${front.address().port}/`,
+    close: async () => {
+      front.closeAllConnections();
+      await new Promise((done) => front.close(done));
+      await new Promise((done) => files.close(done));
+    },
   };
 }
 

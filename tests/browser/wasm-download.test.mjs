@@ -6,12 +6,9 @@
 // runs, says that it needs the network and offers to try again.
 import assert from 'node:assert/strict';
 import { before, test } from 'node:test';
-import { readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
 import { join } from 'node:path';
-import { serve } from '../../scripts/serve.mjs';
-import { assertNoProblems, csp, dist, openEvidence, openPage, readFixture, tableTexts, useServerAndBrowser, waitReady } from './harness.mjs';
+import { assertNoProblems, dist, openEvidence, openPage, readFixture, serveCutShort, tableTexts, useServerAndBrowser, waitReady } from './harness.mjs';
 
 const run = useServerAndBrowser();
 let fixture;
@@ -287,39 +284,9 @@ test('a trap after the start: that edit is refused in the engine’s words, the 
   }
 });
 
-// Issue 37, item 7: a damaged download never sticks. The lesson's files as npm start's server sends them, except
-// that the first `damaged` responses for the lesson's .wasm are cut in half: a 200 with the immutable cache header
-// and no Content-Length, the connection closed after half the bytes (as a proxy that drops a chunked response
-// sends it; the browser cannot tell it from a whole file, and caches it for a year). `wasmRequests` lists the
-// Cache-Control header of each .wasm request the server saw ('no-cache' when the browser asked past its cache).
-async function serveDamagingWasm(damaged) {
-  const files = await serve({ root: dist, port: 0, csp });
-  const serveFile = files.listeners('request')[0];
-  const state = { left: damaged, wasmRequests: [], wasmSize: 0 };
-  const front = createServer((request, response) => {
-    const path = new URL(request.url, 'http://localhost').pathname;
-    if (!coreWasm.test(path)) return serveFile(request, response);
-    state.wasmRequests.push(request.headers['cache-control'] ?? '');
-    if (state.left === 0) return serveFile(request, response);
-    state.left--;
-    const bytes = readFileSync(join(dist, path));
-    state.wasmSize = bytes.length;
-    response.socket.end(Buffer.concat([
-      Buffer.from(`HTTP/1.1 200 OK\r\nContent-Type: application/wasm\r\nCache-Control: public, max-age=31536000, immutable\r\nConnection: close\r\n\r\n`),
-      bytes.subarray(0, bytes.length >> 1),
-    ]));
-  });
-  await new Promise((done) => front.listen(0, '127.0.0.1', done));
-  return {
-    state,
-    url: `http://127.0.0.1:${front.address().port}/`,
-    close: async () => {
-      front.closeAllConnections();
-      await new Promise((done) => front.close(done));
-      await new Promise((done) => files.close(done));
-    },
-  };
-}
+// Issue 37, item 7: a damaged download never sticks. The lesson's .wasm cut in half, the first `damaged` times
+// (harness.mjs's serveCutShort).
+const serveDamagingWasm = (damaged) => serveCutShort(coreWasm, 'application/wasm', damaged);
 
 const sizeText = (n) => n.toLocaleString('en-US');
 
@@ -329,12 +296,12 @@ test('a .wasm cut in half once (immutable, no Content-Length): the lesson asks t
   try {
     await page.goto(host.url);
     await waitReady(page);
-    assert.deepEqual(host.state.wasmRequests.map((header) => header.includes('no-cache')), [false, true], `two requests, the second past the cache: ${JSON.stringify(host.state.wasmRequests)}`);
+    assert.deepEqual(host.state.requests, [false, true], `two requests, the second past the cache: ${JSON.stringify(host.state.requests)}`);
     await openEvidence(page);
     await assertFixtureNumbers(page, 'after a damaged response');
     await reload();
     await waitReady(page);
-    assert.equal(host.state.wasmRequests.length, 2, 'the reload took the good copy the second request left in the HTTP cache');
+    assert.equal(host.state.requests.length, 2, 'the reload took the good copy the second request left in the HTTP cache');
     assertNoProblems(problems, 'a .wasm cut in half once');
   } finally {
     await close();
@@ -350,12 +317,12 @@ test('a .wasm cut in half twice (the request past the cache too): the lesson say
     await page.waitForFunction(() => document.querySelector('qkv-lesson')?.dataset.state === 'error', undefined, { timeout: 15000 });
     const region = page.locator('qkv-lesson .load-error[role="alert"]');
     const said = await region.innerText();
-    const half = sizeText(host.state.wasmSize >> 1);
-    assert.match(said, new RegExp(`^The lesson’s engine \\(qkv-simd-[\\w-]+\\.wasm\\) arrived damaged \\(${half} bytes arrived of ${sizeText(host.state.wasmSize)}\\): the download was cut short or changed on the way\\.`), said);
-    assert.deepEqual(host.state.wasmRequests.map((header) => header.includes('no-cache')), [false, true]);
+    const half = sizeText(host.state.size >> 1);
+    assert.match(said, new RegExp(`^The lesson’s engine \\(qkv-simd-[\\w-]+\\.wasm\\) arrived damaged \\(${half} bytes arrived of ${sizeText(host.state.size)}\\): the download was cut short or changed on the way\\.`), said);
+    assert.deepEqual(host.state.requests, [false, true]);
     await region.getByRole('button', { name: 'Retry' }).click();
     await waitReady(page);
-    assert.deepEqual(host.state.wasmRequests.map((header) => header.includes('no-cache')), [false, true, true], 'Retry asked the server, past the damaged copy in the cache');
+    assert.deepEqual(host.state.requests, [false, true, true], 'Retry asked the server, past the damaged copy in the cache');
     await openEvidence(page);
     await assertFixtureNumbers(page, 'after Retry');
     assertNoProblems(problems, 'a .wasm cut in half twice, then Retry');
@@ -374,7 +341,7 @@ test('a .wasm cut in half twice, then a reload with the host healthy: the damage
     await reload();
     await waitReady(page);
     // The reload's first request was answered from the cache (the damaged copy): the server saw only the one past it.
-    assert.deepEqual(host.state.wasmRequests.map((header) => header.includes('no-cache')), [false, true, true], JSON.stringify(host.state.wasmRequests));
+    assert.deepEqual(host.state.requests, [false, true, true], JSON.stringify(host.state.requests));
     await openEvidence(page);
     await assertFixtureNumbers(page, 'after the reload');
     assertNoProblems(problems, 'a .wasm cut in half twice, then a reload');

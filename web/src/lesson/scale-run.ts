@@ -72,6 +72,7 @@ export function createScaleRun({ section, status, failure, results }: ScaleParts
     // data-shown names the preset whose results are on screen, and none once a refusal has emptied them.
     if (response.ok) results.dataset.shown = response.preset;
     else delete results.dataset.shown;
+    results.dataset.ranIn = runner.ranIn() ?? ''; // in the worker, or on the page's thread (a fact the tests check)
   };
   // What another attempt can do: a fresh worker imports the module and fetches its .wasm anew; on the page's
   // thread the .wasm is fetched anew, but a module script that failed to import stays failed until a reload.

@@ -9,6 +9,7 @@
 // detail, and offers to try again where another attempt can succeed. This file builds the section; what a
 // choice does (scale-run.ts) is loaded on the first choice, outside the lesson's cold load.
 import { h } from './dom';
+import { mendFailedScripts, noteFailedScripts, scriptsLoadedSince } from './failed-scripts';
 import type { ScaleRun } from './scale-run';
 // The buttons name the sizes in words only (scale-presets.json's `buttons`; its `presets`, the sizes the
 // scale module is built with, stay out of the page's code): their shapes and counts are the core's, shown
@@ -23,8 +24,34 @@ export interface ScaleView {
   release(): void;
 }
 
-// What a choice runs (scale-run.ts): a chunk of its own, loaded on the first choice.
-const importScaleRun = () => import('./scale-run');
+// What a choice runs (scale-run.ts): a chunk of its own, loaded on the first choice (after any script that failed on
+// an earlier load of this tab has been asked for past the cache). A chunk that arrived damaged (it does not parse: a
+// SyntaxError) stays failed in this document, so it is noted for the next load to ask for past the cache
+// (failed-scripts.ts), and the learner is asked to reload.
+async function importScaleRun() {
+  await mendFailedScripts();
+  const since = performance.now();
+  try {
+    return await import('./scale-run');
+  } catch (error) {
+    if (error instanceof SyntaxError) noteFailedScripts(scriptsLoadedSince(since));
+    throw error;
+  }
+}
+
+// What the section says when its code could not load: damaged (only a reload can load it again), or without the
+// network (`tryAgain` imports it again).
+function codeFailure(error: unknown, tryAgain: () => void): { said: string; parts: Node[] } {
+  const reason = h('p', { class: 'scale-reason' }, `Reason: ${error instanceof Error ? error.message : String(error)}`);
+  if (error instanceof SyntaxError) {
+    const said = 'This section’s code arrived damaged (the download was cut short or changed on the way), so nothing was computed.';
+    return { said, parts: [reason, h('p', {}, 'This page cannot load it again: reload the page to try again.')] };
+  }
+  // Offline before the first choice: this section's code is not here yet either.
+  const retry = h('button', { type: 'button', class: 'scale-retry' }, 'Try again');
+  retry.addEventListener('click', tryAgain);
+  return { said: 'Running a preset needs the network: this section’s code could not be downloaded, so nothing was computed.', parts: [reason, h('p', {}, retry)] };
+}
 
 export function buildScale(idPrefix: string): ScaleView {
   const id = (name: string) => `${idPrefix}-scale-${name}`;
@@ -53,13 +80,12 @@ export function buildScale(idPrefix: string): ScaleView {
     running.then(
       (scaleRun) => scaleRun.run(preset),
       (error: unknown) => {
-        // Offline before the first choice: this section's code is not here yet either.
-        running = undefined;
+        // A chunk that did not parse stays failed in this document: a later choice says so again, asking for nothing.
+        if (!(error instanceof SyntaxError)) running = undefined;
         section.removeAttribute('data-busy');
-        status.textContent = 'Running a preset needs the network: this section’s code could not be downloaded, so nothing was computed.';
-        const retry = h('button', { type: 'button', class: 'scale-retry' }, 'Try again');
-        retry.addEventListener('click', () => choose(preset));
-        failure.replaceChildren(h('p', { class: 'scale-reason' }, `Reason: ${error instanceof Error ? error.message : String(error)}`), h('p', {}, retry));
+        const { said, parts } = codeFailure(error, () => choose(preset));
+        status.textContent = said;
+        failure.replaceChildren(...parts);
         failure.hidden = false;
       },
     );

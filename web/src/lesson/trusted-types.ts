@@ -4,6 +4,7 @@
 // which passes only those: the markup is checked against the build's own formulas, the script URL against
 // the page's origin (browsers start a worker from no other). Without Trusted Types the strings pass as they are.
 import math from 'virtual:math';
+import { recordWorkerScript } from './failed-scripts';
 
 interface Policy {
   createHTML(html: string): string;
@@ -56,12 +57,15 @@ export function trustedWorkerScript(url: string): string {
 //   startWorkerViaPolicy(() => new Worker(new URL('./x-worker.ts', import.meta.url), { type: 'module' }))
 // the form Vite, webpack 5 and Parcel build as a worker (its imports and .wasm included), rewriting only the URL.
 // The policy cannot wrap that URL at the call without hiding the form from them, so for that one synchronous call
-// `Worker` is a constructor that passes whatever URL the bundler wrote through trustedWorkerScript.
+// `Worker` is a constructor that passes whatever URL the bundler wrote through trustedWorkerScript (and records it,
+// for failed-scripts.ts to note if the worker's script cannot load).
 export function startWorkerViaPolicy(start: () => Worker): Worker {
   const global = globalThis as { Worker: typeof Worker };
   const Native = global.Worker;
   global.Worker = function Worker(url: string | URL, options?: WorkerOptions) {
-    return new Native(trustedWorkerScript(String(url)), options);
+    const worker = new Native(trustedWorkerScript(String(url)), options);
+    recordWorkerScript(worker, new URL(String(url), document.baseURI).href);
+    return worker;
   } as unknown as typeof Worker;
   try {
     return start();

@@ -11,6 +11,7 @@
 // A job either finished with the core's response, or was stopped: by Cancel, by a newer job, by a failure, or
 // because its engine could not load ('unavailable'; `reloadNeeded`: only a reload of the page can load it
 // again, as a module script that failed to import stays failed in that document).
+import { mendFailedScripts, noteFailedWorker } from './failed-scripts';
 export type Outcome<T> =
   | { done: true; response: T }
   | { done: false; reason: 'cancelled' | 'superseded' | 'failed' | 'unavailable'; message?: string; reloadNeeded?: boolean; network?: boolean };
@@ -117,9 +118,11 @@ export function createRunner<J, R>(
       else if (reply.type === 'failed') finish({ done: false, reason: 'failed', message: reply.message });
       else finish({ done: true, response: reply.response as R });
     });
-    // The worker's script could not load.
+    // The worker's script could not load (perhaps a damaged copy in the HTTP cache: noted, so that the next load
+    // asks for it past the cache before its worker starts).
     fresh.addEventListener('error', (event) => {
       event.preventDefault();
+      noteFailedWorker(fresh);
       fallBack(fresh);
     });
     const init = engine();
@@ -138,6 +141,21 @@ export function createRunner<J, R>(
     worker = undefined;
     finish({ done: false, reason });
   };
+  // Sends the job to the worker, starting one if none is running, or runs it on the page's thread.
+  const dispatch = (current: Running) => {
+    if (useWorker && !worker) {
+      try {
+        worker = start();
+      } catch {
+        // Refused at once: a script of another origin than the page's (trusted-types.ts), or a document of an
+        // opaque origin (a sandboxed iframe without allow-same-origin), which may start no worker at all.
+        useWorker = false;
+      }
+    }
+    if (!useWorker || !worker) return void runInline(current);
+    ranIn = 'worker';
+    worker.postMessage({ id: current.id, job: current.job } satisfies JobMessage<J>);
+  };
 
   return {
     run: (job, onProgress) =>
@@ -145,18 +163,9 @@ export function createRunner<J, R>(
         stop('superseded');
         const current: Running = { id: nextId++, job, settle, onProgress };
         running = current;
-        if (useWorker && !worker) {
-          try {
-            worker = start();
-          } catch {
-            // Refused at once: a script of another origin than the page's (trusted-types.ts), or a document of an
-            // opaque origin (a sandboxed iframe without allow-same-origin), which may start no worker at all.
-            useWorker = false;
-          }
-        }
-        if (!useWorker || !worker) return void runInline(current);
-        ranIn = 'worker';
-        worker.postMessage({ id: current.id, job } satisfies JobMessage<J>);
+        // A worker's script that failed on an earlier load of this tab is asked for past the cache first.
+        const mending = useWorker && !worker && mendFailedScripts();
+        void (mending ? mending.then(() => running === current && dispatch(current)) : dispatch(current));
       }),
     cancel: () => stop('cancelled'),
     ranIn: () => ranIn,

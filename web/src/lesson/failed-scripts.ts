@@ -1,0 +1,92 @@
+// The scripts the lesson loads later, as a worker (the self-score and scale workers) or by import() (the scale
+// section's code), are hashed files the browser keeps a year, and no integrity covers them (docs/downloads.md). A
+// copy cut short on the way is kept as if whole, so it would fail on every load. A script that failed is noted for
+// this tab (sessionStorage); on a later load, before the lesson first starts a worker or imports that code, every
+// script this build noted on an earlier load is asked for once past the HTTP cache (`cache: 'reload'` replaces the
+// cached copy), the request awaited before the worker or import starts. Nothing is fetched on the load that failed:
+// a request left in flight would be cut off by a navigation (a reload onto a new build); and a script that keeps
+// failing (a 404, a refused worker) costs one request per load, not a loop.
+const key = 'qkv-lesson-failed-scripts';
+// This build's: the hashed module holding this file names every later script of the build, so its URL tells a
+// note of this build from one a page of an older build left in the tab (whose files the server may no longer have).
+const build = import.meta.url;
+
+type Note = { url: string; build: string };
+
+function storage(): Storage | null {
+  try {
+    return window.sessionStorage; // throws in an opaque-origin frame: nothing is noted there
+  } catch {
+    return null;
+  }
+}
+
+function notes(): Note[] {
+  try {
+    const parsed: unknown = JSON.parse(storage()?.getItem(key) ?? '[]');
+    return Array.isArray(parsed) ? (parsed as Note[]) : [];
+  } catch {
+    return [];
+  }
+}
+
+function keep(list: Note[]): void {
+  try {
+    if (list.length > 0) storage()?.setItem(key, JSON.stringify(list));
+    else storage()?.removeItem(key);
+  } catch {
+    // Storage full or refused: the failure is not noted, and the section works as it did on this load.
+  }
+}
+
+// Noted by this document: a fresh copy would not help it (a runner whose worker failed computes on the page's thread
+// for the rest of this load; a chunk that did not parse stays failed here), so only a later load asks for them.
+const notedHere = new Set<string>();
+
+export function noteFailedScripts(urls: string[]): void {
+  const list = notes();
+  for (const url of urls) if (!list.some((note) => note.url === url)) list.push({ url, build });
+  for (const url of urls) notedHere.add(url);
+  keep(list);
+}
+
+let mending: Promise<void> | undefined;
+
+// Asks the server for every script this build noted as failed on an earlier load, past the cache, and forgets those
+// notes (an older build's too); undefined when there is nothing to ask for. A worker or an import waits for it.
+export function mendFailedScripts(): Promise<void> | undefined {
+  if (mending) return mending;
+  const list = notes();
+  const earlier = list.filter((note) => !notedHere.has(note.url));
+  if (earlier.length === 0) return undefined;
+  keep(list.filter((note) => notedHere.has(note.url)));
+  const ours = earlier.filter((note) => note.build === build);
+  if (ours.length === 0) return undefined;
+  const whole = (url: string) => fetch(url, { cache: 'reload' }).then((response) => response.arrayBuffer());
+  mending = Promise.allSettled(ours.map((note) => whole(note.url))).then(() => {
+    mending = undefined;
+  });
+  return mending;
+}
+
+// Which script each of the lesson's workers runs (trusted-types.ts records it as the worker starts), for the
+// runner to note when the worker's script could not load (worker-runner.ts).
+const workerScripts = new WeakMap<Worker, string>();
+
+export function recordWorkerScript(worker: Worker, url: string): void {
+  workerScripts.set(worker, url);
+}
+
+export function noteFailedWorker(worker: Worker): void {
+  const url = workerScripts.get(worker);
+  if (url) noteFailedScripts([url]);
+}
+
+// The scripts the page loaded since `since` (performance.now()): what an import() started then fetched. The browser
+// says no more of a module that failed to parse (a SyntaxError names no file), and the bundler's file names are its own.
+export function scriptsLoadedSince(since: number): string[] {
+  return performance
+    .getEntriesByType('resource')
+    .filter((entry) => entry.startTime >= since && (entry as PerformanceResourceTiming).initiatorType === 'script')
+    .map((entry) => entry.name);
+}
