@@ -241,6 +241,32 @@ test('the scale worker’s script cut in half once: the preset runs on the page�
   }
 });
 
+// The scale engine's script, imported inside the scale worker, cut in half: the worker asks for it again past the
+// cache before it reports, so the learner's Try again (a fresh worker) imports the whole copy on the same load.
+test('the scale engine’s script cut in half once: the section says it arrived damaged; Try again runs the preset in its worker', async () => {
+  const engineScript = /\/assets\/qkv-scale(-simd)?-[\w-]{8}\.js$/;
+  const host = await serveDamaging(engineScript, 'text/javascript', 1);
+  const { page, problems, close } = await openPage(browser);
+  try {
+    await page.goto(host.url);
+    await waitReady(page);
+    await page.locator(`${scaleSection} button[data-preset="lesson"]`).click();
+    const failure = page.locator(`${scaleSection}:not([data-busy]) .scale-failure:not([hidden])`);
+    await failure.waitFor();
+    assert.match(await failure.innerText(), /^Reason: its script arrived damaged \(.+\): the download was cut short or changed on the way\n+Try again starts a fresh worker/);
+    assert.deepEqual(host.state.requests, [false, true], 'asked for again past the cache before the section said so');
+    await page.locator(`${scaleSection} button.scale-retry`).click();
+    const results = page.locator(`${scaleSection}:not([data-busy]) .scale-results[data-shown="lesson"]`);
+    await results.waitFor();
+    assert.equal(await results.getAttribute('data-ran-in'), 'worker', 'Try again ran the preset in a fresh worker');
+    assert.deepEqual(host.state.requests, [false, true], 'the fresh worker imported the copy the cache now holds');
+    assertNoProblems(otherProblems(problems, /qkv-scale|SyntaxError|Unexpected end/), 'the scale engine’s script cut in half once');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
 // A module that did not parse stays failed in its document (the browser keeps the error for that URL), so the
 // section asks for a reload, and the reload asks for the chunk past the cache before importing it.
 test('the scale section’s chunk cut in half once: the section says its code arrived damaged and to reload; the reload runs the preset', async () => {

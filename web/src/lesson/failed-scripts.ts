@@ -62,11 +62,17 @@ export function mendFailedScripts(): Promise<void> | undefined {
   keep(list.filter((note) => notedHere.has(note.url)));
   const ours = earlier.filter((note) => note.build === build);
   if (ours.length === 0) return undefined;
-  const whole = (url: string) => fetch(url, { cache: 'reload' }).then((response) => response.arrayBuffer());
-  mending = Promise.allSettled(ours.map((note) => whole(note.url))).then(() => {
+  mending = askAgainPastTheCache(ours.map((note) => note.url)).then(() => {
     mending = undefined;
   });
   return mending;
+}
+
+// Each script read whole from the server past the HTTP cache (`cache: 'reload'` replaces the cached copy); settles
+// when every answer is in, whatever it was.
+export async function askAgainPastTheCache(urls: string[]): Promise<void> {
+  const whole = (url: string) => fetch(url, { cache: 'reload' }).then((response) => response.arrayBuffer());
+  await Promise.allSettled(urls.map(whole));
 }
 
 // Which script each of the lesson's workers runs (trusted-types.ts records it as the worker starts), for the

@@ -8,6 +8,7 @@ import { simdSupported } from './simd';
 import type { ScaleCore } from './scale-api';
 import { EngineUnavailable, messageOf } from './worker-runner';
 import { CheckedDownload, DownloadFailure } from './download-check';
+import { askAgainPastTheCache, scriptsLoadedSince } from './failed-scripts';
 import scaleSimdWasmUrl from '../wasm/qkv-scale-simd.wasm?url';
 import scalePlainWasmUrl from '../wasm/qkv-scale.wasm?url';
 import scaleSimdWasmExpected from '../wasm/qkv-scale-simd.wasm?integrity';
@@ -47,9 +48,16 @@ async function compileScaleWasm(): Promise<WebAssembly.Module> {
 
 async function instantiate(): Promise<ScaleCore> {
   // One import expression per variant: each is its own chunk, so the other variant's script is never fetched.
+  const since = performance.now();
   importing ??= (simd ? import('../wasm/qkv-scale-simd.mjs') : import('../wasm/qkv-scale.mjs')).then((imported) => imported.default);
   const [create, compiled] = await Promise.all([
-    importing.catch((error: unknown) => {
+    importing.catch(async (error: unknown) => {
+      if (error instanceof SyntaxError) {
+        // A copy cut short on the way, kept a year by the HTTP cache: asked for again past it before the learner
+        // reads this, so that Try again (a fresh worker) imports the whole script (failed-scripts.ts says why not later).
+        await askAgainPastTheCache(scriptsLoadedSince(since));
+        throw new EngineUnavailable(`its script arrived damaged (${messageOf(error)}): the download was cut short or changed on the way`, true);
+      }
       throw new EngineUnavailable(`its script could not load: ${messageOf(error)}`, true, true);
     }),
     compileScaleWasm(),
