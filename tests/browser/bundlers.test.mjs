@@ -2,18 +2,21 @@
 // (scripts/pack-npm.mjs) and installed offline into a folder of fresh sites, one per bundler, each built as the
 // package's README says (web/lib/README.md) with the bundler from this project's node_modules (symlinked into the
 // sites' node_modules, as a site's own install would put it). Each site is served under the strict CSP with
-// Trusted Types, some under a sub-path, and opened in one Chromium: the lesson is ready, the self-score section
+// Trusted Types (a Docusaurus page's policy adds the hash of its inline script, computed from the built HTML as an
+// author would), some under a sub-path, and opened in one Chromium: the lesson is ready, the self-score section
 // computes in its worker and the scale section in the other, and nothing fails (no console error or warning, no
 // page error, no failed request). Also a server render: plain Node imports the package without a throw and
 // without defining anything. The sites are built in parallel while the browser opens the ones already built.
 //   node --test --test-concurrency=1 tests/browser/bundlers.test.mjs
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
+import { parseHTML } from 'linkedom';
 import { serve } from '../../scripts/serve.mjs';
 import { assertNoProblems, csp, launchBrowser, openPage, repo, waitReady } from './harness.mjs';
 
@@ -26,6 +29,24 @@ const page = (script) =>
   '<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="favicon.svg"></head>\n' +
   `<body><h1>Chapter 26</h1><qkv-lesson></qkv-lesson><script type="module" src="${script}"></script></body></html>\n`;
 const courseScript = "import 'qkv-lesson';\n";
+
+// The recipe of docs/npm.md: Docusaurus's font rule leaves the package's fonts to webpack (or they arrive as
+// JavaScript), and webpack's chunk loader gets a Trusted Types policy.
+const docusaurusConfig = `module.exports = {
+  title: 'A course',
+  url: 'http://127.0.0.1',
+  baseUrl: '/course/unit-3/',
+  favicon: 'favicon.svg',
+  plugins: ['@docusaurus/plugin-content-pages', () => ({
+    name: 'qkv-lesson',
+    configureWebpack(config) {
+      for (const rule of config.module.rules)
+        if (String(rule.test).includes('woff2')) rule.exclude = /node_modules[\\\\/]qkv-lesson/;
+      return { output: { trustedTypes: 'webpack' } };
+    },
+  })],
+};
+`;
 
 let work;
 let sites;
@@ -104,6 +125,20 @@ const builders = {
     await step('astro build', bin('astro'), ['build', '--root', site, '--silent'], { cwd: site, env: { ...env, ASTRO_TELEMETRY_DISABLED: '1' } });
     return join(site, 'dist');
   },
+  // Docusaurus with its pages plugin alone; the import at the top of the page runs in its server render too.
+  async docusaurus(site) {
+    await writeFiles(site, {
+      // Without "type": "module" (the sites' folder has it): Docusaurus 3.10's server render fails under it.
+      'package.json': JSON.stringify({ name: 'a-docusaurus-course', private: true }),
+      'docusaurus.config.js': docusaurusConfig,
+      'src/pages/index.js':
+        "import 'qkv-lesson';\nimport React from 'react';\n\n" +
+        'export default function Chapter() {\n  return <main><h1>Chapter 26</h1><qkv-lesson></qkv-lesson></main>;\n}\n',
+      'static/favicon.svg': favicon,
+    });
+    await step('docusaurus build', bin('docusaurus'), ['build', site, '--out-dir', join(site, 'build')], { cwd: site, env: { ...env, NO_UPDATE_NOTIFIER: '1' } });
+    return join(site, 'build');
+  },
 };
 
 before(async () => {
@@ -116,7 +151,7 @@ before(async () => {
   await writeFiles(sites, { 'package.json': JSON.stringify({ name: 'course-sites', private: true, type: 'module' }) });
   await step('npm install of the tarball (offline)', 'npm', ['install', '--offline', '--no-audit', '--no-fund', stdout.trim()], { cwd: sites });
   // The bundlers, as the sites' own install would have them.
-  for (const name of ['astro', 'webpack', '@rollup/plugin-node-resolve']) {
+  for (const name of ['astro', 'webpack', '@rollup/plugin-node-resolve', '@docusaurus/core', '@docusaurus/plugin-content-pages', 'react', 'react-dom', '@mdx-js/react']) {
     await mkdir(join(sites, 'node_modules', name, '..'), { recursive: true });
     await symlink(resolve(repo, 'node_modules', name), join(sites, 'node_modules', name), 'dir');
   }
@@ -165,6 +200,14 @@ async function assertLessonWorks(dist, { base = '/', trustedTypes = policy() } =
   }
 }
 
+// What an author does for a Docusaurus site (docs/npm.md): the hash of each inline script its build wrote into the
+// page joins script-src (the harness's csp ends with script-src). With the pages plugin alone no style is inline.
+async function docusaurusPolicy(dist) {
+  const { document } = parseHTML(await readFile(join(dist, 'index.html'), 'utf8'));
+  const hashes = [...document.querySelectorAll('script:not([src])')].map((script) => `'sha256-${createHash('sha256').update(script.textContent).digest('base64')}'`);
+  return policy('webpack').replace(csp, `${csp} ${hashes.join(' ')}`);
+}
+
 // Awaits a bundler's site and notes its build time in the test's output.
 async function site(t, name) {
   const dist = await built[name];
@@ -192,6 +235,11 @@ test('Rollup (with @rollup/plugin-node-resolve): the lesson works under a sub-pa
 
 test('Astro: an import in the frontmatter does not break the build, the one in a script shows the lesson', async (t) => {
   await assertLessonWorks(await site(t, 'astro'));
+});
+
+test('Docusaurus (the pages plugin alone): the page’s import survives its server render, the lesson works under its baseUrl', async (t) => {
+  const dist = await site(t, 'docusaurus');
+  await assertLessonWorks(dist, { base: '/course/unit-3/', trustedTypes: await docusaurusPolicy(dist) });
 });
 
 test('a server render: plain Node imports the package without a throw and defines nothing', async () => {
