@@ -764,8 +764,9 @@ AnswerResponse check_answer(const AnswerRequest& request) {
 namespace {
 
 QuestionResultView result_view(const QuestionResult& result) {
-  return {result.id,       result.counted,         result.right,   result.settled,
-          result.revealed, result.out_of_attempts, result.attempts};
+  return {result.id,       result.counted,  result.right,
+          result.settled,  result.revealed, result.out_of_attempts,
+          result.attempts, result.standing, result.checks_note};
 }
 
 // The passing fraction given, or the author's percent made one (refused outside 0 to 100), else the default.

@@ -377,6 +377,7 @@ struct QuestionResultView {
   std::string id;
   bool counted = false, right = false, settled = false, revealed = false, out_of_attempts = false;
   std::size_t attempts = 0;
+  std::string standing, checks_note;  // the words for its result, and the note beside a form out of checks
 };
 struct OutcomeResponse {
   bool ok = false;
@@ -612,7 +613,7 @@ QKV_DESCRIBE(OutcomeRequest) {
 }
 QKV_DESCRIBE(QuestionResultView) {
   QKV_FIELD(id); QKV_FIELD(counted); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(revealed);
-  QKV_FIELD(out_of_attempts); QKV_FIELD(attempts);
+  QKV_FIELD(out_of_attempts); QKV_FIELD(attempts); QKV_FIELD(standing); QKV_FIELD(checks_note);
 }
 QKV_DESCRIBE(PracticeStreakRequest) { QKV_FIELD(run); QKV_FIELD(checked); QKV_FIELD(seed); QKV_FIELD(right); }
 QKV_DESCRIBE(PracticeStreakResponse) {

@@ -29,6 +29,21 @@ Result<bool, LessonError> options_refusal(const std::vector<QuestionStanding>& s
   return true;
 }
 
+// The words for a question's result, in this order: a success, an answer shown, checks used up, a check.
+std::string standing_words(const QuestionResult& result) {
+  if (result.right) return "Right";
+  if (result.revealed) return "Answer shown: not counted as right";
+  if (result.out_of_attempts) return "Not right: no checks left";
+  if (result.attempts > 0) return "Not right";
+  return "Not yet answered";
+}
+
+std::string checks_note(std::size_t allowed) {
+  return "No checks are left (" + std::to_string(allowed) +
+         " allowed for this question), so it is settled as not right. You may show the answer; it does not "
+         "count.";
+}
+
 QuestionResult result_of(const QuestionStanding& question, const GradingOptions& options) {
   QuestionResult out;
   out.id = question.id;
@@ -41,6 +56,8 @@ QuestionResult result_of(const QuestionStanding& question, const GradingOptions&
   out.out_of_attempts = out.counted && !out.right && options.attempts_allowed > 0 &&
                         question.attempts >= options.attempts_allowed;
   out.settled = question.checked || question.revealed || out.out_of_attempts;
+  out.standing = standing_words(out);
+  if (out.out_of_attempts) out.checks_note = checks_note(options.attempts_allowed);
   return out;
 }
 

@@ -50,6 +50,8 @@ struct QuestionResult {
   bool revealed = false;         // its answer was shown
   bool out_of_attempts = false;  // its allowance is used up without a success
   std::size_t attempts = 0;      // checks made
+  std::string standing;          // the results view's words for it ("Right", "Not right: no checks left"…)
+  std::string checks_note;       // said beside its form when it is out of attempts ("" otherwise)
 };
 
 struct Mastery {

@@ -448,6 +448,8 @@ TEST(LessonApi, TheOutcomeCountsOnlyTheGradedQuestionsAndListsEachForTheResultsV
   ASSERT_EQ(outcome.questions.size(), 3u);
   EXPECT_EQ(outcome.questions[1].id, "b");
   EXPECT_TRUE(outcome.questions[1].out_of_attempts);
+  EXPECT_EQ(outcome.questions[1].standing, "Not right: no checks left");  // the core's words, passed on
+  EXPECT_EQ(outcome.questions[0].checks_note, "");
   EXPECT_EQ(outcome.questions[1].attempts, 2u);
   EXPECT_FALSE(outcome.questions[2].counted);
   EXPECT_TRUE(outcome.questions[2].revealed);

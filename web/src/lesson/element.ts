@@ -240,8 +240,8 @@ export class QkvLessonElement extends LessonAttributes {
   private applyAllowances(): void {
     const graded = this.outcome();
     if (!graded) return;
-    const outOfAttempts = new Map(graded.questions.map((question) => [question.id, question.out_of_attempts]));
-    for (const [id, handle] of this.allExercises()) if (outOfAttempts.has(id)) handle.applyAllowance(outOfAttempts.get(id)!);
+    const checksNotes = new Map(graded.questions.map((question) => [question.id, question.checks_note]));
+    for (const [id, handle] of this.allExercises()) if (checksNotes.has(id)) handle.applyAllowance(checksNotes.get(id)!);
   }
 
   // "Your results" in a graded run, from the core's outcome.
@@ -360,7 +360,6 @@ export class QkvLessonElement extends LessonAttributes {
     controller.setSelfScore(this.bridge.linkSelfScore(controller.selfScore) ?? controller.selfScore);
     const view = new LessonView(core, controller, this.idPrefix, {
       check: (id, responses, answerShown, used) => controller.check(id, responses, answerShown, { attempts_allowed: this.gradedRun.attemptsFor(id), attempts_used: used }),
-      attemptsAllowed: (id) => this.gradedRun.attemptsFor(id),
       reveal: () => this.reveal,
       onAnswer: (record, replayed) => this.answered(record, replayed),
       onShown: (id, by, replayed) => this.shown(id, by, replayed),

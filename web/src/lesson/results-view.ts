@@ -14,14 +14,6 @@ export interface ResultsView {
   show(outcome: Outcome | null, form: (id: string) => HTMLFormElement | undefined): void;
 }
 
-function standingWords(question: QuestionResult): string {
-  if (question.right) return 'Right';
-  if (question.revealed) return 'Answer shown: not counted as right';
-  if (question.out_of_attempts) return 'Not right: no checks left';
-  if (question.attempts > 0) return 'Not right';
-  return 'Not yet answered';
-}
-
 function checksWords(question: QuestionResult, allowed: number): string {
   return allowed > 0 ? `${question.attempts} of ${allowed}` : `${question.attempts} (no limit)`;
 }
@@ -39,10 +31,10 @@ function row(question: QuestionResult, allowed: number, form: HTMLFormElement | 
   const title = heading?.id ? h('a', { href: `#${heading.id}` }, words) : words;
   return h(
     'tr',
-    { 'data-result': question.id, 'data-standing': standingWords(question) },
+    { 'data-result': question.id, 'data-standing': question.standing },
     h('th', { scope: 'row' }, number),
     h('td', {}, title),
-    h('td', {}, standingWords(question)),
+    h('td', {}, question.standing),
     h('td', {}, checksWords(question, allowed)),
   );
 }
