@@ -70,6 +70,11 @@ Result<Mastery, LessonError> mastery(const std::vector<QuestionStanding>& shown,
 // The default options with this passing fraction.
 Result<Mastery, LessonError> mastery(const std::vector<QuestionStanding>& shown, double passing);
 
+// Whether question `id` counts (one of the graded ids; every question when they are absent), and the checks
+// it allows: the attempts limit applies only to questions that count, practice is unlimited (0).
+bool counted(const std::string& id, const GradingOptions& options);
+std::size_t attempts_allowed_for(const std::string& id, const GradingOptions& options);
+
 // Whether one more check may be made after `used` checks: refused (kind "attempts") once an allowance
 // (0: unlimited) is used up.
 Result<bool, LessonError> check_allowed(std::size_t used, std::size_t allowed);

@@ -428,6 +428,18 @@ TEST(LessonApi, ACheckPastTheAuthorsAllowanceIsRefusedWithKindAttempts) {
   EXPECT_TRUE(check_answer(request).ok);
 }
 
+TEST(LessonApi, TheAllowanceLimitsOnlyTheQuestionsThatCount) {
+  AnswerRequest request{"ch26-parameter-count", {"18"}, {"1", "5", "8"}, false};
+  request.attempts_allowed = 1;
+  request.attempts_used = 1;
+  request.graded = std::vector<std::string>{"ch26-output-shapes"};  // this one is practice: unlimited
+  EXPECT_TRUE(check_answer(request).ok);
+  request.graded->push_back("ch26-parameter-count");  // now it counts: its one check is used
+  EXPECT_EQ(check_answer(request).error->kind, "attempts");
+  request.graded.reset();  // absent: every question counts
+  EXPECT_EQ(check_answer(request).error->kind, "attempts");
+}
+
 TEST(LessonApi, TheOutcomeCountsOnlyTheGradedQuestionsAndListsEachForTheResultsView) {
   OutcomeRequest request;
   request.questions = {

@@ -235,8 +235,7 @@ export class QkvLessonElement extends LessonAttributes {
   }
 
   // Each question shown, its Check as the core's outcome has it, wherever grading may have changed: the grading
-  // attributes, the sections shown, a check, saved work put back. Practice is checked without a limit (attemptsFor),
-  // though the core's out_of_attempts does not look at counted. Before ready no question is shown, none is touched.
+  // attributes, the sections shown, a check, saved work put back. Before ready no question is shown, none is touched.
   private applyAllowances(): void {
     const graded = this.outcome();
     if (!graded) return;
@@ -359,7 +358,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.controller = controller;
     controller.setSelfScore(this.bridge.linkSelfScore(controller.selfScore) ?? controller.selfScore);
     const view = new LessonView(core, controller, this.idPrefix, {
-      check: (id, responses, answerShown, used) => controller.check(id, responses, answerShown, { attempts_allowed: this.gradedRun.attemptsFor(id), attempts_used: used }),
+      check: (id, responses, answerShown, used) => controller.check(id, responses, answerShown, { ...this.gradedRun.allowance(), attempts_used: used }),
       reveal: () => this.reveal,
       onAnswer: (record, replayed) => this.answered(record, replayed),
       onShown: (id, by, replayed) => this.shown(id, by, replayed),
