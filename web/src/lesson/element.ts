@@ -5,7 +5,7 @@
 // self-score.ts, scale.ts, challenge.ts, content.ts). data-state is "loading" until the WebAssembly core is
 // ready, then "ready", or "error".
 import { answerEvent, answerStatement, challengeId, shownStatement, type AnswerStatement } from './answers';
-import { LessonAttributes, gradingAttributes } from './attributes';
+import { LessonAttributes, changesPrerender, gradingAttributes } from './attributes';
 import { watchChallenge } from './challenge';
 import { LessonController, type Outcome } from './controller';
 import { loadCore, restartCore } from './core';
@@ -20,7 +20,7 @@ import { HostBridge } from './host-bridge';
 import { layOutInSteps } from './laid-out';
 import { LessonRecord, defaultActivityId } from './lesson-record';
 import { LessonView, lessonSheets } from './lesson-view';
-import { changesPrerender, dropPrerendered, keepPrerendered, shownBefore } from './prerendered';
+import { dropPrerendered, keepPrerendered, shownBefore } from './prerendered';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
 import { followLink, returnFromLink, showFragment } from './section-links';
 import { cellIndexOf } from './tables';
