@@ -7,6 +7,8 @@ import prose from './exercise-prose.json';
 import type { AnswerResponse, CoreError, ExerciseView } from './types';
 
 interface Prose {
+  // A few words naming the question where the whole of it would not fit ("Your results").
+  title: string;
   question: string;
   blanks?: { label: string; placeholder: string }[];
   choices?: Record<string, string>;
