@@ -742,7 +742,11 @@ AnswerResponse check_answer(const AnswerRequest& request) {
     if (exercise.id != request.id) continue;
     if (all->pending && reads_experiment(exercise.id))
       return refusal<AnswerResponse>(*all->pending, page_label);
-    if (auto allowed = check_allowed(request.attempts_used.value_or(0), request.attempts_allowed.value_or(0));
+    GradingOptions grading;
+    grading.attempts_allowed = request.attempts_allowed.value_or(0);
+    grading.graded = request.graded;
+    if (auto allowed =
+            check_allowed(request.attempts_used.value_or(0), attempts_allowed_for(exercise.id, grading));
         !allowed)
       return refusal<AnswerResponse>(allowed.error(), page_label);
     auto verdict = qkv::check_answer(exercise, request.responses);
@@ -764,8 +768,9 @@ AnswerResponse check_answer(const AnswerRequest& request) {
 namespace {
 
 QuestionResultView result_view(const QuestionResult& result) {
-  return {result.id,       result.counted,         result.right,   result.settled,
-          result.revealed, result.out_of_attempts, result.attempts};
+  return {result.id,       result.counted,  result.right,
+          result.settled,  result.revealed, result.out_of_attempts,
+          result.attempts, result.standing, result.checks_note};
 }
 
 // The passing fraction given, or the author's percent made one (refused outside 0 to 100), else the default.

@@ -308,9 +308,11 @@ struct AnswerRequest {
   // The chapter's numbers the question is about, as in ExercisesRequest (absent: the frozen fixture).
   std::optional<LessonState> state;
   std::optional<std::vector<std::string>> token_names;
-  // An author's allowance of checks per question (absent or 0: unlimited) and the checks already made of
-  // this one: a check past the allowance is refused with kind "attempts" (learner/mastery.hpp check_allowed).
+  // An author's allowance of checks per question (absent or 0: unlimited), the ids that count (absent: every
+  // question) and the checks already made of this one: a check of a question that counts past the allowance
+  // is refused with kind "attempts" (learner/mastery.hpp attempts_allowed_for, check_allowed).
   std::optional<std::size_t> attempts_allowed, attempts_used;
+  std::optional<std::vector<std::string>> graded;
 };
 struct AnswerResponse {
   bool ok = false;
@@ -377,6 +379,7 @@ struct QuestionResultView {
   std::string id;
   bool counted = false, right = false, settled = false, revealed = false, out_of_attempts = false;
   std::size_t attempts = 0;
+  std::string standing, checks_note;  // the words for its result, and the note beside a form out of checks
 };
 struct OutcomeResponse {
   bool ok = false;
@@ -547,7 +550,7 @@ QKV_DESCRIBE(SeedSearchRequest) {
 }
 QKV_DESCRIBE(AnswerRequest) {
   QKV_FIELD(id); QKV_FIELD(responses); QKV_FIELD(self_score); QKV_FIELD(answer_shown); QKV_FIELD(state);
-  QKV_FIELD(token_names); QKV_FIELD(attempts_allowed); QKV_FIELD(attempts_used);
+  QKV_FIELD(token_names); QKV_FIELD(attempts_allowed); QKV_FIELD(attempts_used); QKV_FIELD(graded);
 }
 QKV_DESCRIBE(FixtureResponse) {
   QKV_FIELD(ok); QKV_FIELD(state); QKV_FIELD(size_limits); QKV_FIELD(evidence); QKV_FIELD(gradcheck_rules);
@@ -612,7 +615,7 @@ QKV_DESCRIBE(OutcomeRequest) {
 }
 QKV_DESCRIBE(QuestionResultView) {
   QKV_FIELD(id); QKV_FIELD(counted); QKV_FIELD(right); QKV_FIELD(settled); QKV_FIELD(revealed);
-  QKV_FIELD(out_of_attempts); QKV_FIELD(attempts);
+  QKV_FIELD(out_of_attempts); QKV_FIELD(attempts); QKV_FIELD(standing); QKV_FIELD(checks_note);
 }
 QKV_DESCRIBE(PracticeStreakRequest) { QKV_FIELD(run); QKV_FIELD(checked); QKV_FIELD(seed); QKV_FIELD(right); }
 QKV_DESCRIBE(PracticeStreakResponse) {

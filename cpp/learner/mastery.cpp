@@ -29,18 +29,33 @@ Result<bool, LessonError> options_refusal(const std::vector<QuestionStanding>& s
   return true;
 }
 
+// The words for a question's result, in this order: a success, an answer shown, checks used up, a check.
+std::string standing_words(const QuestionResult& result) {
+  if (result.right) return "Right";
+  if (result.revealed) return "Answer shown: not counted as right";
+  if (result.out_of_attempts) return "Not right: no checks left";
+  if (result.attempts > 0) return "Not right";
+  return "Not yet answered";
+}
+
+std::string checks_note(std::size_t allowed) {
+  return "No checks are left (" + std::to_string(allowed) +
+         " allowed for this question), so it is settled as not right. You may show the answer; it does not "
+         "count.";
+}
+
 QuestionResult result_of(const QuestionStanding& question, const GradingOptions& options) {
   QuestionResult out;
   out.id = question.id;
-  out.counted = !options.graded || std::find(options.graded->begin(), options.graded->end(), question.id) !=
-                                       options.graded->end();
+  out.counted = counted(question.id, options);
   out.right = question.checked && question.counts;
   out.revealed = question.revealed;
   out.attempts = question.attempts;
-  // The allowance is for the questions that count: practice is never out of checks.
-  out.out_of_attempts = out.counted && !out.right && options.attempts_allowed > 0 &&
-                        question.attempts >= options.attempts_allowed;
+  const std::size_t allowed = attempts_allowed_for(question.id, options);
+  out.out_of_attempts = !out.right && allowed > 0 && question.attempts >= allowed;
   out.settled = question.checked || question.revealed || out.out_of_attempts;
+  out.standing = standing_words(out);
+  if (out.out_of_attempts) out.checks_note = checks_note(options.attempts_allowed);
   return out;
 }
 
@@ -73,6 +88,15 @@ Result<Mastery, LessonError> mastery(const std::vector<QuestionStanding>& shown,
   GradingOptions options;
   options.passing = passing;
   return mastery(shown, options);
+}
+
+bool counted(const std::string& id, const GradingOptions& options) {
+  return !options.graded ||
+         std::find(options.graded->begin(), options.graded->end(), id) != options.graded->end();
+}
+
+std::size_t attempts_allowed_for(const std::string& id, const GradingOptions& options) {
+  return counted(id, options) ? options.attempts_allowed : 0;
 }
 
 Result<bool, LessonError> check_allowed(std::size_t used, std::size_t allowed) {

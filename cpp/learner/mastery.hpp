@@ -50,6 +50,8 @@ struct QuestionResult {
   bool revealed = false;         // its answer was shown
   bool out_of_attempts = false;  // its allowance is used up without a success
   std::size_t attempts = 0;      // checks made
+  std::string standing;          // the results view's words for it ("Right", "Not right: no checks left"…)
+  std::string checks_note;       // said beside its form when it is out of attempts ("" otherwise)
 };
 
 struct Mastery {
@@ -67,6 +69,11 @@ Result<Mastery, LessonError> mastery(const std::vector<QuestionStanding>& shown,
                                      const GradingOptions& options);
 // The default options with this passing fraction.
 Result<Mastery, LessonError> mastery(const std::vector<QuestionStanding>& shown, double passing);
+
+// Whether question `id` counts (one of the graded ids; every question when they are absent), and the checks
+// it allows: the attempts limit applies only to questions that count, practice is unlimited (0).
+bool counted(const std::string& id, const GradingOptions& options);
+std::size_t attempts_allowed_for(const std::string& id, const GradingOptions& options);
 
 // Whether one more check may be made after `used` checks: refused (kind "attempts") once an allowance
 // (0: unlimited) is used up.

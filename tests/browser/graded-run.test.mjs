@@ -4,11 +4,13 @@
 // kept; with attempt-key, "Another one" is not offered.
 //   node --test --test-concurrency=1 tests/browser/graded-run.test.mjs
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
 import { answerExercise, assertNoProblems, eventually, openForAxe, openLesson, readFixture, repo, useServerAndBrowser, waitReady } from './harness.mjs';
 
 const run = useServerAndBrowser();
+const prose = JSON.parse(readFileSync(resolve(repo, 'web/src/lesson/exercise-prose.json'), 'utf8'));
 const counted = 'ch26-parameter-count';
 const element = (page) => page.locator('qkv-lesson');
 const setAttributes = (page, attributes) =>
@@ -59,6 +61,12 @@ test('graded-questions decides what counts: practice never changes the score, an
     const gradedIds = ids.filter((id) => id === counted || id === other);
     const numbers = await Promise.all(gradedIds.map(async (id) => (await page.locator(`qkv-lesson form[data-exercise="${id}"] .exercise-number`).textContent()).trim()));
     assert.deepEqual(table.map((cells) => cells[0]), numbers);
+    // Each by its short title (exercise-prose.json), not its whole question, linked to its question.
+    assert.deepEqual(table.map((cells) => cells[1]), gradedIds.map((id) => prose[id].title));
+    for (const id of gradedIds) assert.ok(prose[id].title.length < prose[id].question.length, `${id}: the title is shorter than its question`);
+    const links = await results(page).locator('tbody a').evaluateAll((anchors) => anchors.map((anchor) => anchor.getAttribute('href')));
+    const headings = await Promise.all(gradedIds.map((id) => page.locator(`qkv-lesson form[data-exercise="${id}"] .question-title`).getAttribute('id')));
+    assert.deepEqual(links, headings.map((id) => `#${id}`));
     const row = (id) => table[gradedIds.indexOf(id)];
     assert.equal(row(counted)[2], 'Right');
     assert.equal(row(counted)[3], '1 (no limit)');

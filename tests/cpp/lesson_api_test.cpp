@@ -428,6 +428,18 @@ TEST(LessonApi, ACheckPastTheAuthorsAllowanceIsRefusedWithKindAttempts) {
   EXPECT_TRUE(check_answer(request).ok);
 }
 
+TEST(LessonApi, TheAllowanceLimitsOnlyTheQuestionsThatCount) {
+  AnswerRequest request{"ch26-parameter-count", {"18"}, {"1", "5", "8"}, false};
+  request.attempts_allowed = 1;
+  request.attempts_used = 1;
+  request.graded = std::vector<std::string>{"ch26-output-shapes"};  // this one is practice: unlimited
+  EXPECT_TRUE(check_answer(request).ok);
+  request.graded->push_back("ch26-parameter-count");  // now it counts: its one check is used
+  EXPECT_EQ(check_answer(request).error->kind, "attempts");
+  request.graded.reset();  // absent: every question counts
+  EXPECT_EQ(check_answer(request).error->kind, "attempts");
+}
+
 TEST(LessonApi, TheOutcomeCountsOnlyTheGradedQuestionsAndListsEachForTheResultsView) {
   OutcomeRequest request;
   request.questions = {
@@ -448,6 +460,8 @@ TEST(LessonApi, TheOutcomeCountsOnlyTheGradedQuestionsAndListsEachForTheResultsV
   ASSERT_EQ(outcome.questions.size(), 3u);
   EXPECT_EQ(outcome.questions[1].id, "b");
   EXPECT_TRUE(outcome.questions[1].out_of_attempts);
+  EXPECT_EQ(outcome.questions[1].standing, "Not right: no checks left");  // the core's words, passed on
+  EXPECT_EQ(outcome.questions[0].checks_note, "");
   EXPECT_EQ(outcome.questions[1].attempts, 2u);
   EXPECT_FALSE(outcome.questions[2].counted);
   EXPECT_TRUE(outcome.questions[2].revealed);

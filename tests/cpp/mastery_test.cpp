@@ -130,6 +130,26 @@ TEST(Mastery, AnAllowanceUsedWithoutASuccessSettlesTheQuestionAsNotRight) {
   ASSERT_FALSE(mastery(shown, options));
 }
 
+TEST(Mastery, EachResultIsSaidInTheCoresWordsAndOnlyAQuestionOutOfChecksGetsTheNote) {
+  GradingOptions options;
+  options.attempts_allowed = 2;
+  QuestionStanding shown_answer = standing("d", false, false, 0);
+  shown_answer.revealed = true;
+  const std::vector<QuestionStanding> shown = {standing("a", true, true, 2), standing("b", true, false, 2),
+                                               standing("c", true, false, 1), shown_answer,
+                                               standing("e", false, false, 0)};
+  const auto outcome = mastery(shown, options);
+  ASSERT_TRUE(outcome);
+  const std::vector<std::string> words = {"Right", "Not right: no checks left", "Not right",
+                                          "Answer shown: not counted as right", "Not yet answered"};
+  for (std::size_t i = 0; i < words.size(); ++i) EXPECT_EQ(outcome->questions[i].standing, words[i]) << i;
+  EXPECT_EQ(
+      outcome->questions[1].checks_note,
+      "No checks are left (2 allowed for this question), so it is settled as not right. You may show the "
+      "answer; it does not count.");
+  for (std::size_t i : {0u, 2u, 3u, 4u}) EXPECT_EQ(outcome->questions[i].checks_note, "") << i;
+}
+
 TEST(Mastery, ACheckPastTheAllowanceIsRefusedWithItsOwnKind) {
   EXPECT_TRUE(check_allowed(0, 0));
   EXPECT_TRUE(check_allowed(1000, 0));  // 0 is unlimited

@@ -49,6 +49,34 @@ export interface QkvLessonAttributes {
   'graded-questions'?: string;
 }
 
+/** What an attribute does to the opening the build prerendered (prerendered.ts): 'stale' when, present, the lesson
+ * starts from other numbers or shows other sections or answers than it shows; 'valid' when it still shows what the
+ * element will show. */
+export type PrerenderedOpening = 'valid' | 'stale';
+
+// Every attribute the element observes, and what it does to the prerendered opening. The observed list is these
+// names, so a new attribute cannot be observed without saying (and the type makes each of QkvLessonAttributes named).
+export const lessonAttributes: Readonly<Record<keyof QkvLessonAttributes, { prerenderedOpening: PrerenderedOpening }>> = {
+  'sync-url': { prerenderedOpening: 'valid' },
+  sections: { prerenderedOpening: 'stale' },
+  reveal: { prerenderedOpening: 'stale' },
+  state: { prerenderedOpening: 'stale' },
+  example: { prerenderedOpening: 'stale' },
+  'progress-key': { prerenderedOpening: 'valid' },
+  'parent-origin': { prerenderedOpening: 'valid' },
+  theme: { prerenderedOpening: 'valid' },
+  'activity-id': { prerenderedOpening: 'valid' },
+  'attempt-key': { prerenderedOpening: 'stale' },
+  'passing-score': { prerenderedOpening: 'valid' },
+  attempts: { prerenderedOpening: 'valid' },
+  'graded-questions': { prerenderedOpening: 'valid' },
+};
+
+// Whether `attribute`, present, makes the prerendered opening stale (an attribute the element does not observe never does).
+export function changesPrerender(attribute: string): boolean {
+  return Object.hasOwn(lessonAttributes, attribute) && lessonAttributes[attribute as keyof QkvLessonAttributes].prerenderedOpening === 'stale';
+}
+
 /** The attributes of a graded run (docs/course-authors.md "Graded practice"); each bad value is refused on its own. */
 export const gradingAttributes = ['passing-score', 'attempts', 'graded-questions'] as const;
 export type GradingAttribute = (typeof gradingAttributes)[number];
@@ -86,7 +114,7 @@ function absoluteIri(value: string): boolean {
 
 // The observed attributes, each with a property of the same name (camelCase) that parses it.
 export class LessonAttributes extends HTMLElement {
-  static observedAttributes: (keyof QkvLessonAttributes)[] = ['sync-url', 'sections', 'reveal', 'state', 'example', 'progress-key', 'parent-origin', 'theme', 'activity-id', 'attempt-key', 'passing-score', 'attempts', 'graded-questions'];
+  static observedAttributes = Object.keys(lessonAttributes) as (keyof QkvLessonAttributes)[];
 
   /** Keep the lesson's numbers in the page URL, named qkv-b, qkv-t…; sync-url="unprefixed": b, t…, on a page that is
    * the lesson's own (url-state.ts). */

@@ -99,8 +99,8 @@ export class LessonController {
   }
 
   // answerShown: the answer was on screen before this check; the core then counts it as no success. allowance: a
-  // graded run's checks allowed and used (the core refuses a check past it).
-  check(id: string, responses: string[], answerShown: boolean, allowance: Pick<AnswerRequest, 'attempts_allowed' | 'attempts_used'> = {}): AnswerResponse {
+  // graded run's checks allowed and used, and the ids that count (the core refuses a check past it).
+  check(id: string, responses: string[], answerShown: boolean, allowance: Pick<AnswerRequest, 'attempts_allowed' | 'attempts_used' | 'graded'> = {}): AnswerResponse {
     return this.core.checkAnswer({ id, responses, self_score: this.selfScoreSettings, answer_shown: answerShown, ...allowance, ...this.chapterNumbers() });
   }
 

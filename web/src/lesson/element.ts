@@ -5,7 +5,7 @@
 // self-score.ts, scale.ts, challenge.ts, content.ts). data-state is "loading" until the WebAssembly core is
 // ready, then "ready", or "error".
 import { answerEvent, answerStatement, challengeId, shownStatement, type AnswerStatement } from './answers';
-import { LessonAttributes, gradingAttributes } from './attributes';
+import { LessonAttributes, changesPrerender, gradingAttributes } from './attributes';
 import { watchChallenge } from './challenge';
 import { LessonController, type Outcome } from './controller';
 import { loadCore, restartCore } from './core';
@@ -20,7 +20,7 @@ import { HostBridge } from './host-bridge';
 import { layOutInSteps } from './laid-out';
 import { LessonRecord, defaultActivityId } from './lesson-record';
 import { LessonView, lessonSheets } from './lesson-view';
-import { changesPrerender, dropPrerendered, keepPrerendered, shownBefore } from './prerendered';
+import { dropPrerendered, keepPrerendered, shownBefore } from './prerendered';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
 import { followLink, returnFromLink, showFragment } from './section-links';
 import { cellIndexOf } from './tables';
@@ -235,13 +235,12 @@ export class QkvLessonElement extends LessonAttributes {
   }
 
   // Each question shown, its Check as the core's outcome has it, wherever grading may have changed: the grading
-  // attributes, the sections shown, a check, saved work put back. Practice is checked without a limit (attemptsFor),
-  // though the core's out_of_attempts does not look at counted. Before ready no question is shown, none is touched.
+  // attributes, the sections shown, a check, saved work put back. Before ready no question is shown, none is touched.
   private applyAllowances(): void {
     const graded = this.outcome();
     if (!graded) return;
-    const outOfAttempts = new Map(graded.questions.map((question) => [question.id, question.out_of_attempts]));
-    for (const [id, handle] of this.allExercises()) if (outOfAttempts.has(id)) handle.applyAllowance(outOfAttempts.get(id)!);
+    const checksNotes = new Map(graded.questions.map((question) => [question.id, question.checks_note]));
+    for (const [id, handle] of this.allExercises()) if (checksNotes.has(id)) handle.applyAllowance(checksNotes.get(id)!);
   }
 
   // "Your results" in a graded run, from the core's outcome.
@@ -359,8 +358,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.controller = controller;
     controller.setSelfScore(this.bridge.linkSelfScore(controller.selfScore) ?? controller.selfScore);
     const view = new LessonView(core, controller, this.idPrefix, {
-      check: (id, responses, answerShown, used) => controller.check(id, responses, answerShown, { attempts_allowed: this.gradedRun.attemptsFor(id), attempts_used: used }),
-      attemptsAllowed: (id) => this.gradedRun.attemptsFor(id),
+      check: (id, responses, answerShown, used) => controller.check(id, responses, answerShown, { ...this.gradedRun.allowance(), attempts_used: used }),
       reveal: () => this.reveal,
       onAnswer: (record, replayed) => this.answered(record, replayed),
       onShown: (id, by, replayed) => this.shown(id, by, replayed),

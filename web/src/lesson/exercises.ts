@@ -7,6 +7,8 @@ import prose from './exercise-prose.json';
 import type { AnswerResponse, CoreError, ExerciseView } from './types';
 
 interface Prose {
+  // A few words naming the question where the whole of it would not fit ("Your results").
+  title: string;
   question: string;
   blanks?: { label: string; placeholder: string }[];
   choices?: Record<string, string>;
@@ -59,8 +61,6 @@ export interface ExerciseOptions {
   // checks already made of it (the core refuses one past the author's allowance).
   check: (id: string, responses: string[], answerShown: boolean, attemptsUsed: number) => AnswerResponse;
   reveal: () => Reveal;
-  // The checks allowed for a question in a graded run (the attempts attribute); 0: unlimited.
-  attemptsAllowed: (id: string) => number;
   onAnswer: (record: AnswerRecord, replayed: boolean) => void;
   // The answer was shown before the learner got it right (replayed: restored from saved progress).
   onShown?: (id: string, by: ShownBy, replayed: boolean) => void;
@@ -74,9 +74,9 @@ export interface ExerciseHandle {
   progress(): ExerciseProgress | null;
   // New values from the core (another seed): the teacher's answer follows them.
   update(view: ExerciseView): void;
-  // The core's word on this question's checks (its outcome's out_of_attempts): used up, Check is disabled and the
-  // no-checks-left note replaces the offer of another try; otherwise both are back.
-  applyAllowance(outOfAttempts: boolean): void;
+  // The core's word on this question's checks (its outcome's checks_note): a note says they are used up, Check is
+  // disabled and the note replaces the offer of another try; none ("") and both are back.
+  applyAllowance(checksNote: string): void;
 }
 
 // The right answer in words: an option's label, or each blank's answer (after its label when there are
@@ -193,24 +193,22 @@ function questionHeading(name: string, relabel: (view: ExerciseView) => void) {
 
 type Graded = Extract<AnswerResponse, { ok: true }>;
 
-// The checks allowed are used up without a success: said in words (the Check button is disabled beside it).
-function noChecksLeft(allowed: number): HTMLElement {
-  return h('p', { class: 'note', 'data-no-checks-left': '' }, `No checks are left (${allowed} allowed for this question), so it is settled as not right. You may show the answer; it does not count.`);
-}
-
-// The core's word on the checks left, on the form: Check disabled and data-no-checks-left when they are used up;
-// the offer of another try (data-try-again) hidden and the no-checks-left note shown, or the other way round. A
-// refusal already says it in the core's own sentence, so no note is added beside it.
-function applyAllowance(form: HTMLFormElement, check: HTMLButtonElement, feedback: HTMLElement, outOfAttempts: boolean, allowed: number): void {
-  check.disabled = outOfAttempts;
-  form.toggleAttribute('data-no-checks-left', outOfAttempts);
+// The core's word on the checks left, on the form: when its note says they are used up, Check disabled,
+// data-no-checks-left, the offer of another try (data-try-again) hidden and the note shown (the Check button is
+// disabled beside it), or the other way round. A refusal already says it in the core's own sentence, so no note is
+// added beside it.
+function applyAllowance(form: HTMLFormElement, check: HTMLButtonElement, feedback: HTMLElement, checksNote: string): void {
+  const outOfChecks = checksNote !== '';
+  check.disabled = outOfChecks;
+  form.toggleAttribute('data-no-checks-left', outOfChecks);
   const tryAgain = feedback.querySelector<HTMLElement>('[data-try-again]');
-  if (tryAgain) tryAgain.hidden = outOfAttempts;
+  if (tryAgain) tryAgain.hidden = outOfChecks;
   feedback.querySelector('[data-no-checks-left]')?.remove();
-  if (!outOfAttempts || feedback.querySelector('[data-refused]')) return;
+  if (!outOfChecks || feedback.querySelector('[data-refused]')) return;
+  const note = h('p', { class: 'note', 'data-no-checks-left': '' }, checksNote);
   const after = tryAgain ?? feedback.querySelector('.verdict-text');
-  if (after) after.after(noChecksLeft(allowed));
-  else feedback.prepend(noChecksLeft(allowed));
+  if (after) after.after(note);
+  else feedback.prepend(note);
 }
 
 // A check the core refused: an answer it could not read, or one past the checks allowed (the core's sentence).
@@ -322,6 +320,8 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
   showAnswer.hidden = options.reveal() !== 'after-check';
 
   const record: CheckRecord = { wrongTries: 0, attempts: 0, revealed: false, last: null, since: performance.now() };
+  // The core's note on this question's checks when they are used up ("" while checks are left).
+  let checksNote = '';
   const markShown = (by: ShownBy, replayed: boolean) => {
     if (record.revealed || record.last?.correct) return;
     record.revealed = true;
@@ -374,10 +374,11 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       feedback.replaceChildren(h('p', { class: 'note', 'data-stale': '' }, 'The numbers changed since this was checked, so its verdict no longer applies. Check again for the numbers shown.'));
       delete form.dataset.answered;
       // Checks used up stay used up with other numbers: their note stays beside the stale one.
-      if (form.hasAttribute('data-no-checks-left')) applyAllowance(form, checkButton, feedback, true, options.attemptsAllowed(view.id));
+      if (checksNote) applyAllowance(form, checkButton, feedback, checksNote);
     },
-    applyAllowance(outOfAttempts) {
-      applyAllowance(form, checkButton, feedback, outOfAttempts, options.attemptsAllowed(view.id));
+    applyAllowance(note) {
+      checksNote = note;
+      applyAllowance(form, checkButton, feedback, checksNote);
     },
   };
 }

@@ -3,7 +3,7 @@
 // mark out of range, too many attempts, an id that is not a question shown), on the console once and in
 // data-<name>-error. A refused value is left out, so its default stands (docs/course-authors.md "Graded practice").
 import { attributeProblem, gradingAttributes, type GradingAttribute, type LessonAttributes } from './attributes';
-import type { OutcomeRequest, OutcomeResponse, QuestionStandingView } from './core-api';
+import type { AnswerRequest, OutcomeRequest, OutcomeResponse, QuestionStandingView } from './core-api';
 
 export type GradingOptions = Omit<OutcomeRequest, 'questions'>;
 
@@ -54,13 +54,13 @@ export class GradedRun {
     return passing_percent === undefined ? options : { ...options, passing_percent };
   }
 
-  // The checks allowed for question `id`: the attempts attribute as the core reads it, asked each time (so it holds
-  // before check() has run, as when saved answers are replayed), for a question that counts; 0 (unlimited) else.
-  attemptsFor(id: string): number {
+  // What a check request needs for the core to apply the allowance: the attempts attribute as the core reads it
+  // and the ids that count, asked each time (so it holds before check() has run, as when saved answers are
+  // replayed). Which questions the allowance limits is the core's rule (attempts_allowed_for in mastery.hpp).
+  allowance(): Pick<AnswerRequest, 'attempts_allowed' | 'graded'> {
     const { graded, attempts } = this.options();
-    if (attempts === undefined || (graded && !graded.includes(id))) return 0;
-    const read = this.grade([], { attempts });
-    return read.ok ? read.attempts : 0;
+    const read = attempts === undefined ? null : this.grade([], { attempts });
+    return { ...(read?.ok ? { attempts_allowed: read.attempts } : {}), ...(graded ? { graded } : {}) };
   }
 
   /** A graded run: an attempt's key, a launcher's pass mark or any of the grading attributes. */

@@ -18,7 +18,7 @@ export function renderOpening(fixture: Evidence, views: ExerciseView[], idPrefix
   const notAsked = () => {
     throw new Error('a prerendered question is never checked: the element replaces it at ready');
   };
-  const question = renderExercise(view, { idPrefix: `${idPrefix}-exercise`, check: notAsked, reveal: () => 'after-check', onAnswer: notAsked, attemptsAllowed: () => 0 });
+  const question = renderExercise(view, { idPrefix: `${idPrefix}-exercise`, check: notAsked, reveal: () => 'after-check', onAnswer: notAsked });
   // Before the lesson's script runs nothing stops the form being sent (Enter would reload the page and lose what was
   // typed); a disabled default button blocks that. Its other buttons are type="button": they do nothing until then.
   question.form.querySelector<HTMLButtonElement>('button[type="submit"]')!.disabled = true;

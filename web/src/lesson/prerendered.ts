@@ -2,15 +2,9 @@
 // while the core loads, when it shows what the element will show (the fixture's numbers, every section, answers
 // after a check), and drops it otherwise. At ready the element's own view replaces it and takes over what the
 // learner typed there (the text, the focus, the selection), at the same place on screen.
+// Which attributes make the opening stale is said beside each attribute (attributes.ts, changesPrerender).
 import { h } from './dom';
 import { layOutNow } from './laid-out';
-
-// The attributes under which the lesson starts from other numbers, or shows other sections or answers.
-const attributesNotPrerendered = new Set(['state', 'example', 'attempt-key', 'sections', 'reveal']);
-
-export function changesPrerender(attribute: string): boolean {
-  return attributesNotPrerendered.has(attribute);
-}
 
 // The prerendered opening in `root`, kept (true) when `fits`, else removed. A form sent before ready would reload the
 // page: its Check is prerendered disabled (opening.ts), and from here on the prerendered forms are not sent at all.

@@ -1,8 +1,9 @@
-// "Your results", at the end of the main path in a graded run: each question that counts (its number and words as
-// the page shows them), whether it is right, not right, had its answer shown or is not yet answered, the checks
+// "Your results", at the end of the main path in a graded run: each question that counts (its number as the page
+// shows it, in reading order, and its short title from exercise-prose.json: whole questions crowd a phone), whether it is right, not right, had its answer shown or is not yet answered, the checks
 // used of those allowed, then the score, the pass mark and whether it passes. Every number is the core's outcome
 // (lesson.outcome()); the words say what colour never has to.
 import { h } from './dom';
+import { exerciseProse } from './exercises';
 import type { OutcomeResponseMembers } from './core-api';
 
 type Outcome = OutcomeResponseMembers;
@@ -14,14 +15,6 @@ export interface ResultsView {
   show(outcome: Outcome | null, form: (id: string) => HTMLFormElement | undefined): void;
 }
 
-function standingWords(question: QuestionResult): string {
-  if (question.right) return 'Right';
-  if (question.revealed) return 'Answer shown: not counted as right';
-  if (question.out_of_attempts) return 'Not right: no checks left';
-  if (question.attempts > 0) return 'Not right';
-  return 'Not yet answered';
-}
-
 function checksWords(question: QuestionResult, allowed: number): string {
   return allowed > 0 ? `${question.attempts} of ${allowed}` : `${question.attempts} (no limit)`;
 }
@@ -31,18 +24,18 @@ function verdictWords(outcome: Outcome): string {
   return outcome.passed ? 'This passes.' : 'This does not pass.';
 }
 
-// One row: the question's number and words link to its form.
+// One row: the question's number and short title link to its form.
 function row(question: QuestionResult, allowed: number, form: HTMLFormElement | undefined): HTMLElement {
   const number = form?.querySelector('.exercise-number')?.textContent?.trim() ?? '';
-  const words = form?.querySelector('.question-text')?.textContent ?? question.id;
+  const words = exerciseProse[question.id]?.title ?? question.id;
   const heading = form?.querySelector<HTMLElement>('.question-title');
   const title = heading?.id ? h('a', { href: `#${heading.id}` }, words) : words;
   return h(
     'tr',
-    { 'data-result': question.id, 'data-standing': standingWords(question) },
+    { 'data-result': question.id, 'data-standing': question.standing },
     h('th', { scope: 'row' }, number),
     h('td', {}, title),
-    h('td', {}, standingWords(question)),
+    h('td', {}, question.standing),
     h('td', {}, checksWords(question, allowed)),
   );
 }
