@@ -26,10 +26,9 @@ lane_step() {
   printf '%6ds %6ds  %s\n' "$((SECONDS - start))" "$((cpu - cpu_start))" "$name" >>"$times_file"
 }
 
+# One instrumented build for the sanitizer GoogleTests and the fuzzers (clang, -O1): the libraries compile once.
 sanitize_build() {
-  # -O0 with line tables only: the instrumented build compiles in a fraction of the time of -O2 -g.
-  cmake -S . -B build/sanitize -G Ninja -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=-O0 -g1" -DQKV_SANITIZE=ON >/dev/null
-  cmake --build build/sanitize -j2
+  scripts/build-sanitized.sh
 }
 
 # Every GoogleTest but seven sweeps, which ask about values over many sizes or seeds, not about memory: each
@@ -48,7 +47,7 @@ sanitize_tests() {
     ctest --test-dir build/sanitize --output-on-failure -j2 -E "$sanitizer_sweeps"
 }
 
-lane_step "sanitizer build (ASan + UBSan, -O0)" sanitize_build
+lane_step "sanitizer build (clang, ASan + UBSan, -O1; the GoogleTests and the fuzzers)" sanitize_build
 lane_step "ctest (AddressSanitizer + UndefinedBehaviorSanitizer; not the seven sweeps)" sanitize_tests
 lane_step "fuzz (libFuzzer, ASan + UBSan: the evidence request, the lesson state, the number readers; 20 s each)" \
   tests/fuzz/run.sh 20

@@ -16,6 +16,8 @@ step_cpu=0
 lane_pid=''
 lane_times=build/test-lane-times.txt
 lane_log=build/test-lane.log
+file_times=build/test-file-times.txt
+rm -f "$file_times"
 
 # Sets cpu to the CPU seconds (user + system) of this shell's finished children. `times` runs in this shell
 # (a redirect; a pipe or $(…) would fork, and the fork's children are none), so callers read $cpu after it.
@@ -68,6 +70,10 @@ finish() {
   fi
   cpu_now
   printf '%6ds %6ds  total (CPU: every process of both lanes)\n' "$((SECONDS - T0))" "$cpu"
+  if [ -s "$file_times" ]; then
+    echo "== the slowest test files (wall seconds, two files at a time; all of them in $file_times)"
+    head -n 10 "$file_times"
+  fi
 }
 trap finish EXIT
 
@@ -110,7 +116,13 @@ npx tsc -p tsconfig.json
 # Node 20 runs them in path order: the engines file (about a minute) starts after the browser files, beside the
 # many short Node files.
 step "node, browser and engine tests (the module in Node; the page in Chromium; Firefox ESR and WebKitGTK), two files at a time"
-node --test --test-concurrency=2 --test-timeout=600000 tests/engines/*.test.mjs tests/node/*.test.mjs tests/browser/*.test.mjs
+# Two reporters: node's usual one (spec on a terminal, TAP otherwise), and each file's time for the table at the end.
+reporter=tap
+[ -t 1 ] && reporter=spec
+node --test --test-concurrency=2 --test-timeout=600000 \
+  --test-reporter="$reporter" --test-reporter-destination=stdout \
+  --test-reporter=./tests/file-times-reporter.mjs --test-reporter-destination="$file_times" \
+  tests/engines/*.test.mjs tests/node/*.test.mjs tests/browser/*.test.mjs
 
 step "the background lane's end (sanitizers, fuzzers)"
 if [ -n "$lane_pid" ]; then

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer harnesses (clang-14, ASan + UBSan) in build/fuzz and runs each for a fixed time:
+# Builds the libFuzzer harnesses (clang-14, ASan + UBSan; scripts/build-sanitized.sh, the build the sanitizer
+# GoogleTests use too) in build/sanitize and runs each for a fixed time:
 #   tests/fuzz/run.sh [seconds per harness, default 20]
 # Fails on any finding (crash, sanitizer report, timeout, out of memory); the input that caused it is left
 # in build/fuzz/artifacts/, to be turned into a GoogleTest regression test. New corpus entries go to
@@ -8,8 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds="${1:-20}"
 
-cmake -S tests/fuzz -B build/fuzz -G Ninja -DCMAKE_CXX_COMPILER=clang++-14 >/dev/null
-cmake --build build/fuzz -j2
+scripts/build-sanitized.sh --target fuzz_evidence_request fuzz_lesson_state fuzz_answer_reader
 
 mkdir -p build/fuzz/artifacts
 for harness in evidence_request lesson_state answer_reader; do
@@ -19,7 +19,7 @@ for harness in evidence_request lesson_state answer_reader; do
   # requests are budgeted to well under 2 s natively, and ASan costs about 3x).
   log="build/fuzz/$harness.log"
   if ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-    "build/fuzz/fuzz_$harness" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
+    "build/sanitize/tests/fuzz/fuzz_$harness" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=8192 \
     -print_final_stats=1 -artifact_prefix="build/fuzz/artifacts/$harness-" \
     "build/fuzz/corpus/$harness" "tests/fuzz/corpus/$harness" >"$log" 2>&1; then
     grep -E "^(#[0-9]+.*DONE|stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
