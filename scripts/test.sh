@@ -126,6 +126,10 @@ node --test --test-concurrency=2 --test-timeout=600000 \
 
 step "the background lane's end (sanitizers, fuzzers)"
 if [ -n "$lane_pid" ]; then
+  # The main lane is done, so the lane no longer yields to it: back to the usual priority, or other work on the
+  # machine (another job on a shared runner) would starve it. ninja's running compilers keep their nice until
+  # they end; the ones it starts next take ninja's. Lowering a nice value needs root (CI's setup runs as root).
+  renice -n 0 -g "$lane_pid" >/dev/null 2>&1 || true
   wait "$lane_pid" || lane_failed
   lane_pid=''
 fi
