@@ -136,6 +136,9 @@ test('the math font cut in half once: asked for again past the cache, the formul
   }
 });
 
+// The self-score experiment's results once computed (their data-ran-in says where: 'worker' or 'page').
+const selfScoreResults = (page) => page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+
 // The scripts the lesson loads later (workers' scripts, the scale section's chunk), which no integrity covers: one
 // that failed is noted for the tab, and the next load asks for it past the cache before the worker or import starts
 // (web/src/lesson/failed-scripts.ts). Nothing is asked for on the load that failed.
@@ -146,7 +149,7 @@ test('the self-score worker’s script cut in half once: the section computes on
   try {
     await page.goto(host.url);
     await waitReady(page);
-    const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+    const results = selfScoreResults(page);
     await results.waitFor();
     assert.equal(await results.getAttribute('data-ran-in'), 'page', 'the experiment ran on the page’s thread');
     assert.deepEqual(host.state.requests, [false], 'the damaged copy only: nothing asked for on this load');
@@ -169,7 +172,7 @@ test('the self-score worker’s script cut in half twice: one request past the c
   const host = await serveDamaging(workerScript, 'text/javascript', 2);
   const { page, problems, close, reload } = await openPage(browser);
   try {
-    const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+    const results = selfScoreResults(page);
     const ranIn = [];
     await page.goto(host.url);
     for (const load of [1, 2, 3]) {
@@ -199,7 +202,7 @@ test('a failed script noted by another build is dropped unasked', async () => {
     }, stale);
     await page.goto(host.url);
     await waitReady(page);
-    const results = page.locator('qkv-lesson section.self-score:not([data-busy]) .self-score-results[data-shown="1 5 8"]');
+    const results = selfScoreResults(page);
     await results.waitFor();
     assert.equal(await results.getAttribute('data-ran-in'), 'worker');
     assert.equal(await page.evaluate(() => sessionStorage.getItem('qkv-lesson-failed-scripts')), null, 'the note is gone');
