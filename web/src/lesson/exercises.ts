@@ -211,9 +211,10 @@ function applyAllowance(form: HTMLFormElement, check: HTMLButtonElement, feedbac
   else feedback.prepend(note);
 }
 
-// A check the core refused: an answer it could not read, or one past the checks allowed (the core's sentence).
+// A check the core refused: an answer it could not read, or one past the checks allowed, in the core's words (its
+// reader's message already says what was not read and what it expected).
 function refusalFeedback(error: CoreError): HTMLElement[] {
-  const words = error.kind === 'attempts' ? error.sentence : error.kind === 'number' ? `Not read: ${error.message}` : error.message;
+  const words = error.kind === 'attempts' ? error.sentence : error.message;
   return [h('p', { class: 'verdict-text wrong', 'data-refused': '' }, words)];
 }
 
