@@ -21,6 +21,19 @@ test.after(() => browser?.close());
 
 const serveDamaging = (pattern, contentType, damaged) => serveCutShort(pattern, contentType, damaged, { policy: strictCsp });
 
+// Serves dist/ with the files matching `pattern` cut in half their first `damaged` times (serveDamaging's
+// arguments), opens a page, runs `body` with both, and closes both whatever it threw.
+async function withDamagedHost(serving, body) {
+  const host = await serveDamaging(...serving);
+  const { close, ...opened } = await openPage(browser);
+  try {
+    await body({ host, ...opened });
+  } finally {
+    await close();
+    await host.close();
+  }
+}
+
 // Waits for the page's `count`th load event (the page's own reloads included), counted from now.
 function loadEvents(page) {
   let seen = 0;
@@ -37,10 +50,8 @@ const integrityWords = /integrity|index-[\w-]{8}\.js|^requestfailed: \S+\/(qkv-s
 const fontWords = /KaTeX_Main-Regular|decode downloaded font|OTS parsing error/;
 
 test('the entry script cut in half once: the page asks the server past its cache and reloads once; the lesson starts', async () => {
-  const host = await serveDamaging(entryScript, 'text/javascript', 1);
-  const { page, problems, close } = await openPage(browser);
-  const loads = loadEvents(page);
-  try {
+  await withDamagedHost([entryScript, 'text/javascript', 1], async ({ host, page, problems }) => {
+    const loads = loadEvents(page);
     const built = readFileSync(join(dist, 'index.html'), 'utf8');
     assert.match(built, /<script type="module" crossorigin integrity="sha384-[\w+/=]+" src="\.\/assets\/index-/, 'the built page names its entry with an integrity');
     await page.goto(host.url);
@@ -50,10 +61,7 @@ test('the entry script cut in half once: the page asks the server past its cache
     assert.equal(await page.evaluate(() => sessionStorage.getItem('qkv-lesson-mended-damaged-files')), null, 'the flag is cleared once the lesson came up');
     assert.equal(await page.locator('.damaged-files').count(), 0, 'nothing said');
     assertNoProblems(otherProblems(problems, integrityWords), 'the entry cut in half once');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
 
 // The prerendered opening's style sheet is linked inside <qkv-lesson>'s declarative shadow root, where document
@@ -61,10 +69,8 @@ test('the entry script cut in half once: the page asks the server past its cache
 test('the entry script and the prerender’s style sheet cut in half once: both are asked for past the cache before the reload', async () => {
   const prerenderSheet = /\/assets\/qkv-lesson-[\w-]{8}\.css$/;
   const both = new RegExp(`${entryScript.source}|${prerenderSheet.source}`);
-  const host = await serveDamaging(both, (path) => (path.endsWith('.css') ? 'text/css' : 'text/javascript'), 2);
-  const { page, problems, close } = await openPage(browser);
-  const loads = loadEvents(page);
-  try {
+  await withDamagedHost([both, (path) => (path.endsWith('.css') ? 'text/css' : 'text/javascript'), 2], async ({ host, page, problems }) => {
+    const loads = loadEvents(page);
     await page.goto(host.url);
     await loads(2);
     await waitReady(page);
@@ -73,19 +79,14 @@ test('the entry script and the prerender’s style sheet cut in half once: both 
     assert.deepEqual(sheetRequests, [false, true], 'the prerender’s damaged style sheet, then one request past the cache; the reload took the good copy');
     assert.equal(await page.locator('.damaged-files').count(), 0, 'nothing said');
     assertNoProblems(otherProblems(problems, new RegExp(`${integrityWords.source}|qkv-lesson-[\\w-]{8}\\.css`)), 'the entry and the prerender’s sheet cut in half once');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
 
 // The copy past the cache is damaged too: its integrity is checked (mend-damaged-files.js), so the page says so at
 // once instead of reloading onto a copy that would be refused again.
 test('the entry script cut in half twice: the learner reads that the lesson’s files arrived damaged, with no reload; Try again, with the host healthy, starts it', async () => {
-  const host = await serveDamaging(entryScript, 'text/javascript', 2);
-  const { page, problems, close } = await openPage(browser);
-  const loads = loadEvents(page);
-  try {
+  await withDamagedHost([entryScript, 'text/javascript', 2], async ({ host, page, problems }) => {
+    const loads = loadEvents(page);
     await page.goto(host.url);
     await page.evaluate(() => (window.firstLoad = true));
     const note = page.locator('p.damaged-files[role="alert"]');
@@ -99,10 +100,7 @@ test('the entry script cut in half twice: the learner reads that the lesson’s 
     assert.deepEqual(host.state.requests, [false, true, true], 'Try again asked the server past the damaged copy');
     assert.equal(await page.locator('.damaged-files').count(), 0);
     assertNoProblems(otherProblems(problems, integrityWords), 'the entry cut in half twice');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
 
 // The statuses of the Main face's regular faces in the document's font set (the formulas' text is drawn in it).
@@ -114,9 +112,7 @@ test('the math font cut in half once: asked for again past the cache, the formul
     [1, ['loaded']], // the damaged face replaced by the one made from the server's bytes
     [2, ['error']], // nothing to replace it with: the fallback font, as while a face loads
   ]) {
-    const host = await serveDamaging(mainFont, 'font/woff2', damaged);
-    const { page, problems, close } = await openPage(browser);
-    try {
+    await withDamagedHost([mainFont, 'font/woff2', damaged], async ({ host, page, problems }) => {
       await page.goto(host.url);
       await waitReady(page);
       await eventually(() => host.state.requests.length >= 2, { message: `${damaged} damaged: a second request for the font` });
@@ -129,10 +125,7 @@ test('the math font cut in half once: asked for again past the cache, the formul
       assert.deepEqual(host.state.requests, [false, true], `${damaged} damaged: the damaged copy, then one request past the cache`);
       assert.equal(await page.locator('.damaged-files').count(), 0, 'nothing said about fonts');
       assertNoProblems(otherProblems(problems, fontWords), `the font cut in half ${damaged}×`);
-    } finally {
-      await close();
-      await host.close();
-    }
+    });
   }
 });
 
@@ -144,9 +137,7 @@ const selfScoreResults = (page) => page.locator('qkv-lesson section.self-score:n
 // (web/src/lesson/failed-scripts.ts). Nothing is asked for on the load that failed.
 test('the self-score worker’s script cut in half once: the section computes on the page’s thread; after a reload, in its worker with the whole script', async () => {
   const workerScript = /\/assets\/self-score-worker-[\w-]{8}\.js$/;
-  const host = await serveDamaging(workerScript, 'text/javascript', 1);
-  const { page, problems, close, reload } = await openPage(browser);
-  try {
+  await withDamagedHost([workerScript, 'text/javascript', 1], async ({ host, page, problems, reload }) => {
     await page.goto(host.url);
     await waitReady(page);
     const results = selfScoreResults(page);
@@ -159,19 +150,14 @@ test('the self-score worker’s script cut in half once: the section computes on
     assert.deepEqual(host.state.requests, [false, true], 'the reload asked the server for the script past the cache, once');
     assert.equal(await results.getAttribute('data-ran-in'), 'worker', 'after the reload the experiment ran in its worker');
     assertNoProblems(otherProblems(problems, /self-score-worker/), 'the self-score worker’s script cut in half once');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
 
 // A script that keeps failing costs one request per load, never a loop: cut in half twice, the reload's request past
 // the cache gets the damaged copy too (the section stays on the page's thread); the next reload's gets it whole.
 test('the self-score worker’s script cut in half twice: one request past the cache per load, and the second reload runs it in its worker', async () => {
   const workerScript = /\/assets\/self-score-worker-[\w-]{8}\.js$/;
-  const host = await serveDamaging(workerScript, 'text/javascript', 2);
-  const { page, problems, close, reload } = await openPage(browser);
-  try {
+  await withDamagedHost([workerScript, 'text/javascript', 2], async ({ host, page, problems, reload }) => {
     const results = selfScoreResults(page);
     const ranIn = [];
     await page.goto(host.url);
@@ -184,19 +170,14 @@ test('the self-score worker’s script cut in half twice: one request past the c
     assert.deepEqual(ranIn, ['page', 'page', 'worker'], 'on the page’s thread while the copy was damaged, then in its worker');
     assert.deepEqual(host.state.requests, [false, true, true], 'the damaged copy, then one request past the cache on each reload');
     assertNoProblems(otherProblems(problems, /self-score-worker/), 'the self-score worker’s script cut in half twice');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
 
 // A note a page of another build left in the tab (a reload onto a new deploy) names a file this build does not have:
 // it is dropped, and nothing is asked for.
 test('a failed script noted by another build is dropped unasked', async () => {
   const stale = '/assets/self-score-worker-0ld8uild.js';
-  const host = await serveDamaging(/\/assets\/self-score-worker-/, 'text/javascript', 0);
-  const { page, context, problems, close } = await openPage(browser);
-  try {
+  await withDamagedHost([/\/assets\/self-score-worker-/, 'text/javascript', 0], async ({ host, page, context, problems }) => {
     await context.addInitScript((url) => {
       if (!sessionStorage.getItem('qkv-lesson-failed-scripts')) sessionStorage.setItem('qkv-lesson-failed-scripts', JSON.stringify([{ url: new URL(url, location.href).href, build: 'https://elsewhere.example/assets/define-0ld8uild.js' }]));
     }, stale);
@@ -209,10 +190,7 @@ test('a failed script noted by another build is dropped unasked', async () => {
     assert.ok(!host.state.paths.includes(stale), `the old build's file was not asked for (${host.state.paths})`);
     assert.deepEqual(host.state.requests, [false], 'this build’s worker script, asked for once (not past the cache)');
     assertNoProblems(problems, 'a note of another build');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
 
 const scaleSection = 'qkv-lesson section.scale';
@@ -226,9 +204,7 @@ async function runLessonPreset(page) {
 
 test('the scale worker’s script cut in half once: the preset runs on the page’s thread; after a reload, in its worker with the whole script', async () => {
   const workerScript = /\/assets\/scale-worker-[\w-]{8}\.js$/;
-  const host = await serveDamaging(workerScript, 'text/javascript', 1);
-  const { page, problems, close, reload } = await openPage(browser);
-  try {
+  await withDamagedHost([workerScript, 'text/javascript', 1], async ({ host, page, problems, reload }) => {
     await page.goto(host.url);
     await waitReady(page);
     assert.equal(await runLessonPreset(page), 'page', 'the preset ran on the page’s thread');
@@ -238,19 +214,14 @@ test('the scale worker’s script cut in half once: the preset runs on the page�
     assert.equal(await runLessonPreset(page), 'worker', 'after the reload the preset ran in its worker');
     assert.deepEqual(host.state.requests, [false, true], 'the reload asked the server for the script past the cache, once');
     assertNoProblems(otherProblems(problems, /scale-worker/), 'the scale worker’s script cut in half once');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
 
 // The scale engine's script, imported inside the scale worker, cut in half: the worker asks for it again past the
 // cache before it reports, so the learner's Try again (a fresh worker) imports the whole copy on the same load.
 test('the scale engine’s script cut in half once: the section says it arrived damaged; Try again runs the preset in its worker', async () => {
   const engineScript = /\/assets\/qkv-scale(-simd)?-[\w-]{8}\.js$/;
-  const host = await serveDamaging(engineScript, 'text/javascript', 1);
-  const { page, problems, close } = await openPage(browser);
-  try {
+  await withDamagedHost([engineScript, 'text/javascript', 1], async ({ host, page, problems }) => {
     await page.goto(host.url);
     await waitReady(page);
     await page.locator(`${scaleSection} button[data-preset="lesson"]`).click();
@@ -264,19 +235,14 @@ test('the scale engine’s script cut in half once: the section says it arrived 
     assert.equal(await results.getAttribute('data-ran-in'), 'worker', 'Try again ran the preset in a fresh worker');
     assert.deepEqual(host.state.requests, [false, true], 'the fresh worker imported the copy the cache now holds');
     assertNoProblems(otherProblems(problems, /qkv-scale|SyntaxError|Unexpected end/), 'the scale engine’s script cut in half once');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
 
 // A module that did not parse stays failed in its document (the browser keeps the error for that URL), so the
 // section asks for a reload, and the reload asks for the chunk past the cache before importing it.
 test('the scale section’s chunk cut in half once: the section says its code arrived damaged and to reload; the reload runs the preset', async () => {
   const chunk = /\/assets\/scale-run-[\w-]{8}\.js$/;
-  const host = await serveDamaging(chunk, 'text/javascript', 1);
-  const { page, problems, close, reload } = await openPage(browser);
-  try {
+  await withDamagedHost([chunk, 'text/javascript', 1], async ({ host, page, problems, reload }) => {
     await page.goto(host.url);
     await waitReady(page);
     await page.locator(`${scaleSection} button[data-preset="lesson"]`).click();
@@ -295,8 +261,5 @@ test('the scale section’s chunk cut in half once: the section says its code ar
     assert.deepEqual(host.state.requests, [false, true], 'the reload asked the server for the chunk past the cache, once, and imported that copy');
     assert.equal(await page.locator(`${scaleSection} .scale-failure`).isHidden(), true, 'nothing said');
     assertNoProblems(otherProblems(problems, /scale-run/), 'the scale section’s chunk cut in half once');
-  } finally {
-    await close();
-    await host.close();
-  }
+  });
 });
