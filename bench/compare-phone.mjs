@@ -1,15 +1,13 @@
 // Compares two builds on the slow phone of `npm run bench:phone` (bench/phone-profile.mjs) in alternating cold
 // loads, so that the machine's drift falls on both alike: the lesson's own text's first frame, the opening
-// question's, and ready (its first frame), each by the page's own clock and from outside (Node's clock around
-// Playwright's waitForFunction) with their ratio; the page's first contentful paint; the long animation frames after
+// question's, and ready (its first frame), each by the page's own clock and from outside (phone-profile.mjs's
+// watchFromOutside) with their ratio; the page's first contentful paint; the long animation frames after
 // ready (each one's time after ready, when over 50 ms), the blocking time after ready (those times over 50 ms,
 // summed), the long tasks after ready (the longtask entries over 50 ms) and when data-laid-out came; and the load
 // average at the end of the loads. A benchmark, not a test.
 //   node bench/compare-phone.mjs DIST_A DIST_B [LOADS]      e.g. a worktree's dist/ against this one's
 import { loadavg } from 'node:os';
-import { serve } from '../scripts/serve.mjs';
-import { launchBrowser } from '../tests/browser/harness.mjs';
-import { alternateLoads, bothMeasures, bothMeasuresLines, measureLoad } from './phone-profile.mjs';
+import { alternateBuilds, bothMeasures, bothMeasuresLines } from './phone-profile.mjs';
 import { median } from './stats.mjs';
 
 const [first, second, loadsText = '6'] = process.argv.slice(2);
@@ -20,24 +18,7 @@ if (!first || !second) {
 const loads = Number.parseInt(loadsText, 10);
 const startLoad = loadavg().map((x) => x.toFixed(2)).join(' ');
 const builds = [first, second];
-const servers = [];
-for (const root of builds) {
-  const server = await serve({ root, port: 0 }); // compresses, as npm start's server does
-  servers.push({ server, url: `http://127.0.0.1:${server.address().port}/` });
-}
-const browser = await launchBrowser();
-let samples;
-try {
-  samples = await alternateLoads(
-    browser,
-    servers.map(({ url }) => url),
-    loads,
-    measureLoad,
-  );
-} finally {
-  await browser.close();
-  for (const { server } of servers) server.close();
-}
+const samples = await alternateBuilds(builds, loads);
 
 const ms = (value) => `${Math.round(value)}`;
 console.log(`${loads} alternating cold loads each; load average ${loadavg().map((x) => x.toFixed(2)).join(' ')} at the end, ${startLoad} at the start`);

@@ -3,7 +3,8 @@
 // the issue's measures were taken with; scripts/serve.mjs would send brotli, about 15% smaller, to a browser that
 // accepts it).
 import { loadavg } from 'node:os';
-import { waitReady } from '../tests/browser/harness.mjs';
+import { serve } from '../scripts/serve.mjs';
+import { csp, launchBrowser, waitReady } from '../tests/browser/harness.mjs';
 import { median } from './stats.mjs';
 
 export const profile = { cpuSlowdown: 4, downKbps: 1600, upKbps: 750, rttMs: 150, viewport: { width: 412, height: 823 }, encoding: 'gzip' };
@@ -153,6 +154,20 @@ export async function alternateLoads(browser, urls, loads, measure) {
     for (const which of load % 2 ? order : order.reverse()) samples[which].push(await measure(browser, urls[which]));
   }
   return samples;
+}
+
+// Serves each built folder (under the lesson's CSP, compressed as `npm start`'s server does), measures `loads`
+// alternating cold loads of each in one browser with `measure`, and closes the browser and the servers: the samples,
+// one list per folder.
+export async function alternateBuilds(roots, loads, measure = measureLoad) {
+  const servers = await Promise.all(roots.map((root) => serve({ root, port: 0, csp })));
+  const browser = await launchBrowser();
+  try {
+    return await alternateLoads(browser, servers.map((server) => `http://127.0.0.1:${server.address().port}/`), loads, measure);
+  } finally {
+    await browser.close();
+    await Promise.all(servers.map((server) => new Promise((done) => server.close(done))));
+  }
 }
 
 // The figures both measures give, per build: each one's median, the outside one's ÷ the page's own, and the load

@@ -21,7 +21,7 @@
 //                the rest of the lesson is laid out; a frame that spans ready counts from ready
 //   downloads    every response: bytes on the wire (as sent by the server, gzipped), how many .wasm
 //                files, and whether the .wasm request started before the main script's response ended
-// Then (unless --only-loads) Lighthouse 12 (mobile preset, its own simulated throttling) on the same server,
+// Then (unless --only-loads) Lighthouse 12 (mobile preset, its own simulated throttling) on dist/ served the same way,
 // `audits` runs: performance and accessibility scores, LCP, TBT, CLS. And navigation → ready in Chromium, Firefox
 // ESR and WebKitGTK side by side on this machine, without throttling (bench/engines-ready.mjs), if that script exists.
 import { spawnSync } from 'node:child_process';
@@ -33,10 +33,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as chromeLauncher from 'chrome-launcher';
 import lighthouse from 'lighthouse';
-import { serve } from '../scripts/serve.mjs';
-import { csp, launchBrowser, startServer } from '../tests/browser/harness.mjs';
+import { dist, startServer } from '../tests/browser/harness.mjs';
 import { watchDownloads } from './cold-load.mjs';
-import { alternateLoads, bothMeasures, bothMeasuresLines, measureLoad, profile } from './phone-profile.mjs';
+import { alternateBuilds, bothMeasures, bothMeasuresLines, measureLoad, profile } from './phone-profile.mjs';
 import { median, round } from './stats.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -106,27 +105,20 @@ function enginesReady() {
   return run.status === 0 ? lines : [`engines-ready.mjs failed: ${(run.stderr || '').trim().split('\n').slice(-2).join(' ')}`];
 }
 
-const server = await startServer();
-const old = options.against && (await serve({ root: options.against, port: 0, csp })); // the same CSP as dist's
-const builds = [{ name: 'dist', url: server.url }, ...(old ? [{ name: options.against, url: `http://127.0.0.1:${old.address().port}/` }] : [])];
-const browser = await launchBrowser();
-let samplesPerBuild;
-try {
-  samplesPerBuild = await alternateLoads(
-    browser,
-    builds.map(({ url }) => url),
-    loads,
-    coldLoad,
-  );
-} finally {
-  await browser.close();
-  await new Promise((done) => (old ? old.close(done) : done()));
-}
+const builds = [{ name: 'dist', root: dist }, ...(options.against ? [{ name: options.against, root: options.against }] : [])];
+const samplesPerBuild = await alternateBuilds(
+  builds.map(({ root }) => root),
+  loads,
+  coldLoad,
+);
 let audited = [];
-try {
-  if (!options['only-loads']) audited = await lighthouseRuns(server.url);
-} finally {
-  await server.close();
+if (!options['only-loads']) {
+  const server = await startServer();
+  try {
+    audited = await lighthouseRuns(server.url);
+  } finally {
+    await server.close();
+  }
 }
 const engines = options['only-loads'] ? [] : enginesReady();
 
@@ -186,7 +178,7 @@ const buildLines = (name, build) => [
 ];
 const { lighthouse: audit } = result;
 const lines = [
-  `Slow phone: CPU ÷${profile.cpuSlowdown}, ${profile.downKbps / 1000} Mbps, ${profile.rttMs} ms RTT, ${profile.viewport.width}×${profile.viewport.height} mobile, no cache, ${profile.encoding} -9; ${loads} cold load${loads === 1 ? '' : 's'}${old ? ' each, alternating' : ''}; ${result.machine.cpu}, load ${result.machine.loadavg.join(' ')} at the end`,
+  `Slow phone: CPU ÷${profile.cpuSlowdown}, ${profile.downKbps / 1000} Mbps, ${profile.rttMs} ms RTT, ${profile.viewport.width}×${profile.viewport.height} mobile, no cache, ${profile.encoding} -9; ${loads} cold load${loads === 1 ? '' : 's'}${options.against ? ' each, alternating' : ''}; ${result.machine.cpu}, load ${result.machine.loadavg.join(' ')} at the end`,
   ...Object.entries(result.builds).flatMap(([name, build]) => buildLines(name, build)),
   audit
     ? `Lighthouse 12 mobile, ${audits} runs: performance ${audited.map((run) => run.performance).join(' ')} (goal ≥ ${goals.performance}: ${met(audit.performance >= goals.performance)}), accessibility ${audited.map((run) => run.accessibility).join(' ')}, LCP ${audit.lcpMs} ms, TBT ${audit.tbtMs} ms, CLS ${audit.cls}`
