@@ -335,3 +335,71 @@ describe('the prerendered opening in each theme', () => {
     assert.notEqual(darkParts.lesson.background, lightParts.lesson.background, 'the lesson’s background differs between the themes');
   });
 });
+
+// The opening's linked sheet holds only the rules the opening uses (web/prerender/rules-used.ts): it must style the
+// opening exactly as the element's whole sheets would. Compared with JavaScript off, so only the sheet differs.
+describe('the prerendered opening’s style sheet', () => {
+  // The computed style of every element of the opening and of its ::before and ::after, in the shadow root.
+  function openingStyles() {
+    const root = document.querySelector('qkv-lesson').shadowRoot;
+    return [...root.querySelectorAll('article, article *')].map((element) => {
+      const [own, before, after] = [null, '::before', '::after'].map((pseudo) => {
+        const style = getComputedStyle(element, pseudo);
+        // Custom properties are left out: the element's sheets are Vite's build of the same rules, which writes
+        // light-dark() as custom properties of its own; what they set is in the standard properties compared.
+        return Object.fromEntries([...style].filter((property) => !property.startsWith('--')).map((property) => [property, style.getPropertyValue(property)]));
+      });
+      return { element: `${element.localName}${element.id ? `#${element.id}` : ''}.${element.getAttribute('class') ?? ''}`, own, before, after };
+    });
+  }
+
+  async function stylesWith(colorScheme, width, wholeSheets) {
+    const context = await browser.newContext({ javaScriptEnabled: false, colorScheme, viewport: { width, height: 844 } });
+    try {
+      const page = await context.newPage();
+      if (wholeSheets) {
+        // The page's link names the opening's sheet by its integrity, which the whole sheets would fail.
+        await page.route(url, async (route) => {
+          const response = await route.fetch();
+          await route.fulfill({ response, body: (await response.text()).replace(/ integrity="[^"]+"( href="\.\/assets\/qkv-lesson-)/, '$1') });
+        });
+        await page.route(/\/assets\/qkv-lesson-[\w-]+\.css$/, (route) => route.fulfill({ status: 200, contentType: 'text/css', body: wholeSheets }));
+      }
+      await page.goto(url);
+      await page.locator(`${question} input`).first().waitFor();
+      return await page.evaluate(openingStyles);
+    } finally {
+      await context.close();
+    }
+  }
+
+  test('every element of the opening has the same computed style with the opening’s sheet as with the element’s whole sheets, light and dark, at 390 and 1280 px', async () => {
+    const opened = await openPage(browser);
+    let wholeSheets;
+    try {
+      await opened.goto(url);
+      await waitReady(opened.page);
+      wholeSheets = await opened.page.evaluate(() => document.querySelector('qkv-lesson').shadowRoot.adoptedStyleSheets.flatMap((sheet) => [...sheet.cssRules].map((rule) => rule.cssText)).join('\n'));
+    } finally {
+      await opened.close();
+    }
+    const [, sheetPath] = (await (await fetch(url)).text()).match(/<link rel="stylesheet"[^>]* href="\.\/(assets\/qkv-lesson-[\w-]+\.css)"/);
+    const linked = await (await fetch(new URL(sheetPath, url))).text();
+    assert.ok(linked.length < wholeSheets.length / 2, `the opening's sheet is cut to what it uses (${linked.length} characters of ${wholeSheets.length})`);
+    for (const colorScheme of ['light', 'dark']) {
+      for (const width of [390, 1280]) {
+        const [cut, whole] = [await stylesWith(colorScheme, width), await stylesWith(colorScheme, width, wholeSheets)];
+        assert.equal(cut.length, whole.length);
+        assert.ok(cut.length > 100, `the opening's elements (${cut.length})`);
+        const differences = cut.flatMap((styles, index) =>
+          ['own', 'before', 'after'].flatMap((part) =>
+            Object.keys(whole[index][part])
+              .filter((property) => styles[part][property] !== whole[index][part][property])
+              .map((property) => `${styles.element} ${part} ${property}: ${styles[part][property]} (whole sheets: ${whole[index][part][property]})`),
+          ),
+        );
+        assert.deepEqual(differences.slice(0, 10), [], `${colorScheme}, ${width} px: ${differences.length} computed values differ`);
+      }
+    }
+  });
+});
