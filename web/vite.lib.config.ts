@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { defineConfig, mergeConfig, type Plugin } from 'vite';
 import { katexFontSubsets } from './katex-font-subsets.ts';
-import { serverOpening } from './prerender/server-opening.ts';
+import { serverOpening, type OpeningPluginsApi } from './prerender/server-opening.ts';
 import site from './vite.config.ts';
 
 const lesson = resolve(import.meta.dirname, 'src/lesson');
@@ -116,7 +116,7 @@ const viteInlineLimit = 4096;
 const sitePlugins = (site.plugins ?? []).map((plugin) => {
   if (!plugin || !('name' in plugin)) return plugin;
   if (plugin.name === 'qkv-katex-font-subsets') return katexFontSubsets({ minimumBytes: viteInlineLimit });
-  if (plugin.name === 'qkv-prerendered-opening') return serverOpening(plugin.api.openingPlugins);
+  if (plugin.name === 'qkv-prerendered-opening') return serverOpening((plugin as Plugin<OpeningPluginsApi>).api!.openingPlugins);
   return plugin;
 });
 if (!sitePlugins.some((plugin) => plugin && 'name' in plugin && plugin.name === 'qkv-server-opening')) throw new Error('vite.lib.config.ts: the site build has no qkv-prerendered-opening plugin for the package to render its opening with');

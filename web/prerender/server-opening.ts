@@ -14,6 +14,11 @@ const markupFile = 'opening-markup.js';
 // Stands for the host's URL while the template is written; the markup is split there.
 const hrefSlot = 'qkv-lesson-opening-css-href';
 
+// The page build's prerender plugin's api (opening-html.ts): the plugins the lesson's modules need to load.
+export interface OpeningPluginsApi {
+  openingPlugins: () => PluginOption[];
+}
+
 // `plugins`: those the lesson's modules need to load, as the page build's prerender has them (its api.openingPlugins).
 export function serverOpening(plugins: () => PluginOption[]): Plugin {
   return {
