@@ -6,7 +6,7 @@
 // author would), some under a sub-path, and opened in one Chromium: the lesson is ready, the self-score section
 // computes in its worker and the scale section in the other, and nothing fails (no console error or warning, no
 // page error, no failed request). Also a server render: plain Node imports the package without a throw and
-// without defining anything. The sites are built in parallel while the browser opens the ones already built.
+// without defining anything, and the Astro page writes the prerendered opening with qkv-lesson/server (issue 42). The sites are built in parallel while the browser opens the ones already built.
 //   node --test --test-concurrency=1 tests/browser/bundlers.test.mjs
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
