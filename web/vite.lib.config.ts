@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { basename, extname, resolve } from 'node:path';
 import { defineConfig, mergeConfig, type Plugin } from 'vite';
 import { katexFontSubsets } from './katex-font-subsets.ts';
+import { serverOpening, type OpeningPluginsApi } from './prerender/server-opening.ts';
 import site from './vite.config.ts';
 
 const lesson = resolve(import.meta.dirname, 'src/lesson');
@@ -90,13 +91,15 @@ function preloadHelperWithoutUrls(): Plugin {
   };
 }
 
-// The package's own file beside its entry: its server entry (web/lib/server.js, package.json's "node" export).
-// Its types, dist-lib/qkv-lesson.d.ts, are emitted from the source after this build (scripts/build-lib-types.mjs).
+// The package's own files beside its entry: its server entry (web/lib/server.js, package.json's "node" export) and
+// qkv-lesson/server, the prerendered opening for a server render (server-opening.js, its types and the files
+// prerender/server-opening.ts writes). The element's types, dist-lib/qkv-lesson.d.ts, are emitted from the source
+// after this build (scripts/build-lib-types.mjs).
 function packageFiles(): Plugin {
   return {
     name: 'qkv-package-files',
     generateBundle() {
-      for (const fileName of ['server.js'])
+      for (const fileName of ['server.js', 'server-opening.js', 'server-opening.d.ts'])
         this.emitFile({ type: 'asset', fileName, source: readFileSync(resolve(import.meta.dirname, 'lib', fileName), 'utf8') });
     },
   };
@@ -108,9 +111,15 @@ function packageFiles(): Plugin {
 // asking every course site to change its bundler's settings, or marking the URLs with a query that other
 // bundlers keep in the file's name.
 const viteInlineLimit = 4096;
-const sitePlugins = (site.plugins ?? []).map((plugin) =>
-  plugin && 'name' in plugin && plugin.name === 'qkv-katex-font-subsets' ? katexFontSubsets({ minimumBytes: viteInlineLimit }) : plugin,
-);
+// The page build's prerender writes the opening into its HTML pages, which the package has none of; the package's
+// takes its place, rendered by the same code with the same plugins: the opening for a server render.
+const sitePlugins = (site.plugins ?? []).map((plugin) => {
+  if (!plugin || !('name' in plugin)) return plugin;
+  if (plugin.name === 'qkv-katex-font-subsets') return katexFontSubsets({ minimumBytes: viteInlineLimit });
+  if (plugin.name === 'qkv-prerendered-opening') return serverOpening((plugin as Plugin<OpeningPluginsApi>).api!.openingPlugins);
+  return plugin;
+});
+if (!sitePlugins.some((plugin) => plugin && 'name' in plugin && plugin.name === 'qkv-server-opening')) throw new Error('vite.lib.config.ts: the site build has no qkv-prerendered-opening plugin for the package to render its opening with');
 
 const config = mergeConfig({ ...site, plugins: sitePlugins }, defineConfig({
   plugins: [workersAsEntries(), preloadHelperWithoutUrls(), packageFiles()],

@@ -6,7 +6,7 @@
 // author would), some under a sub-path, and opened in one Chromium: the lesson is ready, the self-score section
 // computes in its worker and the scale section in the other, and nothing fails (no console error or warning, no
 // page error, no failed request). Also a server render: plain Node imports the package without a throw and
-// without defining anything. The sites are built in parallel while the browser opens the ones already built.
+// without defining anything, and the Astro page writes the prerendered opening with qkv-lesson/server (issue 42). The sites are built in parallel while the browser opens the ones already built.
 //   node --test --test-concurrency=1 tests/browser/bundlers.test.mjs
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -18,6 +18,8 @@ import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { parseHTML } from 'linkedom';
 import { serve } from '../../scripts/serve.mjs';
+import { loadCore } from '../node/load.mjs';
+import { importLesson } from '../node/typescript.mjs';
 import { assertNoProblems, csp, launchBrowser, openPage, repo, waitReady } from './harness.mjs';
 
 const run = promisify(execFile);
@@ -113,14 +115,18 @@ const builders = {
     return join(site, 'dist');
   },
   // The import in the page's frontmatter runs on the server at build time; the one in its <script> in the browser.
+  // The frontmatter also writes the prerendered opening into the element (qkv-lesson/server, docs/npm.md), linking
+  // the package's opening sheet at the URL Astro's Vite gives it.
   async astro(site) {
     await writeFiles(site, {
       // Astro 5's Vite (6) builds workers as classic scripts by default, which cannot split (README).
       'astro.config.mjs': "export default { vite: { worker: { format: 'es' } } };\n",
       'public/favicon.svg': favicon,
       'src/pages/index.astro':
-        "---\nimport 'qkv-lesson';\n---\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>A course page</title><link rel=\"icon\" href=\"/favicon.svg\"></head>\n" +
-        "<body><h1>Chapter 26</h1><qkv-lesson></qkv-lesson><script>import 'qkv-lesson';</script></body></html>\n",
+        "---\nimport 'qkv-lesson';\nimport { prerenderedOpening } from 'qkv-lesson/server';\nimport openingSheet from 'qkv-lesson/opening.css?url';\n" +
+        'const opening = prerenderedOpening(openingSheet);\n---\n' +
+        '<html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="/favicon.svg"></head>\n' +
+        "<body><h1>Chapter 26</h1><qkv-lesson {...opening.attributes} set:html={opening.html}></qkv-lesson><script>import 'qkv-lesson';</script></body></html>\n",
     });
     await step('astro build', bin('astro'), ['build', '--root', site, '--silent'], { cwd: site, env: { ...env, ASTRO_TELEMETRY_DISABLED: '1' } });
     return join(site, 'dist');
@@ -200,6 +206,83 @@ async function assertLessonWorks(dist, { base = '/', trustedTypes = policy() } =
   }
 }
 
+// The opening question and the tables of the prerendered opening (opening.ts), as the core computes them in Node.
+const openingQuestionId = 'ch26-first-token';
+const openingQuestion = `qkv-lesson form[data-exercise="${openingQuestionId}"]`;
+const openingTensors = ['input', 'query_weight', 'key_weight', 'value_weight'];
+async function coreOpening() {
+  const { LessonController } = await importLesson('controller');
+  const controller = new LessonController(await loadCore());
+  return { fixture: controller.fixtureEvidence, question: controller.exercises().find((view) => view.id === openingQuestionId) };
+}
+
+// A node's text with each symbol's name as typed (dom.ts writes W_Q as MathML, whose text is its letters).
+function typedText(node) {
+  for (const name of node.querySelectorAll('math[data-name]')) name.replaceWith(node.ownerDocument.createTextNode(name.getAttribute('data-name')));
+  return node.textContent.replace(/\s+/g, ' ').trim();
+}
+
+// The page's text in the opening's worked section and intro, and the cells of X and the weights, as shown now.
+function shownOpening(page) {
+  return page.locator('qkv-lesson').evaluate((lesson, tensors) => {
+    const root = lesson.shadowRoot;
+    const text = (selector) => root.querySelector(selector)?.textContent.replace(/\s+/g, ' ').trim();
+    const cells = (key) => [...root.querySelectorAll(`table[data-fixture-tensor="${key}"] tbody td:not(.empty)`)].map((cell) => cell.textContent.trim());
+    return { worked: text('section[aria-labelledby="qkv-worked-title"]'), intro: text('header.intro'), cells: Object.fromEntries(tensors.map((key) => [key, cells(key)])) };
+  }, openingTensors);
+}
+
+// The Astro page's server render (qkv-lesson/server): its HTML, before any script, holds the opening with the core's
+// numbers in a declarative shadow root whose sheet is served; in Chromium, under the strict policy with Trusted
+// Types, an answer typed before the lesson's script has run is still there at ready, and the element then shows
+// what the server wrote.
+async function assertServerRenderedOpening(dist) {
+  const core = await coreOpening();
+  const server = await serve({ root: dist, port: 0, csp: policy() });
+  const url = `http://127.0.0.1:${server.address().port}/`;
+  const opened = await openPage(browser);
+  const { page } = opened;
+  try {
+    const { document } = parseHTML(await (await fetch(url)).text());
+    const template = document.querySelector('qkv-lesson[data-prerendered] > template[shadowrootmode="open"]');
+    assert.ok(template, 'the server wrote a declarative shadow root into <qkv-lesson data-prerendered>');
+    for (const key of openingTensors) {
+      const cells = [...template.content.querySelectorAll(`table[data-fixture-tensor="${key}"] tbody td`)].filter((cell) => !cell.classList.contains('empty'));
+      assert.deepEqual(cells.map((cell) => cell.textContent.trim()), core.fixture[key].text, `${key}'s cells in the served HTML are the core's`);
+    }
+    const form = template.content.querySelector(`form[data-exercise="${openingQuestionId}"]`);
+    assert.ok(form, 'the opening question in the served HTML');
+    assert.equal(typedText(form.querySelector('.question-text')), core.question.question.replace(/\s+/g, ' ').trim(), 'the question is the core’s');
+    const sheet = await fetch(new URL(template.content.querySelector('link[rel="stylesheet"]').getAttribute('href'), url));
+    assert.equal(sheet.status, 200, 'the opening’s sheet is served');
+    assert.match(sheet.headers.get('content-type'), /^text\/css/);
+
+    // The page's scripts (Astro's, under /_astro/) held back: the learner types into the server's opening first.
+    let releaseScripts;
+    const scriptsHeld = new Promise((done) => (releaseScripts = done));
+    await page.route(/\/_astro\/[^/]*\.js$/, async (route) => {
+      await scriptsHeld;
+      await route.continue().catch(() => {}); // the page that asked may be gone
+    });
+    await opened.goto(url, { waitUntil: 'commit' });
+    const field = page.locator(`${openingQuestion} input`).first();
+    await field.waitFor();
+    assert.equal(await page.evaluate(() => customElements.get('qkv-lesson') === undefined), true, 'the lesson’s script is held back');
+    const before = await shownOpening(page);
+    await field.fill('0, 3');
+    releaseScripts();
+    await waitReady(page, 30000);
+    assert.equal(await page.locator(`${openingQuestion} input`).first().inputValue(), '0, 3', 'what was typed before ready is kept');
+    const ready = await shownOpening(page);
+    assert.deepEqual(ready, before, 'the element shows, at ready, what the server rendered');
+    assert.deepEqual(ready.cells, Object.fromEntries(openingTensors.map((key) => [key, core.fixture[key].text])), 'the cells on screen are the core’s');
+    assertNoProblems(opened.problems, 'the Astro page’s server-rendered opening');
+  } finally {
+    await opened.close();
+    await new Promise((done) => server.close(done));
+  }
+}
+
 // What an author does for a Docusaurus site (docs/npm.md): the hash of each inline script its build wrote into the
 // page joins script-src (the harness's csp ends with script-src). With the pages plugin alone no style is inline.
 async function docusaurusPolicy(dist) {
@@ -233,8 +316,10 @@ test('Rollup (with @rollup/plugin-node-resolve): the lesson works under a sub-pa
   await assertLessonWorks(await site(t, 'rollup'), { base: '/course/unit-3/' });
 });
 
-test('Astro: an import in the frontmatter does not break the build, the one in a script shows the lesson', async (t) => {
-  await assertLessonWorks(await site(t, 'astro'));
+test('Astro: an import in the frontmatter does not break the build, the one in a script shows the lesson; the server-rendered opening is the core’s and keeps what was typed before ready', async (t) => {
+  const dist = await site(t, 'astro');
+  await assertLessonWorks(dist);
+  await assertServerRenderedOpening(dist);
 });
 
 test('Docusaurus (the pages plugin alone): the page’s import survives its server render, the lesson works under its baseUrl', async (t) => {
@@ -251,4 +336,25 @@ test('a server render: plain Node imports the package without a throw and define
   `;
   const { stdout } = await step('node importing qkv-lesson', process.execPath, ['--input-type=module', '-e', probe], { cwd: sites });
   assert.deepEqual(JSON.parse(stdout), { added: [], exports: [['QkvLessonElement', 'undefined']], customElements: 'undefined' });
+});
+
+// qkv-lesson/server in plain Node: a string join, with the URL escaped as an attribute's text, and a TypeError that
+// names what it got for anything but a non-empty string.
+test('a server render: qkv-lesson/server returns the opening with the sheet’s URL escaped, and refuses a URL that is not a string', async () => {
+  const probe = `
+    const { prerenderedOpening } = await import('qkv-lesson/server');
+    const opening = prerenderedOpening('/course/opening.css?a=1&b="2"');
+    const refused = [undefined, '', ' ', new URL('http://127.0.0.1/opening.css'), 42].map((url) => {
+      try { prerenderedOpening(url); return 'accepted'; } catch (error) { return [error.constructor.name, error.message]; }
+    });
+    console.log(JSON.stringify({ link: opening.html.match(/<link [^>]*>/)?.[0], starts: opening.html.slice(0, 32), attributes: opening.attributes, customElements: typeof customElements, refused }));
+  `;
+  const { stdout } = await step('node importing qkv-lesson/server', process.execPath, ['--input-type=module', '-e', probe], { cwd: sites });
+  const { link, starts, attributes, customElements, refused } = JSON.parse(stdout);
+  assert.equal(link, '<link rel="stylesheet" crossorigin href="/course/opening.css?a=1&amp;b=&quot;2&quot;" />');
+  assert.equal(starts, '<template shadowrootmode="open">');
+  assert.deepEqual(attributes, { 'data-prerendered': '' });
+  assert.equal(customElements, 'undefined');
+  const said = (got) => ['TypeError', `qkv-lesson/server: prerenderedOpening(stylesheetUrl) takes the URL where your site serves qkv-lesson/opening.css, as a non-empty string; got ${got}`];
+  assert.deepEqual(refused, [said('undefined'), said('the string ""'), said('the string " "'), said('a URL object (pass its .href)'), said('number 42')]);
 });

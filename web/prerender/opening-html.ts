@@ -15,7 +15,7 @@ import { rulesUsedBy } from './rules-used.ts';
 const web = resolve(import.meta.dirname, '..');
 const lessonTag = /<qkv-lesson([^>]*)><\/qkv-lesson>/;
 
-interface Opening {
+export interface Opening {
   html: string; // the opening's <article>
   css: string; // the lesson's style sheets, as the element's constructed sheets hold them
 }
@@ -29,7 +29,7 @@ async function loadCore(): Promise<unknown> {
 }
 
 // `plugins`: those the lesson's modules need to load (virtual:math, KaTeX's style sheet as the build has it).
-async function renderOpening(plugins: PluginOption[]): Promise<Opening> {
+export async function renderOpening(plugins: PluginOption[]): Promise<Opening> {
   const { document, window } = parseHTML('<!doctype html><html><body></body></html>');
   const globals = { document, window, Node: window.Node, HTMLElement: window.HTMLElement, HTMLInputElement: window.HTMLInputElement, HTMLFormElement: window.HTMLFormElement };
   Object.assign(globalThis, globals);
@@ -55,12 +55,20 @@ async function minified(css: string): Promise<string> {
   return code;
 }
 
+// The element's content: the opening as a declarative shadow root linking its style sheet at `cssHref` (an
+// attribute's text: escaped by the caller). The npm package's server render writes the same (server-opening.ts).
+export function openingTemplate(cssHref: string, article: string): string {
+  return `<template shadowrootmode="open"><link rel="stylesheet" crossorigin href="${cssHref}" />${article}</template>`;
+}
+
+// `api.openingPlugins`: the same plugins, for the npm package's build (vite.lib.config.ts, server-opening.ts).
 export function prerenderedOpening(plugins: () => PluginOption[]): Plugin {
   let opening: Opening | undefined;
   let cssFile = '';
   return {
     name: 'qkv-prerendered-opening',
     apply: 'build',
+    api: { openingPlugins: plugins },
     async buildStart() {
       opening = await renderOpening(plugins());
       // A style attribute would be refused under the lesson's CSP (no 'unsafe-inline').
@@ -74,7 +82,7 @@ export function prerenderedOpening(plugins: () => PluginOption[]): Plugin {
         if (!opening || !lessonTag.test(html)) return html;
         const { html: article } = opening;
         // A page's relative URL to the style sheet: index.html and embed.html sit at dist/'s root.
-        const shadow = `<template shadowrootmode="open"><link rel="stylesheet" crossorigin href="./${cssFile}" />${article}</template>`;
+        const shadow = openingTemplate(`./${cssFile}`, article);
         return html.replace(lessonTag, (_, attributes: string) => `<qkv-lesson${attributes} data-prerendered="">${shadow}</qkv-lesson>`);
       },
     },
