@@ -214,6 +214,7 @@ test('the package’s types: a consumer type-checks against the tarball', async 
   await writeFile(
     join(app, 'check.ts'),
     `import { QkvLessonElement, type AnswerStatement, type LessonProgress, type SectionName } from 'qkv-lesson';
+import { prerenderedOpening, type PrerenderedOpening } from 'qkv-lesson/server';
 const lesson: QkvLessonElement | null = document.querySelector('qkv-lesson');
 if (lesson) {
   const sections: SectionName[] = lesson.sections;
@@ -247,7 +248,15 @@ if (lesson) {
 const made = document.createElement('qkv-lesson');
 // @ts-expect-error theme is light, dark or auto
 made.theme = 'blue';
-export { made };
+// The server render's entry (docs/npm.md): markup and the attribute to set, from the sheet's URL only.
+const opening: PrerenderedOpening = prerenderedOpening('/assets/opening.css');
+const markup: string = opening.html;
+const marked: '' = opening.attributes['data-prerendered'];
+// @ts-expect-error the sheet's URL is a string
+prerenderedOpening(new URL('https://example.org/opening.css'));
+// @ts-expect-error the opening has no other fields
+void opening.css;
+export { made, markup, marked };
 `,
   );
   const consumer = await run(bin('tsc'), ['-p', app]).then(
