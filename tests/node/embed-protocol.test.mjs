@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { before, test } from 'node:test';
-import { root } from './load.mjs';
+import { loadCore, root } from './load.mjs';
 import { importLesson } from './typescript.mjs';
 
 let embedAttributes;
@@ -20,11 +20,26 @@ before(async () => {
 
 test("a graded run's options pass through the iframe's query string, as the other attributes do", () => {
   const given = embedAttributes('?passing-score=90&attempts=2&graded-questions=ch26-first-token%20ch26-best-key&reveal=never');
-  assert.deepEqual(Object.fromEntries(given), { reveal: 'never', 'passing-score': '90', attempts: '2', 'graded-questions': 'ch26-first-token ch26-best-key' });
+  assert.deepEqual(Object.fromEntries(given.attributes), { reveal: 'never', 'passing-score': '90', attempts: '2', 'graded-questions': 'ch26-first-token ch26-best-key' });
+  assert.deepEqual(given.problems, []);
 });
 
-test('names the element does not take from a query string are left out, and so are values over 200 characters', () => {
-  assert.deepEqual(embedAttributes('?attempt-key=learner-7&onclick=x&theme=' + 'd'.repeat(201)), []);
+test('graded-questions may name every question: all the ids the core lists pass through', async () => {
+  const { LessonController } = await importLesson('controller');
+  const every = new LessonController(await loadCore()).exercises().map((view) => view.id).join(' ');
+  assert.ok(every.length > 200, `every id together is ${every.length} characters`);
+  const given = embedAttributes(`?graded-questions=${encodeURIComponent(every)}`);
+  assert.deepEqual(given, { attributes: [['graded-questions', every]], problems: [] });
+});
+
+test('names the element does not take from a query string are left out; a value past its length is not used, and said', () => {
+  assert.deepEqual(embedAttributes('?attempt-key=learner-7&onclick=x'), { attributes: [], problems: [] });
+  const given = embedAttributes(`?theme=${'d'.repeat(201)}&reveal=never&graded-questions=${'q'.repeat(2001)}`);
+  assert.deepEqual(given.attributes, [['reveal', 'never']]);
+  assert.deepEqual(given.problems, [
+    "theme in the frame's address is 201 characters long, more than the 200 read, so it is not used.",
+    "graded-questions in the frame's address is 2001 characters long, more than the 2000 read, so it is not used.",
+  ]);
 });
 
 test('a height measured while the lesson loads is real: the frame shows the loading state', () => {

@@ -5,7 +5,9 @@ import { registerOffline } from './offline';
 import { readHostMessage, heightMessages, heightIsReal, embedAttributes, helloRepeatDelays, readParentOrigin } from './lesson/embed-protocol';
 
 const lesson = document.querySelector('qkv-lesson')!;
-for (const [name, value] of embedAttributes(location.search)) lesson.setAttribute(name, value);
+const query = embedAttributes(location.search);
+for (const [name, value] of query.attributes) lesson.setAttribute(name, value);
+for (const problem of query.problems) console.warn(`<qkv-lesson>: ${problem}`);
 registerOffline(lesson); // offline after one visit (web/pwa.ts)
 
 // Normalised (https://example.org/ → https://example.org), or null if not set or not an origin (the element
