@@ -1,7 +1,7 @@
 #include "autograd/tensor_value.hpp"
 
-#include <unordered_map>
-#include <unordered_set>
+#include <map>
+#include <set>
 
 namespace qkv {
 namespace {
@@ -15,8 +15,10 @@ std::optional<TensorError> non_finite_error(const char* operation, const Tensor&
   return error;
 }
 
-// Depth-first post-order over tracked parents, in operand order: every node after all of its inputs.
-void visit(const std::shared_ptr<detail::Node>& node, std::unordered_set<const detail::Node*>& seen,
+// Depth-first post-order over tracked parents, in operand order: every node after all of its inputs. Ordered
+// containers, not hashed ones, here and below: a pass has tens of nodes, and libc++'s hash tables (with its
+// prime table) cost the page's module 2.1 kB of gzip, with js_key's in wasm/bindings.hpp.
+void visit(const std::shared_ptr<detail::Node>& node, std::set<const detail::Node*>& seen,
            std::vector<std::shared_ptr<detail::Node>>& order) {
   if (!node->tracked || !seen.insert(node.get()).second) return;
   for (const auto& parent : node->parents) visit(parent, seen, order);
@@ -85,12 +87,12 @@ Result<Unit, TensorError> TensorValue::backward_with_seed(const Tensor& seed) co
     return fail(error);
   }
   std::vector<std::shared_ptr<detail::Node>> order;
-  std::unordered_set<const detail::Node*> seen;
+  std::set<const detail::Node*> seen;
   visit(node_, seen, order);
 
   // Adjoints for this pass only, indexed like `order`. Each starts empty (standing for +0.0 zeros) and is
   // allocated by its first term; a node's adjoint is released once its backward has used it.
-  std::unordered_map<const detail::Node*, std::size_t> position;
+  std::map<const detail::Node*, std::size_t> position;
   for (std::size_t i = 0; i < order.size(); ++i) position[order[i].get()] = i;
   std::vector<std::optional<Tensor>> adjoints(order.size());
   adjoints.back() = seed;

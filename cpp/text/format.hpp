@@ -4,10 +4,10 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
+#include "support/decimal.hpp"  // parse_decimal, the one reader of decimals, lives below: budgets read with it too
 #include "tensor/tensor.hpp"
 
 namespace qkv {
@@ -20,11 +20,6 @@ std::string format_fixed(double value, int digits);
 std::string format_vector6(const std::vector<double>& values);
 // printf's %.17g: always enough digits to read back the same double (numpy-style listings print this).
 std::string format_significant17(double value);
-// A decimal: optional sign, digits with an optional point, optional exponent with its digits ("-1.5", ".5",
-// "5.", "2e-3"), and nothing else (no spaces). Its value is the double nearest to it, ties to even (±infinity
-// past a double's range), correctly rounded on both front ends, so the same bits. Any other text ("2e",
-// "inf", "0x10", " 1", "") has no value, on both front ends alike.
-std::optional<double> parse_decimal(const std::string& text);
 // A 64-bit generator state as 0x and sixteen hex digits: "0x000000000000001a".
 std::string format_hex64(std::uint64_t value);
 // The shortest decimal that reads back to the same double ("1", "-1.5", "0.1", "4.4e-10").

@@ -3,8 +3,8 @@
 // web/src/lesson/core-types.d.ts).
 // Nothing else happens here: no reading of numbers, no rounding, no messages of its own beyond the type of
 // a request field, and no C++ exception ever reaches JavaScript. The core calls out to JavaScript in one
-// place only: text/format.cpp's parse_decimal reads a decimal with Number() (correctly rounded, and without
-// musl's long-double strtod): the page's own Number, trusted as the page is (docs/threat-model.md).
+// place only: support/decimal.cpp's parse_decimal reads a decimal with Number() (correctly rounded, and
+// without musl's long-double strtod): the page's own Number, trusted as the page is (docs/threat-model.md).
 #include "wasm/bindings.hpp"
 
 #include <emscripten/bind.h>

@@ -9,11 +9,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <new>
 #include <optional>
 #include <string>
 #include <type_traits>
-#include <unordered_map>
 #include <vector>
 
 #include "response/fields.hpp"
@@ -28,9 +28,11 @@ using emscripten::val;
 enum class Doubles { Array, Float64Array };
 
 // A field name as a JavaScript string, made once per name (looked up by its text), so that an edit's call no
-// longer decodes every key from UTF-8 again.
+// longer decodes every key from UTF-8 again. An ordered map (found by comparing with the name as it is,
+// without a std::string): a hashed one brought libc++'s hash tables into the page's module
+// (docs/performance.md).
 inline const val& js_key(const char* key) {
-  static std::unordered_map<std::string, val> keys;
+  static std::map<std::string, val, std::less<>> keys;
   auto found = keys.find(key);
   if (found == keys.end()) found = keys.emplace(key, val(key)).first;
   return found->second;

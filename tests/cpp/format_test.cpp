@@ -11,6 +11,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "support/budget.hpp"
 
@@ -181,6 +182,36 @@ TEST(Format, ARefusedCostReadsLargerThanItsLimit) {
   EXPECT_EQ(format_refused_cost(3.1e10, limit), "3.1e10");  // far over: two digits, as before
   const BudgetError error{"evidence request", limit + 1, limit};
   EXPECT_EQ(error.message(), "evidence request costs 200000001 operations, more than the limit of 2e8");
+}
+
+// The refused cost is read back with parse_decimal, no longer std::stod (whose musl strtod brought 128-bit
+// soft-float into the page's module): every text must be the one reading with std::stod chose, digit for
+// digit, from one ulp over each limit to far over it; and a cost past a double's range stays printf's "inf".
+TEST(Format, ARefusedCostIsTheTextReadingWithStodChose) {
+  const auto chosen_with_stod = [](double cost, double limit) {
+    const double limit_as_written = std::stod(format_operations(limit));
+    for (int digits = 2; digits < 17; ++digits) {
+      const std::string text = format_operations(cost, digits);
+      if (std::stod(text) > limit_as_written) return text;
+    }
+    return format_operations(cost, 17);
+  };
+  int two_digits = 0, more_digits = 0;  // both kinds of text are among the costs: every way out is taken
+  for (double limit : {1e5, 2e8, 4e8, 1.5e9, 1e11, 3.1e10, 9.9e12, 7e15, 1e18}) {
+    std::vector<double> costs;
+    double ulps_over = limit;
+    for (int ulps = 1; ulps <= 40; ++ulps) costs.push_back(ulps_over = std::nextafter(ulps_over, 2 * limit));
+    for (double ratio = 1e-16; ratio < 10; ratio *= 10) costs.push_back(limit * (1 + ratio));
+    costs.push_back(limit * 77);
+    for (double cost : costs) {
+      const std::string text = format_refused_cost(cost, limit);
+      EXPECT_EQ(text, chosen_with_stod(cost, limit)) << cost << " over " << limit;
+      ++(text == format_operations(cost) ? two_digits : more_digits);
+    }
+  }
+  EXPECT_GT(two_digits, 0);
+  EXPECT_GT(more_digits, 0);
+  EXPECT_EQ(format_refused_cost(std::numeric_limits<double>::infinity(), 2e8), "inf");
 }
 
 }  // namespace

@@ -154,7 +154,7 @@ describe('native and WebAssembly agree bit for bit', () => {
     for (const key of previewKeys) assert.deepEqual(a[key].map(bits), e[key].map(bits), `${label} preview ${key}`);
   };
 
-  // The WebAssembly core reads a decimal with JavaScript's Number() (cpp/text/format.cpp), the native build with
+  // The WebAssembly core reads a decimal with JavaScript's Number() (cpp/support/decimal.cpp), the native build with
   // strtod: both must give the nearest double, ties to even. Python's float() gave the expected bits.
   test('typed decimals that are hard to round (midpoints, just past one, subnormal) read as the nearest double, in both page modules', async () => {
     const { cells } = await readJson('fixtures/hard-decimals.json');
