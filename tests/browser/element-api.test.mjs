@@ -44,3 +44,38 @@ test('every observed attribute has a property, and properties parse into closed 
     await close();
   }
 });
+
+// reveal is observed: set after ready, the teacher's copy shows every question's answer as a page opened with it
+// does, and back to after-check it is hidden again and "Show the answer" is back (review: both stayed as they were).
+test('setting reveal after ready: "always" shows every answer as a page opened with it does; "after-check" hides them again', async () => {
+  const shownAnswers = (page) =>
+    page.evaluate(() => [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('.teacher-answer')].filter((answer) => !answer.hidden).map((answer) => answer.textContent));
+  const showAnswerButtons = (page) => page.evaluate(() => [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('button.show-answer')].filter((button) => !button.hidden).length);
+  const opened = await openLesson(run.browser, `${run.server.origin}/embed.html?reveal=always`);
+  let teachersCopy;
+  let teachersButtons;
+  try {
+    teachersCopy = await shownAnswers(opened.page);
+    teachersButtons = await showAnswerButtons(opened.page);
+    assert.ok(teachersCopy.length > 10 && teachersCopy.every((text) => text.startsWith('Answer: ')), `the teacher's copy opened with reveal="always" (${teachersCopy.length} answers)`);
+    assertNoProblems(opened.problems, 'opened with reveal="always"');
+  } finally {
+    await opened.close();
+  }
+  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html`);
+  try {
+    assert.deepEqual(await shownAnswers(page), []);
+    const buttons = await showAnswerButtons(page);
+    assert.ok(buttons > teachersButtons, `"Show the answer" on every question (${buttons}; ${teachersButtons} with reveal="always")`);
+    await page.evaluate(() => document.querySelector('qkv-lesson').setAttribute('reveal', 'always'));
+    await page.waitForFunction((count) => [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('.teacher-answer')].filter((answer) => !answer.hidden).length === count, teachersCopy.length);
+    assert.deepEqual(await shownAnswers(page), teachersCopy, 'the same answers as the page opened with reveal="always"');
+    assert.equal(await showAnswerButtons(page), teachersButtons, '"Show the answer" as in the page opened with reveal="always"');
+    await page.evaluate(() => (document.querySelector('qkv-lesson').reveal = 'after-check'));
+    await page.waitForFunction(() => [...document.querySelector('qkv-lesson').shadowRoot.querySelectorAll('.teacher-answer')].every((answer) => answer.hidden));
+    assert.equal(await showAnswerButtons(page), buttons, '"Show the answer" is back');
+    assertNoProblems(problems, 'reveal set after ready');
+  } finally {
+    await close();
+  }
+});

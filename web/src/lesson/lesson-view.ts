@@ -132,6 +132,7 @@ export class LessonView {
     // diagram is hidden, at the end of the opening prediction (right after its question and its comment).
     (!shown.includes('diagram') && shown.includes('prediction') ? this.sections.prediction : lookAheadHome).append(lookAhead);
     this.questions.place(shown, this.sections.exercises, root, revealAll);
+    for (const [, handle] of this.exercises()) handle.applyReveal(); // also on a change of reveal
   }
 
   // The idle work, in the order it runs (whenIdle): the checks of the numbers on screen, then the experiment.

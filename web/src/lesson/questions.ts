@@ -14,7 +14,7 @@ export class ChapterQuestions {
   readonly list = h('div', { class: 'exercise-list' });
   readonly workedQuestion = h('div', { class: 'worked-question' });
   // What a question needs beside it when it is asked in the list (content.ts).
-  private readonly contexts = new Map<string, HTMLElement>();
+  private readonly contexts = new Map<string, NonNullable<ReturnType<typeof renderExerciseContext>>>();
   // Questions checked, or whose answer the learner asked to see.
   private readonly settled = new Set<string>();
   private readonly pathOrder: string[];
@@ -33,12 +33,7 @@ export class ChapterQuestions {
   // them (a verdict about the old ones is said to be stale), and so does the context a listed question carries.
   update(views: ExerciseView[], evidence: Evidence): void {
     for (const view of views) this.handles.get(view.id)?.update(view);
-    for (const [id, context] of this.contexts) {
-      const next = renderExerciseContext(id, evidence);
-      if (!next) continue;
-      context.replaceWith(next);
-      this.contexts.set(id, next);
-    }
+    for (const context of this.contexts.values()) context.show(evidence);
   }
 
   // Puts each form in its place for the sections shown; the exercises section is hidden when it lists none.
@@ -47,7 +42,7 @@ export class ChapterQuestions {
     for (const id of this.pathOrder) {
       const form = this.handles.get(id)!.form;
       const home = [id === 'ch26-first-token' ? this.workedQuestion : undefined, this.diagram.predictions[id]].find(visible);
-      const context = this.contexts.get(id);
+      const context = this.contexts.get(id)?.element;
       if (home) {
         context?.remove();
         home.append(form);
