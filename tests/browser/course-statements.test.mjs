@@ -278,3 +278,22 @@ test('progress carries answers, a shown answer, the challenge and edited numbers
     await second.close();
   }
 });
+
+// A link's numbers are not the fixture's: the tables beside the first-token question are titled as the opening's
+// are then ("on screen"), and show the link's X (review: they said "fixture input" over other numbers).
+test('sections=exercises with a link’s numbers: the first-token question’s tables are titled “on screen” and show them', async () => {
+  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises&b=1&t=2&d=3&h=2&x=1,2,3,4,5,6`);
+  try {
+    const tables = page.locator('qkv-lesson [data-context-for="ch26-first-token"] table');
+    const captions = await tables.locator('caption').allInnerTexts();
+    assert.deepEqual(
+      captions.map((caption) => caption.replace(/\s+/g, ' ').match(/\((.*?)\)/)[1]),
+      ['on screen', 'on screen', 'on screen', 'on screen'],
+    );
+    const x = await page.locator('qkv-lesson [data-context-for="ch26-first-token"] table[data-context-tensor="input"] td').allInnerTexts();
+    assert.deepEqual(x.map((text) => Number(text.trim().replace('−', '-'))), [1, 2, 3, 4, 5, 6]);
+    assertNoProblems(problems, 'sections=exercises with a link');
+  } finally {
+    await close();
+  }
+});

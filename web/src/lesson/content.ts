@@ -93,13 +93,14 @@ function fixtureTables(attribute: string): { element: HTMLElement; show(t: Evide
 // sets it up (sections without the opening prediction or the diagram): the fixture's numbers for the
 // first-token question, a sentence for the others that need one; show follows the numbers on screen. Null when the
 // question stands alone.
-export function renderExerciseContext(id: string, evidence: Evidence): { element: HTMLElement; show(evidence: Evidence): void } | null {
+export function renderExerciseContext(id: string, evidence: Evidence): { element: HTMLElement; show(evidence: Evidence, edited: boolean): void } | null {
   const context = exerciseProse[id]?.context;
   if (!context) return null;
   const numbers = id === 'ch26-first-token' ? fixtureTables('data-context-tensor') : null;
   const element = h('div', { class: 'exercise-context', 'data-context-for': id }, h('p', {}, context), ...(numbers ? [numbers.element] : []));
-  const show = (next: Evidence) => numbers?.show(next, 'fixture');
-  show(evidence);
+  // Titled as the opening's tables are: the fixture's, or the numbers on screen once they changed.
+  const show = (next: Evidence, edited: boolean) => numbers?.show(next, edited ? 'on screen' : 'fixture');
+  show(evidence, false);
   return { element, show };
 }
 

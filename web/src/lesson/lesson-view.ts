@@ -94,7 +94,7 @@ export class LessonView {
   showNumbers(evidence: Evidence, chapterViews: ExerciseView[], which: { variantSeed: string | null; edited: boolean; exampleTitle: string | null }): void {
     this.worked.show(evidence, which.edited);
     this.anotherOne.show(which.variantSeed, which.edited, which.exampleTitle);
-    this.questions.update(chapterViews, evidence);
+    this.questions.update(chapterViews, evidence, which.edited);
   }
 
   noteNotKept(words: string): void {

@@ -31,9 +31,9 @@ export class ChapterQuestions {
 
   // New numbers on screen (an edit, a link, a drawn problem): each question's words, answer and hints follow
   // them (a verdict about the old ones is said to be stale), and so does the context a listed question carries.
-  update(views: ExerciseView[], evidence: Evidence): void {
+  update(views: ExerciseView[], evidence: Evidence, edited: boolean): void {
     for (const view of views) this.handles.get(view.id)?.update(view);
-    for (const context of this.contexts.values()) context.show(evidence);
+    for (const context of this.contexts.values()) context.show(evidence, edited);
   }
 
   // Puts each form in its place for the sections shown; the exercises section is hidden when it lists none.
