@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "support/decimal.hpp"
 #include "text/format.hpp"
 
 namespace qkv {

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdio>
 
+#include "support/decimal.hpp"
+
 namespace qkv {
 
 std::string format_fixed(double value, int digits) {

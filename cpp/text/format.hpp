@@ -7,7 +7,6 @@
 #include <string>
 #include <vector>
 
-#include "support/decimal.hpp"  // parse_decimal, the one reader of decimals, lives below: budgets read with it too
 #include "tensor/tensor.hpp"
 
 namespace qkv {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "support/budget.hpp"
+#include "support/decimal.hpp"
 
 namespace qkv {
 namespace {

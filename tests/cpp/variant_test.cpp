@@ -12,6 +12,7 @@
 
 #include "learner/exercises.hpp"
 #include "learner/provenance.hpp"
+#include "support/decimal.hpp"
 #include "text/format.hpp"
 
 namespace qkv {
