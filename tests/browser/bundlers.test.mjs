@@ -20,7 +20,7 @@ import { parseHTML } from 'linkedom';
 import { serve } from '../../scripts/serve.mjs';
 import { loadCore } from '../node/load.mjs';
 import { importLesson } from '../node/typescript.mjs';
-import { assertNoProblems, csp, launchBrowser, openPage, repo, waitReady } from './harness.mjs';
+import { assertNoProblems, csp, holdRequests, launchBrowser, openPage, repo, waitReady } from './harness.mjs';
 
 const run = promisify(execFile);
 const bin = (name) => resolve(repo, 'node_modules/.bin', name);
@@ -258,12 +258,7 @@ async function assertServerRenderedOpening(dist) {
     assert.match(sheet.headers.get('content-type'), /^text\/css/);
 
     // The page's scripts (Astro's, under /_astro/) held back: the learner types into the server's opening first.
-    let releaseScripts;
-    const scriptsHeld = new Promise((done) => (releaseScripts = done));
-    await page.route(/\/_astro\/[^/]*\.js$/, async (route) => {
-      await scriptsHeld;
-      await route.continue().catch(() => {}); // the page that asked may be gone
-    });
+    const releaseScripts = await holdRequests(page, /\/_astro\/[^/]*\.js$/);
     await opened.goto(url, { waitUntil: 'commit' });
     const field = page.locator(`${openingQuestion} input`).first();
     await field.waitFor();

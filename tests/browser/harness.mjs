@@ -490,6 +490,18 @@ export async function waitUrlSynced(page) {
 
 // One server on dist/ and one browser for a whole test file: started before its first test, stopped after
 // its last. Read `.server` and `.browser` of what it returns inside the tests.
+// Holds back every request of `page` matching `pattern` until the returned function is called (what the learner
+// meets before a script or the core arrives); a request whose page is gone by then is dropped quietly.
+export async function holdRequests(page, pattern) {
+  let release;
+  const held = new Promise((done) => (release = done));
+  await page.route(pattern, async (route) => {
+    await held;
+    await route.continue().catch(() => {});
+  });
+  return release;
+}
+
 export function useServerAndBrowser(options) {
   const run = { server: undefined, browser: undefined };
   before(async () => {

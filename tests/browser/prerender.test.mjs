@@ -9,7 +9,7 @@ import { parseHTML } from 'linkedom';
 import { serve } from '../../scripts/serve.mjs';
 import { loadCore } from '../node/load.mjs';
 import { importLesson } from '../node/typescript.mjs';
-import { answerExercise, assertNoProblems, csp, dist, launchBrowser, openPage, waitLaidOut, waitReady } from './harness.mjs';
+import { answerExercise, assertNoProblems, csp, dist, holdRequests, launchBrowser, openPage, waitLaidOut, waitReady } from './harness.mjs';
 
 const questionId = 'ch26-first-token';
 const question = `qkv-lesson form[data-exercise="${questionId}"]`;
@@ -92,12 +92,7 @@ describe('the prerendered opening', () => {
     const opened = await openPage(browser);
     const { page } = opened;
     try {
-      let releaseScript;
-      const scriptHeld = new Promise((done) => (releaseScript = done));
-      await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
-        await scriptHeld;
-        await route.continue().catch(() => {}); // the page that asked may be gone
-      });
+      const releaseScript = await holdRequests(page, /\/assets\/index-[^/]*\.js$/);
       await opened.goto(url, { waitUntil: 'commit' });
       const field = page.locator(`${question} input`).first();
       await field.waitFor();
@@ -125,12 +120,7 @@ describe('the prerendered opening', () => {
       await waitReady(page);
       const form = await answerExercise(page, questionId, openingView.answer);
       assert.match(await form.locator('[data-feedback]').innerText(), /Correct/, 'the saved answer was right');
-      let releaseWasm;
-      const wasmHeld = new Promise((done) => (releaseWasm = done));
-      await page.route(/\.wasm$/, async (route) => {
-        await wasmHeld;
-        await route.continue();
-      });
+      const releaseWasm = await holdRequests(page, /\.wasm$/);
       await opened.goto(url, { waitUntil: 'domcontentloaded' });
       const field = page.locator(`${question} input`).first();
       await field.waitFor();
@@ -157,12 +147,7 @@ describe('the prerendered opening', () => {
           window.__violations = [];
           document.addEventListener('securitypolicyviolation', (event) => window.__violations.push(`${event.violatedDirective}: ${event.blockedURI}`));
         });
-        let releaseWasm;
-        const wasmHeld = new Promise((done) => (releaseWasm = done));
-        await page.route(/\.wasm$/, async (route) => {
-          await wasmHeld;
-          await route.continue();
-        });
+        const releaseWasm = await holdRequests(page, /\.wasm$/);
         await opened.goto(url, { waitUntil: 'domcontentloaded' });
         const field = page.locator(`${question} input`).first();
         await field.waitFor();
@@ -291,12 +276,7 @@ describe('the prerendered opening in each theme', () => {
             await route.fulfill({ response, body: html });
           });
         }
-        let releaseScript;
-        const scriptHeld = new Promise((done) => (releaseScript = done));
-        await page.route(/\/assets\/index-[^/]*\.js$/, async (route) => {
-          await scriptHeld;
-          await route.continue().catch(() => {});
-        });
+        const releaseScript = await holdRequests(page, /\/assets\/index-[^/]*\.js$/);
         await page.addInitScript({ content: `(${recordColoursEachFrame})(${openingColours})` });
         await opened.goto(url, { waitUntil: 'commit' });
         await page.locator(`${question} input`).first().waitFor();
