@@ -31,7 +31,7 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement,
   const tables = h('div', { class: 'worked-numbers' }, numbers.element);
   const show = (t: Evidence, edited: boolean) => {
     setText(words, `One batch of token states, for the words ${joinWords(t.token_names.map((word) => `“${word}”`), 'and')}, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`);
-    numbers.show(t, edited ? 'on screen' : 'fixture');
+    numbers.show(t, edited);
   };
   show(fixture, false);
   const element = h(
@@ -53,10 +53,10 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement,
   return { element, show };
 }
 
-// The input and weights the first question asks about, as four tables that follow the numbers on screen (show;
-// `whose`: "fixture", or "on screen" once they changed). Each table is rebuilt only when its numbers, words or title
+// The input and weights the first question asks about, as four tables that follow the numbers on screen (show),
+// titled the fixture's until the numbers changed, then "on screen". Each table is rebuilt only when its numbers, words or title
 // change: an edit of X leaves the weights' tables as they are (rebuilding all four was about 0.6 ms of an edit).
-function fixtureTables(attribute: string): { element: HTMLElement; show(t: Evidence, whose: string): void } {
+function fixtureTables(attribute: string): { element: HTMLElement; show(t: Evidence, edited: boolean): void } {
   const element = h('div', { class: 'worked-tables' });
   const built = new Map<string, { says: string; table: HTMLTableElement }>();
   const table = (key: string, says: unknown[], build: () => HTMLTableElement): HTMLTableElement => {
@@ -72,7 +72,8 @@ function fixtureTables(attribute: string): { element: HTMLElement; show(t: Evide
     ['key_weight', 'W_K'],
     ['value_weight', 'W_V'],
   ] as const;
-  const show = (t: Evidence, whose: string) => {
+  const show = (t: Evidence, edited: boolean) => {
+    const whose = edited ? 'on screen' : 'fixture';
     const input = table('input', [t.input, t.token_names, whose], () => {
       const made = matrixTable('input', `X (${whose === 'fixture' ? 'fixture input' : whose})`, t.input, attribute);
       nameTokenRows(made, t.input.shape, t.token_names);
@@ -93,13 +94,17 @@ function fixtureTables(attribute: string): { element: HTMLElement; show(t: Evide
 // sets it up (sections without the opening prediction or the diagram): the fixture's numbers for the
 // first-token question, a sentence for the others that need one; show follows the numbers on screen. Null when the
 // question stands alone.
-export function renderExerciseContext(id: string, evidence: Evidence): { element: HTMLElement; show(evidence: Evidence, edited: boolean): void } | null {
+export interface ExerciseContext {
+  element: HTMLElement;
+  show(evidence: Evidence, edited: boolean): void;
+}
+
+export function renderExerciseContext(id: string, evidence: Evidence): ExerciseContext | null {
   const context = exerciseProse[id]?.context;
   if (!context) return null;
   const numbers = id === 'ch26-first-token' ? fixtureTables('data-context-tensor') : null;
   const element = h('div', { class: 'exercise-context', 'data-context-for': id }, h('p', {}, context), ...(numbers ? [numbers.element] : []));
-  // Titled as the opening's tables are: the fixture's, or the numbers on screen once they changed.
-  const show = (next: Evidence, edited: boolean) => numbers?.show(next, edited ? 'on screen' : 'fixture');
+  const show = (next: Evidence, edited: boolean) => numbers?.show(next, edited); // titled as the opening's are
   show(evidence, false);
   return { element, show };
 }

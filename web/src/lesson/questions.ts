@@ -1,7 +1,7 @@
 // The chapter's questions (ch26-…), one form each, each where the learner meets it: the first-token question in
 // the opening prediction, the others right before the evidence that answers them; when those parts are hidden,
 // in the exercises section's list, in the lesson's path order. Folds open once all their questions are settled.
-import { renderExerciseContext } from './content';
+import { renderExerciseContext, type ExerciseContext } from './content';
 import { openAnswered, type DiagramRefs } from './diagram';
 import { h } from './dom';
 import { numberExercises, renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
@@ -14,7 +14,7 @@ export class ChapterQuestions {
   readonly list = h('div', { class: 'exercise-list' });
   readonly workedQuestion = h('div', { class: 'worked-question' });
   // What a question needs beside it when it is asked in the list (content.ts).
-  private readonly contexts = new Map<string, NonNullable<ReturnType<typeof renderExerciseContext>>>();
+  private readonly contexts = new Map<string, ExerciseContext>();
   // Questions checked, or whose answer the learner asked to see.
   private readonly settled = new Set<string>();
   private readonly pathOrder: string[];
