@@ -1,5 +1,5 @@
-// The iframe protocol's pure parts (web/src/lesson/embed-protocol.ts): which of the element's attributes an
-// embedding author may set through the iframe's query string, which heights the frame may report, the host's height
+// The iframe protocol's pure parts (web/src/lesson/embed-protocol.ts, and attributes.ts's embedAttributes): which of
+// the element's attributes an embedding author may set through the iframe's query string, which heights the frame may report, the host's height
 // request, and where answer statements may be posted.
 // (Review: the tests from "a height measured while the lesson loads" on were deleted by 220b113 when the file was
 // rewritten for the graded run's options; restored here beside the new ones.)
@@ -15,7 +15,11 @@ let readHostMessage;
 let heightRequestType;
 let answerTarget;
 before(async () => {
-  ({ embedAttributes, heightIsReal, readHostMessage, heightRequestType, answerTarget } = await importLesson('embed-protocol'));
+  ({ heightIsReal, readHostMessage, heightRequestType, answerTarget } = await importLesson('embed-protocol'));
+  // embedAttributes reads the element's attribute table (attributes.ts), which defines the element's base class;
+  // Node has no DOM, and nothing here constructs one.
+  globalThis.HTMLElement ??= class {};
+  ({ embedAttributes } = await importLesson('attributes'));
 });
 
 test("a graded run's options pass through the iframe's query string, as the other attributes do", () => {
@@ -34,6 +38,9 @@ test('graded-questions may name every question: all the ids the core lists pass 
 
 test('names the element does not take from a query string are left out; a value past its length is not used, and said', () => {
   assert.deepEqual(embedAttributes('?attempt-key=learner-7&onclick=x'), { attributes: [], problems: [] });
+  // The threat model's list (docs/threat-model.md): an address never picks the numbers by `state`, fetches an
+  // `example`, or turns on sync-url without the lesson's own numbers.
+  assert.deepEqual(embedAttributes('?state=b%3D1&example=https://evil.example/x.json&sync-url=').attributes, []);
   const given = embedAttributes(`?theme=${'d'.repeat(201)}&reveal=never&graded-questions=${'q'.repeat(2001)}`);
   assert.deepEqual(given.attributes, [['reveal', 'never']]);
   assert.deepEqual(given.problems, [

@@ -2,7 +2,8 @@
 // the parent in three dialects (H5P's resizer, Canvas's lti.frameResize, and our own message).
 import './lesson/define';
 import { registerOffline } from './offline';
-import { readHostMessage, heightMessages, heightIsReal, embedAttributes, helloRepeatDelays, readParentOrigin } from './lesson/embed-protocol';
+import { embedAttributes } from './lesson/attributes';
+import { readHostMessage, heightMessages, heightIsReal, helloRepeatDelays, readParentOrigin } from './lesson/embed-protocol';
 
 const lesson = document.querySelector('qkv-lesson')!;
 const query = embedAttributes(location.search);

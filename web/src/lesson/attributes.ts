@@ -54,23 +54,55 @@ export interface QkvLessonAttributes {
  * element will show. */
 export type PrerenderedOpening = 'valid' | 'stale';
 
-// Every attribute the element observes, and what it does to the prerendered opening. The observed list is these
-// names, so a new attribute cannot be observed without saying (and the type makes each of QkvLessonAttributes named).
-export const lessonAttributes: Readonly<Record<keyof QkvLessonAttributes, { prerenderedOpening: PrerenderedOpening }>> = {
-  'sync-url': { prerenderedOpening: 'valid' },
-  sections: { prerenderedOpening: 'stale' },
-  reveal: { prerenderedOpening: 'stale' },
-  state: { prerenderedOpening: 'stale' },
-  example: { prerenderedOpening: 'stale' },
-  'progress-key': { prerenderedOpening: 'valid' },
-  'parent-origin': { prerenderedOpening: 'valid' },
-  theme: { prerenderedOpening: 'valid' },
-  'activity-id': { prerenderedOpening: 'valid' },
-  'attempt-key': { prerenderedOpening: 'stale' },
-  'passing-score': { prerenderedOpening: 'valid' },
-  attempts: { prerenderedOpening: 'valid' },
-  'graded-questions': { prerenderedOpening: 'valid' },
+/** Whether embed.html takes the attribute from its own address (`?sections=diagram&reveal=never`), and the longest
+ * value it reads there; null: an iframe's address cannot set it. */
+export type EmbedQuery = { longest: number } | null;
+
+// Every attribute the element observes: what it does to the prerendered opening, and whether an iframe's address may
+// set it. The observed list is these names, so a new attribute cannot be observed without saying both (and the type
+// makes each of QkvLessonAttributes named). Not from an address: `state` (a shared link's own numbers come instead),
+// `example` (a fetch of any address), `attempt-key` (a launcher's: the address must not choose the graded problem),
+// `sync-url` (set when the address holds the lesson's numbers). 200 characters is room for any other value;
+// graded-questions has room for every question's id (all 21 are 352 characters with their spaces).
+const short: EmbedQuery = { longest: 200 };
+export const lessonAttributes: Readonly<Record<keyof QkvLessonAttributes, { prerenderedOpening: PrerenderedOpening; embedQuery: EmbedQuery }>> = {
+  'sync-url': { prerenderedOpening: 'valid', embedQuery: null },
+  sections: { prerenderedOpening: 'stale', embedQuery: short },
+  reveal: { prerenderedOpening: 'stale', embedQuery: short },
+  state: { prerenderedOpening: 'stale', embedQuery: null },
+  example: { prerenderedOpening: 'stale', embedQuery: null },
+  'progress-key': { prerenderedOpening: 'valid', embedQuery: short },
+  'parent-origin': { prerenderedOpening: 'valid', embedQuery: short },
+  theme: { prerenderedOpening: 'valid', embedQuery: short },
+  'activity-id': { prerenderedOpening: 'valid', embedQuery: short },
+  'attempt-key': { prerenderedOpening: 'stale', embedQuery: null },
+  'passing-score': { prerenderedOpening: 'valid', embedQuery: short },
+  attempts: { prerenderedOpening: 'valid', embedQuery: short },
+  'graded-questions': { prerenderedOpening: 'valid', embedQuery: { longest: 2000 } },
 };
+
+export interface EmbedAttributes {
+  attributes: [string, string][];
+  problems: string[]; // each value not used, in words, for the console
+}
+
+// The attributes embed.html sets on its lesson from its own address: those the table lets an address set, each up to
+// its length (a longer value is not used, and said).
+export function embedAttributes(search: string): EmbedAttributes {
+  const params = new URLSearchParams(search);
+  const attributes: [string, string][] = [];
+  const problems: string[] = [];
+  for (const [name, { embedQuery }] of Object.entries(lessonAttributes)) {
+    const value = params.get(name);
+    if (value === null || embedQuery === null) continue;
+    if (value.length <= embedQuery.longest) attributes.push([name, value]);
+    else problems.push(`${name} in the frame's address is ${value.length} characters long, more than the ${embedQuery.longest} read, so it is not used.`);
+  }
+  // The lesson's own numbers may come in the same query string (a shared link): keep them in sync, in bare names
+  // (embed.html's address is the lesson's own: url-state.ts).
+  if (params.has('b')) attributes.push(['sync-url', 'unprefixed']);
+  return { attributes, problems };
+}
 
 // Whether `attribute`, present, makes the prerendered opening stale (an attribute the element does not observe never does).
 export function changesPrerender(attribute: string): boolean {

@@ -2,34 +2,6 @@
 export const heightMessageType = 'qkv-lesson:height';
 export const heightRequestType = 'qkv-lesson:height-request';
 
-// Attributes an embedding author may set through the iframe's query string (?sections=diagram&reveal=never).
-const allowed = ['sections', 'reveal', 'progress-key', 'parent-origin', 'theme', 'activity-id', 'passing-score', 'attempts', 'graded-questions'] as const;
-
-// The longest value read from the query string: 200 characters, and for graded-questions room for every question's
-// id (all 21 are 352 characters with their spaces). A longer value is not used, and said.
-const longest = (name: (typeof allowed)[number]): number => (name === 'graded-questions' ? 2000 : 200);
-
-export interface EmbedQuery {
-  attributes: [string, string][];
-  problems: string[]; // each value not used, in words, for the console
-}
-
-export function embedAttributes(search: string): EmbedQuery {
-  const params = new URLSearchParams(search);
-  const attributes: [string, string][] = [];
-  const problems: string[] = [];
-  for (const name of allowed) {
-    const value = params.get(name);
-    if (value === null) continue;
-    if (value.length <= longest(name)) attributes.push([name, value]);
-    else problems.push(`${name} in the frame's address is ${value.length} characters long, more than the ${longest(name)} read, so it is not used.`);
-  }
-  // The lesson's own numbers may come in the same query string (a shared link): keep them in sync, in bare names
-  // (embed.html's address is the lesson's own: url-state.ts).
-  if (params.has('b')) attributes.push(['sync-url', 'unprefixed']);
-  return { attributes, problems };
-}
-
 // parent-origin names the page the lesson's iframe sits in, as an http(s) origin; a URL of that page means its
 // origin (https://example.org/ and https://example.org/course/1 are https://example.org). Anything else is a
 // problem, reported in words, and names no origin: no answers go to the parent, and postMessage never throws.
