@@ -51,7 +51,7 @@ async function failUntilAllowed(context, pattern) {
   return state;
 }
 
-test('one download of the lesson’s .wasm, asked for before the lesson’s script has arrived; the worker runs on the page’s module', async () => {
+test('one download of the lesson’s .wasm, asked for with its glue before the lesson’s script has arrived; the worker runs on the page’s module', async () => {
   const { page, context, problems, close } = await openPage(run.browser);
   const events = [];
   const wasmRequests = [];
@@ -60,7 +60,10 @@ test('one download of the lesson’s .wasm, asked for before the lesson’s scri
   const wasmSeen = new Promise((resolve) => (sawWasm = resolve));
   // Every request of the page and its workers (a context sees both).
   context.on('request', (request) => {
-    if (coreGlue.test(request.url())) glueRequests.push(request.url());
+    if (coreGlue.test(request.url())) {
+      glueRequests.push(request.url());
+      events.push(`glue ${fileOf(request.url())}`);
+    }
     if (!anyWasm.test(request.url())) return;
     wasmRequests.push(request.url());
     events.push(`request ${fileOf(request.url())}`);
@@ -88,6 +91,9 @@ test('one download of the lesson’s .wasm, asked for before the lesson’s scri
     const scriptDone = events.findIndex((event) => /^finished define-/.test(event));
     assert.ok(firstWasm >= 0 && scriptDone >= 0, `both events seen: ${events.join(', ')}`);
     assert.ok(firstWasm < scriptDone, `the .wasm was requested before the element's script response ended: ${events.join(', ')}`);
+    // The glue too (web/preload-wasm.ts preloads it as a module): not one more request after the element's chunk has run.
+    const firstGlue = events.findIndex((event) => event.startsWith('glue '));
+    assert.ok(firstGlue >= 0 && firstGlue < scriptDone, `the glue was requested before the element's script response ended: ${events.join(', ')}`);
 
     // The self-score experiment runs in its worker, and a search too: the worker never asks for a .wasm.
     const results = page.locator(`${selfScore}:not([data-busy]) .self-score-results[data-shown="1 5 8"]`);
