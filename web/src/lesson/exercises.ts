@@ -371,6 +371,7 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       return { responses: last?.typed ?? responsesNow(), correct: last?.correct ?? false, counts: last?.counts ?? false, attempts, revealed };
     },
     update(next) {
+      if (next === view) return; // the same listing (controller.exercises keeps the last): nothing to rewrite
       // A verdict (or a shown answer) about other numbers must not stand beside these: said, and cleared.
       const answerChanged = next.answer.join('\u241f') !== view.answer.join('\u241f');
       const changed = answerChanged || next.explanation !== view.explanation || next.question !== view.question;
