@@ -184,7 +184,13 @@ function questionHeading(name: string, relabel: (view: ExerciseView) => void) {
   const text = h('span', { class: 'question-text' });
   const title = h('h4', { id: `${name}-question`, class: 'question-title' }, h('span', { class: 'exercise-number' }), text);
   const notGraded = h('p', { class: 'note not-graded', 'data-not-graded': '' });
+  // Rewritten only when the core's words change: an edit that leaves a question's words as they were rewrites
+  // none of them (names as MathML and all), as every edit did.
+  let said = '';
   const show = (view: ExerciseView) => {
+    const says = JSON.stringify([view.question, view.not_graded ?? null, view.choices, view.choice_texts, view.blank_labels]);
+    if (says === said) return;
+    said = says;
     setText(text, questionWords(view).question);
     setText(notGraded, view.not_graded ?? '');
     notGraded.hidden = view.not_graded === undefined;
