@@ -33,6 +33,8 @@ export class LessonController {
   // Explanations of cells of the numbers on screen, as the core wrote them: a cell focused or hovered again
   // is not asked twice. Emptied whenever the numbers change.
   private readonly explained = new Map<string, ProvenanceResponse>();
+  // The exercises the core listed for the last request (exercises()), and that request as JSON.
+  private listed?: { asked: string; exercises: ExerciseView[] };
   // A problem drawn by the core ("Another one"): its seed, its tokens' words, and the numbers it drew. The words
   // stay with the learner's edits of its cells; a size edit, a reset or another link ends it.
   // An author's example (seed null) names its tokens the same way.
@@ -93,9 +95,16 @@ export class LessonController {
   // Every exercise (the chapter's, ch26-…, and the self-score experiment's, qkv04-…), as the core's registry
   // lists them for the current settings: one call serves both sections.
   // The chapter's questions are about the numbers on screen: the core writes their words and answers for them.
+  // The last request's answer is kept: the start asked twice for the same (the view's constructor, then the first
+  // numbers shown), about 30 ms of the start at CPU ÷4, and the same views let the questions skip rewriting words.
   exercises(): ExerciseView[] {
-    const listed = this.core.exercisesFor({ self_score: this.selfScoreSettings, ...this.chapterNumbers() });
-    return listed.ok ? listed.exercises : [];
+    const request = { self_score: this.selfScoreSettings, ...this.chapterNumbers() };
+    const asked = JSON.stringify(request);
+    if (this.listed?.asked !== asked) {
+      const listed = this.core.exercisesFor(request);
+      this.listed = { asked, exercises: listed.ok ? listed.exercises : [] };
+    }
+    return this.listed.exercises;
   }
 
   // answerShown: the answer was on screen before this check; the core then counts it as no success. allowance: a

@@ -227,26 +227,28 @@ export class QkvLessonElement extends LessonAttributes {
   }
 
   // The grading attributes checked again (each problem said once), "Another one" offered or not, the results shown.
-  private gradingChanged(): void {
+  // Returns the core's outcome both were shown from (asked once: at ready it is the record's too).
+  private gradingChanged(): LessonOutcome | null {
     this.gradedRun.check(this.standings());
     this.view!.anotherOne.graded(this.attemptKey !== '');
-    this.applyAllowances();
-    this.showResults();
+    const graded = this.outcome();
+    this.applyAllowances(graded);
+    this.showResults(graded);
+    return graded;
   }
 
   // Each question shown, its Check as the core's outcome has it, wherever grading may have changed: the grading
   // attributes, the sections shown, a check, saved work put back. Before ready no question is shown, none is touched.
-  private applyAllowances(): void {
-    const graded = this.outcome();
+  private applyAllowances(graded = this.outcome()): void {
     if (!graded) return;
     const checksNotes = new Map(graded.questions.map((question) => [question.id, question.checks_note]));
     for (const [id, handle] of this.allExercises()) if (checksNotes.has(id)) handle.applyAllowance(checksNotes.get(id)!);
   }
 
-  // "Your results" in a graded run, from the core's outcome.
-  private showResults(): void {
+  // "Your results" in a graded run, from the core's outcome (`graded`, when the caller has it).
+  private showResults(graded = this.gradedRun.active ? this.outcome() : null): void {
     const root = this.shadowRoot!;
-    this.view?.results.show(this.gradedRun.active ? this.outcome() : null, (id) => root.querySelector<HTMLFormElement>(`form.exercise[data-exercise="${CSS.escape(id)}"]`) ?? undefined);
+    this.view?.results.show(this.gradedRun.active ? graded : null, (id) => root.querySelector<HTMLFormElement>(`form.exercise[data-exercise="${CSS.escape(id)}"]`) ?? undefined);
   }
 
   /** The seed of the drawn problem on screen (an attempt's own, a link's or "Another one"'s) while its numbers are as
@@ -393,8 +395,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.pendingProgress = undefined;
     this.warmUp = new WarmUp(() => controller.rehearse(), () => (this.dataset.warmed = ''));
     this.dataset.state = 'ready';
-    this.gradingChanged();
-    this.record.restored(this.outcome()); // work restored from an earlier visit was reported then
+    this.record.restored(this.gradingChanged()); // work restored from an earlier visit was reported then
     performance.measure('qkv-lesson-start', { start: startedAt }); // core loaded → ready
     performance.mark('qkv-lesson-ready'); // navigation → ready, for bench/engines-ready.mjs
     this.dispatchEvent(event('qkv-lesson-ready'));

@@ -13,18 +13,18 @@ export class ChapterQuestions {
   // Where the forms go when the diagram is hidden, and the first one's place in the opening prediction.
   readonly list = h('div', { class: 'exercise-list' });
   readonly workedQuestion = h('div', { class: 'worked-question' });
-  // What a question needs beside it when it is asked in the list (content.ts).
-  private readonly contexts = new Map<string, ExerciseContext>();
+  // What a question needs beside it when it is asked in the list (content.ts; null: nothing), made the first time
+  // it is listed: in the lesson's default sections no question is, and making them all cost about 15 ms of the start
+  // on a slow phone. The numbers on screen, for the one made next.
+  private readonly contexts = new Map<string, ExerciseContext | null>();
+  private numbers: { evidence: Evidence; edited: boolean };
   // Questions checked, or whose answer the learner asked to see.
   private readonly settled = new Set<string>();
   private readonly pathOrder: string[];
 
   constructor(views: ExerciseView[], evidence: Evidence, private readonly diagram: DiagramRefs, options: ExerciseOptions) {
-    for (const view of views) {
-      this.handles.set(view.id, renderExercise(view, options));
-      const context = renderExerciseContext(view.id, evidence);
-      if (context) this.contexts.set(view.id, context);
-    }
+    for (const view of views) this.handles.set(view.id, renderExercise(view, options));
+    this.numbers = { evidence, edited: false };
     this.pathOrder = diagram.pathOrder.filter((id) => this.handles.has(id));
     for (const id of this.handles.keys()) if (!this.pathOrder.includes(id)) this.pathOrder.push(id);
   }
@@ -33,7 +33,19 @@ export class ChapterQuestions {
   // them (a verdict about the old ones is said to be stale), and so does the context a listed question carries.
   update(views: ExerciseView[], evidence: Evidence, edited: boolean): void {
     for (const view of views) this.handles.get(view.id)?.update(view);
-    for (const context of this.contexts.values()) context.show(evidence, edited);
+    this.numbers = { evidence, edited };
+    for (const context of this.contexts.values()) context?.show(evidence, edited);
+  }
+
+  // A listed question's context, showing the numbers on screen.
+  private contextOf(id: string): ExerciseContext | null {
+    if (!this.contexts.has(id)) {
+      const { evidence, edited } = this.numbers;
+      const context = renderExerciseContext(id, evidence);
+      if (edited) context?.show(evidence, edited);
+      this.contexts.set(id, context);
+    }
+    return this.contexts.get(id) ?? null;
   }
 
   // Puts each form in its place for the sections shown; the exercises section is hidden when it lists none.
@@ -42,11 +54,13 @@ export class ChapterQuestions {
     for (const id of this.pathOrder) {
       const form = this.handles.get(id)!.form;
       const home = [id === 'ch26-first-token' ? this.workedQuestion : undefined, this.diagram.predictions[id]].find(visible);
-      const context = this.contexts.get(id)?.element;
       if (home) {
-        context?.remove();
+        this.contexts.get(id)?.element.remove();
         home.append(form);
-      } else this.list.append(...(context ? [context] : []), form);
+      } else {
+        const context = this.contextOf(id)?.element;
+        this.list.append(...(context ? [context] : []), form);
+      }
     }
     exercisesSection.hidden = !shown.includes('exercises') || this.list.querySelector('form') === null;
     numberExercises(root);
