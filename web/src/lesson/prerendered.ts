@@ -3,20 +3,30 @@
 // after a check), and drops it otherwise. At ready the element's own view replaces it and takes over what the
 // learner typed there (the text, the focus, the selection), at the same place on screen.
 // Which attributes make the opening stale is said beside each attribute (attributes.ts, changesPrerender).
-import { h } from './dom';
+import { h, placeChildren } from './dom';
 import { layOutNow } from './laid-out';
 
-// The prerendered opening in `root`, kept (true) when `fits`, else removed. A form sent before ready would reload the
-// page: its Check is prerendered disabled (opening.ts), and from here on the prerendered forms are not sent at all.
-export function keepPrerendered(root: ShadowRoot, fits: boolean): boolean {
-  const article = [...root.children].find((child) => child.localName === 'article');
-  if (!article) return false;
+// The prerendered opening's article in `root`, kept when `fits`, else removed (null). A form sent before ready would
+// reload the page: its Check is prerendered disabled (opening.ts), and from here on the prerendered forms are not
+// sent at all, until the view that adopts them handles them itself (adoptPrerendered).
+export function keepPrerendered(root: ShadowRoot, fits: boolean): HTMLElement | null {
+  const article = [...root.children].find((child): child is HTMLElement => child.localName === 'article');
+  if (!article) return null;
   if (!fits) {
     dropPrerendered(root);
-    return false;
+    return null;
   }
-  article.addEventListener('submit', (event) => event.preventDefault());
-  return true;
+  article.addEventListener('submit', notSent);
+  return article;
+}
+
+const notSent = (event: Event) => event.preventDefault();
+
+// `root` shows `article` alone: the view's (the prerendered opening's article, when the view adopted it, stays where
+// it is, its nodes unmoved; the loading line and the opening's own sheet go).
+export function showView(root: ShadowRoot, article: HTMLElement): void {
+  article.removeEventListener('submit', notSent);
+  placeChildren(root, [article]);
 }
 
 export function dropPrerendered(root: ShadowRoot): void {

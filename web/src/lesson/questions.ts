@@ -3,7 +3,8 @@
 // in the exercises section's list, in the lesson's path order. Folds open once all their questions are settled.
 import { renderExerciseContext, type ExerciseContext } from './content';
 import { openAnswered, type DiagramRefs } from './diagram';
-import { h } from './dom';
+import { h, placeChildren, shellIfSame } from './dom';
+import { openingQuestionId } from './opening';
 import { numberExercises, renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
 import type { SectionName } from './attributes';
 import type { Evidence, ExerciseView } from './types';
@@ -12,19 +13,25 @@ export class ChapterQuestions {
   readonly handles = new Map<string, ExerciseHandle>();
   // Where the forms go when the diagram is hidden, and the first one's place in the opening prediction.
   readonly list = h('div', { class: 'exercise-list' });
-  readonly workedQuestion = h('div', { class: 'worked-question' });
+  readonly workedQuestion: HTMLElement;
   // What a question needs beside it when it is asked in the list (content.ts).
   private readonly contexts = new Map<string, ExerciseContext>();
   // Questions checked, or whose answer the learner asked to see.
   private readonly settled = new Set<string>();
   private readonly pathOrder: string[];
 
-  constructor(views: ExerciseView[], evidence: Evidence, private readonly diagram: DiagramRefs, options: ExerciseOptions) {
+  // `prerendered`: the opening's place for the first-token question as the build prerendered it, with its form,
+  // which that question takes as its own when it asks the same (renderExercise); a form it does not take goes.
+  constructor(views: ExerciseView[], evidence: Evidence, private readonly diagram: DiagramRefs, options: ExerciseOptions, prerendered: Element | null = null) {
+    this.workedQuestion = shellIfSame(h('div', { class: 'worked-question' }), prerendered);
+    const prerenderedForm = this.workedQuestion.querySelector<HTMLFormElement>(`:scope > form.exercise[data-exercise="${openingQuestionId}"]`);
     for (const view of views) {
-      this.handles.set(view.id, renderExercise(view, options));
+      this.handles.set(view.id, renderExercise(view, options, view.id === openingQuestionId ? prerenderedForm : null));
       const context = renderExerciseContext(view.id, evidence);
       if (context) this.contexts.set(view.id, context);
     }
+    const adopted = this.handles.get(openingQuestionId)?.form;
+    placeChildren(this.workedQuestion, adopted === prerenderedForm && adopted ? [adopted] : []);
     this.pathOrder = diagram.pathOrder.filter((id) => this.handles.has(id));
     for (const id of this.handles.keys()) if (!this.pathOrder.includes(id)) this.pathOrder.push(id);
   }
@@ -41,11 +48,11 @@ export class ChapterQuestions {
     const visible = (home: HTMLElement | undefined): home is HTMLElement => home !== undefined && !home.closest('[hidden]');
     for (const id of this.pathOrder) {
       const form = this.handles.get(id)!.form;
-      const home = [id === 'ch26-first-token' ? this.workedQuestion : undefined, this.diagram.predictions[id]].find(visible);
+      const home = [id === openingQuestionId ? this.workedQuestion : undefined, this.diagram.predictions[id]].find(visible);
       const context = this.contexts.get(id)?.element;
       if (home) {
         context?.remove();
-        home.append(form);
+        if (home.lastChild !== form) home.append(form); // a form in place stays: moved, it would lose its focus
       } else this.list.append(...(context ? [context] : []), form);
     }
     exercisesSection.hidden = !shown.includes('exercises') || this.list.querySelector('form') === null;
