@@ -219,6 +219,20 @@ test('at ready the element adopts the prerendered opening: the heading, the intr
     // Tagged before any script of the lesson's runs: each part's prerendered node, kept in the page.
     const tagged = await page.evaluate(() => {
       window.__prerendered = window.__openingParts();
+      // What the element does to what was there: a node of the opening taken out of the page, or a text of it
+      // rewritten, is painted again.
+      const root = document.querySelector('qkv-lesson').shadowRoot;
+      const prerendered = new WeakSet();
+      const walker = document.createTreeWalker(root.querySelector('article')); // every node of the opening, its text too
+      for (let node = walker.currentNode; node; node = walker.nextNode()) prerendered.add(node);
+      const described = (node) => (node.nodeType === Node.TEXT_NODE ? `text “${node.data.slice(0, 30)}”` : `${node.localName}.${node.getAttribute('class') ?? ''}`);
+      window.__rewritten = [];
+      new MutationObserver((records) => {
+        for (const record of records) {
+          if (record.type === 'characterData' && prerendered.has(record.target)) window.__rewritten.push(`${described(record.target)} rewritten`);
+          for (const node of record.removedNodes) if (prerendered.has(node)) window.__rewritten.push(`${described(node)} taken out`);
+        }
+      }).observe(root, { childList: true, characterData: true, subtree: true });
       return [...window.__prerendered].filter(([, node]) => node).map(([name]) => name);
     });
     const fieldNames = openingView.answer.map((_, index) => `field ${index}`);
@@ -238,6 +252,7 @@ test('at ready the element adopts the prerendered opening: the heading, the intr
       assert.ok(connected, `the prerendered ${name} is still in the page`);
       assert.ok(same, `the element's ${name} is the prerendered node`);
     }
+    assert.deepEqual(await page.evaluate(() => window.__rewritten), [], 'nothing of the prerendered opening is taken out or rewritten');
     // The adopted nodes show the core's values, and Check is the element's now (the prerender's was disabled).
     for (const key of tensors) {
       const cells = await page.locator(`qkv-lesson table[data-fixture-tensor="${key}"] tbody td:not(.empty)`).allInnerTexts();

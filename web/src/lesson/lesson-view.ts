@@ -61,7 +61,7 @@ export class LessonView {
       },
     });
     this.scale = buildScale(idPrefix);
-    this.anotherOne = renderAnotherOne(hooks.drawVariant, (request) => controller.practiceStreak(request));
+    this.anotherOne = renderAnotherOne(hooks.drawVariant, (request) => controller.practiceStreak(request), worked?.querySelector(':scope > .part > .another-one-bar'));
     this.results = renderResults(idPrefix);
     this.worked = renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion, this.anotherOne.element, worked);
     this.sections = {
