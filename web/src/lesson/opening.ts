@@ -11,7 +11,7 @@ import type { Evidence, ExerciseView } from './types';
 // The question the opening prediction asks (questions.ts puts its form there).
 export const openingQuestionId = 'ch26-first-token';
 
-// `idPrefix`: the element's for its first instance, so that ids and labels match the view that replaces it.
+// `idPrefix`: the element's for its first instance, so that ids and labels match the view that adopts it.
 export function renderOpening(fixture: Evidence, views: ExerciseView[], idPrefix: string): HTMLElement {
   const view = views.find((candidate) => candidate.id === openingQuestionId);
   if (!view) throw new Error(`the core lists no ${openingQuestionId} question to prerender`);

@@ -1,7 +1,9 @@
 // The opening the build prerendered into the page (web/prerender/, opening.ts): the element keeps it on screen
 // while the core loads, when it shows what the element will show (the fixture's numbers, every section, answers
-// after a check), and drops it otherwise. At ready the element's own view replaces it and takes over what the
-// learner typed there (the text, the focus, the selection), at the same place on screen.
+// after a check), and drops it otherwise. At ready the element's view takes the opening's nodes as its own wherever
+// they say what its own would say (lesson-view.ts, content.ts, exercises.ts, another-one.ts: each component knows
+// its nodes), so that what the learner typed there is still there and nothing on screen is built twice; only the
+// rest of the lesson is added (showView). What it could not adopt it replaces, and carries what was typed into it.
 // Which attributes make the opening stale is said beside each attribute (attributes.ts, changesPrerender).
 import { h, placeChildren } from './dom';
 import { layOutNow } from './laid-out';
@@ -70,11 +72,13 @@ function verdictNoLongerApplies(form: HTMLFormElement | null): void {
 }
 
 export interface ShownBefore {
-  // Into the view that replaced it: what was typed, the focus and selection, and its sections laid out at once.
+  // Into the view: its sections that were on screen laid out at once; what was typed, put back where a saved answer
+  // replayed over it or where the view's field is another node (a part not adopted, a restart), with the focus and
+  // selection (an adopted field still has them: then nothing changes).
   carryInto(article: HTMLElement): void;
 }
 
-// What `root` shows now (the prerendered opening, or a view a restart replaces), read before it is replaced.
+// What `root` shows now (the prerendered opening, or a view a restart replaces), read before the view is built.
 export function shownBefore(root: ShadowRoot): ShownBefore {
   const typed = fields(root).filter(({ input }) => input.value !== input.defaultValue || input.checked !== input.defaultChecked);
   const kept = typed.map(({ key, input }) => ({ key, value: input.value, checked: input.checked }));
