@@ -358,7 +358,7 @@ export class QkvLessonElement extends LessonAttributes {
     // What the learner did in the prerendered opening (or in a view a restart replaces), read before the view takes
     // its nodes; the view adopts the opening while it is still there (a restart builds anew).
     const before = shownBefore(this.shadowRoot!);
-    const prerendered = this.prerendered?.isConnected ? this.prerendered : null;
+    const prerendered = this.prerendered?.parentNode === this.shadowRoot ? this.prerendered : null; // not dropped since
     this.prerendered = null;
     this.controller = undefined;
     const controller = new LessonController(core);

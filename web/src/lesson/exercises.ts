@@ -143,7 +143,7 @@ function nestQuestionHeadings(root: ParentNode): void {
 }
 
 // A question's inputs: its options as radio buttons (in the core's order), or its blanks as text fields, and their
-// labels, whose words follow the numbers (relabel).
+// labels, whose words follow the numbers (showWords).
 function answerFields(view: ExerciseView, name: string): { inputs: HTMLInputElement[]; labels: HTMLLabelElement[]; fields: Node[] } {
   const inputs: HTMLInputElement[] = [];
   const labels: HTMLLabelElement[] = [];
@@ -228,21 +228,9 @@ function showWords(parts: FormParts, view: ExerciseView): void {
 }
 
 // `made`'s parts in the form the build prerendered (opening.ts), when it asks the same question with the same
-// fields (its number and heading level as numberExercises left them, its Check disabled until the script ran):
-// what the learner typed there is simply still there. Null when it asks something else.
+// fields: what the learner typed there is simply still there. Null when it asks something else.
 function adoptedForm(made: FormParts, prerendered: HTMLFormElement | null | undefined): FormParts | null {
-  if (!prerendered) return null;
-  const asPrerendered = made.form.cloneNode(true) as HTMLFormElement;
-  const title = prerendered.querySelector('.question-title');
-  const madeTitle = asPrerendered.querySelector('.question-title');
-  if (!title || !madeTitle) return null;
-  const sameLevel = h(title.localName as 'h4', {});
-  for (const attribute of madeTitle.attributes) sameLevel.setAttribute(attribute.name, attribute.value);
-  sameLevel.append(...madeTitle.childNodes);
-  madeTitle.replaceWith(sameLevel);
-  sameLevel.querySelector('.exercise-number')!.textContent = title.querySelector('.exercise-number')?.textContent ?? '';
-  asPrerendered.querySelector<HTMLButtonElement>('button[type="submit"]')!.disabled = prerendered.querySelector<HTMLButtonElement>('button[type="submit"]')?.disabled ?? false;
-  if (!sayTheSame(asPrerendered, prerendered)) return null;
+  if (!prerendered || !sayTheSame(asPrerendered(made.form, prerendered), prerendered)) return null;
   const at = counterpartIn(made.form, prerendered);
   const adopted: FormParts = {
     form: prerendered,
@@ -257,6 +245,21 @@ function adoptedForm(made: FormParts, prerendered: HTMLFormElement | null | unde
   };
   adopted.checkButton.disabled = false;
   return adopted;
+}
+
+// A copy of `made` as the prerender writes the same question: its heading at the level and with the number
+// numberExercises gave it there, its Check disabled until the lesson's script runs (opening.ts).
+function asPrerendered(made: HTMLFormElement, prerendered: HTMLFormElement): HTMLFormElement {
+  const copy = made.cloneNode(true) as HTMLFormElement;
+  const title = copy.querySelector('.question-title')!;
+  const prerenderedTitle = prerendered.querySelector('.question-title');
+  const atLevel = h((prerenderedTitle?.localName ?? title.localName) as 'h4', {});
+  for (const attribute of title.attributes) atLevel.setAttribute(attribute.name, attribute.value);
+  atLevel.append(...title.childNodes);
+  title.replaceWith(atLevel);
+  atLevel.querySelector('.exercise-number')!.textContent = prerenderedTitle?.querySelector('.exercise-number')?.textContent ?? '';
+  copy.querySelector<HTMLButtonElement>('button[type="submit"]')!.disabled = true;
+  return copy;
 }
 
 type Graded = Extract<AnswerResponse, { ok: true }>;

@@ -10,7 +10,7 @@ import { layOutNow } from './laid-out';
 
 // The prerendered opening's article in `root`, kept when `fits`, else removed (null). A form sent before ready would
 // reload the page: its Check is prerendered disabled (opening.ts), and from here on the prerendered forms are not
-// sent at all, until the view that adopts them handles them itself (adoptPrerendered).
+// sent at all, until the view that adopts them handles them itself (showView).
 export function keepPrerendered(root: ShadowRoot, fits: boolean): HTMLElement | null {
   const article = [...root.children].find((child): child is HTMLElement => child.localName === 'article');
   if (!article) return null;

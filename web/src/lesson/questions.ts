@@ -30,8 +30,8 @@ export class ChapterQuestions {
       const context = renderExerciseContext(view.id, evidence);
       if (context) this.contexts.set(view.id, context);
     }
-    const adopted = this.handles.get(openingQuestionId)?.form;
-    placeChildren(this.workedQuestion, adopted === prerenderedForm && adopted ? [adopted] : []);
+    const adopted = prerenderedForm !== null && this.handles.get(openingQuestionId)?.form === prerenderedForm;
+    placeChildren(this.workedQuestion, adopted ? [prerenderedForm] : []); // the view's own form is placed later
     this.pathOrder = diagram.pathOrder.filter((id) => this.handles.has(id));
     for (const id of this.handles.keys()) if (!this.pathOrder.includes(id)) this.pathOrder.push(id);
   }
