@@ -268,6 +268,47 @@ test('at ready the element adopts the prerendered opening: the heading, the intr
   }
 });
 
+// What the view cannot adopt it replaces, and nothing typed is lost: an opening from another build (here the served
+// HTML's question text and one cell of X changed) keeps the parts that say what the view says and loses the others,
+// the question's typed text, focus and caret carried into the view's own field.
+test('a prerendered part that says something else is replaced with the core’s, and what was typed into it is carried over', async () => {
+  const opened = await openPage(browser, { width: 1280, height: 900 });
+  const { page } = opened;
+  try {
+    await page.route(url, async (route) => {
+      const response = await route.fetch();
+      const html = (await response.text()).replace('For the frozen fixture, compute', 'For a stale fixture, compute').replace('<td><bdi dir="ltr">1</bdi></td>', '<td><bdi dir="ltr">9</bdi></td>');
+      await route.fulfill({ response, body: html });
+    });
+    await page.addInitScript({ content: `window.__openingParts = ${openingParts};` });
+    const releaseWasm = await holdRequests(page, /\.wasm$/);
+    await opened.goto(url, { waitUntil: 'domcontentloaded' });
+    const field = page.locator(`${question} input`).first();
+    await field.waitFor();
+    assert.match(await page.locator(`${question} .question-text`).innerText(), /stale fixture/, 'the page holds the other build’s question');
+    await field.click();
+    await field.pressSequentially('0, 3');
+    await field.press('ArrowLeft');
+    await page.evaluate(() => (window.__prerendered = window.__openingParts()));
+    releaseWasm();
+    await waitReady(page);
+    const kept = await page.evaluate(() => {
+      const now = window.__openingParts();
+      return Object.fromEntries([...window.__prerendered].map(([name, node]) => [name, now.get(name) === node]));
+    });
+    assert.deepEqual(kept, { heading: true, intro: true, 'table input': false, 'table query_weight': true, 'table key_weight': true, 'table value_weight': true, form: false, 'field 0': false, 'field 1': false, 'field 2': false });
+    assert.deepEqual(await page.locator('qkv-lesson table[data-fixture-tensor="input"] tbody td:not(.empty)').allInnerTexts(), fixture.input.text, 'X is the core’s');
+    const questionText = await page.locator(`${question} .question-text`).evaluate((node) => node.outerHTML);
+    assert.equal(typedText(parseHTML(`<html><body>${questionText}</body></html>`).document.body), openingView.question.replace(/\s+/g, ' ').trim(), 'the question is the core’s');
+    const carried = await page.locator(`${question} input`).first().evaluate((input) => ({ value: input.value, focused: input.getRootNode().activeElement === input, caret: [input.selectionStart, input.selectionEnd] }));
+    assert.deepEqual(carried, { value: '0, 3', focused: true, caret: [3, 3] }, 'what was typed, the focus and the caret, in the view’s own field');
+    assert.equal(await page.locator(question).count(), 1, 'one form asks the question');
+    assertNoProblems(opened.problems, 'an opening from another build');
+  } finally {
+    await opened.close();
+  }
+});
+
 // A page whose link or attributes ask for other numbers, sections or answers shows the loading line alone before
 // ready, not the fixture's opening: the index page's own link, and the iframe page's, whose attributes embed.ts sets
 // after the element has connected.
