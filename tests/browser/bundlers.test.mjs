@@ -265,9 +265,12 @@ async function assertServerRenderedOpening(dist) {
     assert.equal(await page.evaluate(() => customElements.get('qkv-lesson') === undefined), true, 'the lesson’s script is held back');
     const before = await shownOpening(page);
     await field.fill('0, 3');
+    await field.evaluate((input) => (input.serverRendered = true)); // the server's node, known again after ready
     releaseScripts();
     await waitReady(page, 30000);
-    assert.equal(await page.locator(`${openingQuestion} input`).first().inputValue(), '0, 3', 'what was typed before ready is kept');
+    const shownField = page.locator(`${openingQuestion} input`).first();
+    assert.equal(await shownField.inputValue(), '0, 3', 'what was typed before ready is kept');
+    assert.equal(await shownField.evaluate((input) => input.serverRendered), true, 'the element adopted the server’s field (docs/element.md)');
     const ready = await shownOpening(page);
     assert.deepEqual(ready, before, 'the element shows, at ready, what the server rendered');
     assert.deepEqual(ready.cells, Object.fromEntries(openingTensors.map((key) => [key, core.fixture[key].text])), 'the cells on screen are the core’s');

@@ -159,17 +159,17 @@ describe('the prerendered opening', () => {
         await field.press('Enter'); // sends no form before ready (a GET would reload the page)
         await field.press('ArrowLeft');
         await field.press('ArrowLeft');
-        await field.evaluate((input) => (input.prerendered = true)); // the prerendered node, told apart after ready
+        await field.evaluate((input) => (input.prerendered = true)); // the prerendered node, known again after ready
         assert.equal(await page.locator('qkv-lesson').getAttribute('data-state'), 'loading', 'typed before ready');
         releaseWasm();
         await waitReady(page);
         const carried = await page.locator(`${question} input`).first().evaluate((input) => ({
-          replaced: input.prerendered === undefined,
+          adopted: input.prerendered === true,
           value: input.value,
           focused: input.getRootNode().activeElement === input,
           caret: [input.selectionStart, input.selectionEnd],
         }));
-        assert.deepEqual(carried, { replaced: true, value: '0, 3', focused: true, caret: [2, 2] });
+        assert.deepEqual(carried, { adopted: true, value: '0, 3', focused: true, caret: [2, 2] }, 'the prerendered field itself, as the learner left it');
         const ready = await openingNow(page);
         await waitLaidOut(page);
         const laidOut = await openingNow(page);
@@ -184,6 +184,128 @@ describe('the prerendered opening', () => {
         await opened.close();
       }
     });
+  }
+});
+
+// Issue 42, item 1: the element attaches without rebuilding what is there. The prerendered nodes are tagged before
+// any of the lesson's script runs; after ready the heading, the intro, each of the four tables and the question's
+// form and fields are those same nodes, still in the page, showing the core's values; nothing moved on screen.
+function openingParts() {
+  const root = document.querySelector('qkv-lesson').shadowRoot;
+  const form = root.querySelector('form[data-exercise="ch26-first-token"]');
+  return new Map([
+    ['heading', root.querySelector('header.intro h2')],
+    ['intro', root.querySelector('header.intro')],
+    ...['input', 'query_weight', 'key_weight', 'value_weight'].map((key) => [`table ${key}`, root.querySelector(`table[data-fixture-tensor="${key}"]`)]),
+    ['form', form],
+    ...[...(form?.querySelectorAll('input') ?? [])].map((input, index) => [`field ${index}`, input]),
+  ]);
+}
+
+test('at ready the element adopts the prerendered opening: the heading, the intro, the four tables, the question and its fields are the same nodes, with no layout shift', async () => {
+  const opened = await openPage(browser, { width: 1280, height: 900 });
+  const { page } = opened;
+  try {
+    await page.addInitScript({ content: `window.__openingParts = ${openingParts};` });
+    await page.addInitScript(() => {
+      window.__shifts = [];
+      new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map(({ startTime, value }) => ({ startTime, value })))).observe({ type: 'layout-shift', buffered: true });
+    });
+    const releaseScript = await holdRequests(page, /\/assets\/index-[^/]*\.js$/);
+    const releaseWasm = await holdRequests(page, /\.wasm$/);
+    await opened.goto(url, { waitUntil: 'commit' });
+    await page.locator(`${question} input`).first().waitFor();
+    assert.equal(await page.evaluate(() => customElements.get('qkv-lesson') === undefined), true, 'the lesson’s script is held back');
+    // Tagged before any script of the lesson's runs: each part's prerendered node, kept in the page.
+    const tagged = await page.evaluate(() => {
+      window.__prerendered = window.__openingParts();
+      // What the element does to what was there: a node of the opening taken out of the page, or a text of it
+      // rewritten, is painted again.
+      const root = document.querySelector('qkv-lesson').shadowRoot;
+      const prerendered = new WeakSet();
+      const walker = document.createTreeWalker(root.querySelector('article')); // every node of the opening, its text too
+      for (let node = walker.currentNode; node; node = walker.nextNode()) prerendered.add(node);
+      const described = (node) => (node.nodeType === Node.TEXT_NODE ? `text “${node.data.slice(0, 30)}”` : `${node.localName}.${node.getAttribute('class') ?? ''}`);
+      window.__rewritten = [];
+      new MutationObserver((records) => {
+        for (const record of records) {
+          if (record.type === 'characterData' && prerendered.has(record.target)) window.__rewritten.push(`${described(record.target)} rewritten`);
+          for (const node of record.removedNodes) if (prerendered.has(node)) window.__rewritten.push(`${described(node)} taken out`);
+        }
+      }).observe(root, { childList: true, characterData: true, subtree: true });
+      return [...window.__prerendered].filter(([, node]) => node).map(([name]) => name);
+    });
+    const fieldNames = openingView.answer.map((_, index) => `field ${index}`);
+    assert.deepEqual(tagged, ['heading', 'intro', ...tensors.map((key) => `table ${key}`), 'form', ...fieldNames], 'every part is prerendered');
+    releaseScript();
+    await page.locator('qkv-lesson[data-state="loading"] >> p.loading').waitFor();
+    // Shifts across ready: from the last frame before the core arrives (the page's own script may move the page
+    // while it starts: the start-over line above the lesson) to the lesson laid out.
+    const coreReleasedAt = await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(performance.now())))));
+    releaseWasm();
+    await waitReady(page);
+    const kept = await page.evaluate(() => {
+      const now = window.__openingParts();
+      return [...window.__prerendered].map(([name, node]) => ({ name, connected: node.isConnected, same: now.get(name) === node }));
+    });
+    for (const { name, connected, same } of kept) {
+      assert.ok(connected, `the prerendered ${name} is still in the page`);
+      assert.ok(same, `the element's ${name} is the prerendered node`);
+    }
+    assert.deepEqual(await page.evaluate(() => window.__rewritten), [], 'nothing of the prerendered opening is taken out or rewritten');
+    // The adopted nodes show the core's values, and Check is the element's now (the prerender's was disabled).
+    for (const key of tensors) {
+      const cells = await page.locator(`qkv-lesson table[data-fixture-tensor="${key}"] tbody td:not(.empty)`).allInnerTexts();
+      assert.deepEqual(cells, fixture[key].text, `${key}'s cells are the core's`);
+    }
+    assert.equal(await page.locator(`${question} button[type="submit"]`).isDisabled(), false, 'Check is enabled at ready');
+    await waitLaidOut(page);
+    const shifts = await page.evaluate((since) => window.__shifts.filter(({ startTime }) => startTime >= since).map(({ value }) => value), coreReleasedAt);
+    assert.deepEqual(shifts, [], 'no layout shift from the core’s arrival to the lesson laid out');
+    assertNoProblems(opened.problems, 'adopting the prerendered opening');
+  } finally {
+    await opened.close();
+  }
+});
+
+// What the view cannot adopt it replaces, and nothing typed is lost: an opening from another build (here the served
+// HTML's question text and one cell of X changed) keeps the parts that say what the view says and loses the others,
+// the question's typed text, focus and caret carried into the view's own field.
+test('a prerendered part that says something else is replaced with the core’s, and what was typed into it is carried over', async () => {
+  const opened = await openPage(browser, { width: 1280, height: 900 });
+  const { page } = opened;
+  try {
+    await page.route(url, async (route) => {
+      const response = await route.fetch();
+      const html = (await response.text()).replace('For the frozen fixture, compute', 'For a stale fixture, compute').replace('<td><bdi dir="ltr">1</bdi></td>', '<td><bdi dir="ltr">9</bdi></td>');
+      await route.fulfill({ response, body: html });
+    });
+    await page.addInitScript({ content: `window.__openingParts = ${openingParts};` });
+    const releaseWasm = await holdRequests(page, /\.wasm$/);
+    await opened.goto(url, { waitUntil: 'domcontentloaded' });
+    const field = page.locator(`${question} input`).first();
+    await field.waitFor();
+    assert.match(await page.locator(`${question} .question-text`).innerText(), /stale fixture/, 'the page holds the other build’s question');
+    await field.click();
+    await field.pressSequentially('0, 3');
+    await field.press('ArrowLeft');
+    await page.evaluate(() => (window.__prerendered = window.__openingParts()));
+    releaseWasm();
+    await waitReady(page);
+    const kept = await page.evaluate(() => {
+      const now = window.__openingParts();
+      return Object.fromEntries([...window.__prerendered].map(([name, node]) => [name, now.get(name) === node]));
+    });
+    assert.deepEqual(kept, { heading: true, intro: true, 'table input': false, 'table query_weight': true, 'table key_weight': true, 'table value_weight': true, form: false, 'field 0': false, 'field 1': false, 'field 2': false });
+    assert.deepEqual(await page.locator('qkv-lesson table[data-fixture-tensor="input"] tbody td:not(.empty)').allInnerTexts(), fixture.input.text, 'X is the core’s');
+    const questionText = await page.locator(`${question} .question-text`).evaluate((node) => node.outerHTML);
+    assert.equal(typedText(parseHTML(`<html><body>${questionText}</body></html>`).document.body), openingView.question.replace(/\s+/g, ' ').trim(), 'the question is the core’s');
+    const carried = await page.locator(`${question} input`).first().evaluate((input) => ({ value: input.value, focused: input.getRootNode().activeElement === input, caret: [input.selectionStart, input.selectionEnd] }));
+    assert.deepEqual(carried, { value: '0, 3', focused: true, caret: [3, 3] }, 'what was typed, the focus and the caret, in the view’s own field');
+    assert.equal(await page.locator(question).count(), 1, 'one form asks the question');
+    assertNoProblems(opened.problems, 'an opening from another build');
+  } finally {
+    await opened.close();
   }
 });
 

@@ -1,6 +1,6 @@
 // qkv-lesson/server: the lesson's opening as a server render writes it inside <qkv-lesson> (Astro's frontmatter,
 // Next's server components, plain Node), so that the learner reads it, and can start typing, before the engine
-// arrives; the element adopts it and carries what was typed into its own view at ready. The markup was rendered
+// arrives; at ready the element's view takes its nodes as its own, with what was typed (src/lesson/prerendered.ts). The markup was rendered
 // at the package's build from the core's own numbers (web/prerender/server-opening.ts). Pure: no DOM, no global.
 import { afterHref, beforeHref } from './opening-markup.js';
 

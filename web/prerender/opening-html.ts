@@ -3,7 +3,7 @@
 // components (src/lesson/opening.ts), loaded through Vite in Node with linkedom for a DOM, from the numbers of the
 // page's own WebAssembly core loaded in Node. It goes into <qkv-lesson> as a declarative shadow root with a link
 // to the lesson's style sheets as a file (a strict CSP allows no inline style); the element adopts it at connect
-// and replaces it with its own view at ready (src/lesson/prerendered.ts).
+// and at ready its view takes the opening's nodes as its own (src/lesson/prerendered.ts).
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';

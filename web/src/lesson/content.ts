@@ -2,12 +2,15 @@
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
 import { nameTokenRows } from './diagram';
-import { h, math as mathSpan, part, setText, symbols } from './dom';
+import { BuiltFrom, childAt, h, holding, keptIfSame, math as mathSpan, part, placeChildren, setText, shellIfSame, symbols } from './dom';
 import { exerciseProse } from './exercises';
 import { matrixTable } from './tables';
 import { joinWords } from './words';
 import type { Evidence } from './types';
 
+// The heading and what the lesson is, with the line that says, when it comes to that, that the learner's answers
+// are not being kept (host-bridge.ts): empty until needed, a live region from the start so that the words are read
+// out when they come.
 export function renderIntro(): HTMLElement {
   return h(
     'header',
@@ -18,54 +21,52 @@ export function renderIntro(): HTMLElement {
       {},
       'Self-attention starts by giving one hidden-state sequence three learned views: queries, keys and values. Each view is the same sequence multiplied by its own weight, with no bias, as in the original Transformer. Every number on this page is computed by the lesson’s C++ core, running in your browser as WebAssembly.',
     ),
+    h('p', { class: 'not-kept', role: 'status' }),
   );
+}
+
+function workedWords(t: Evidence): string {
+  return `One batch of token states, for the words ${joinWords(t.token_names.map((word) => `“${word}”`), 'and')}, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`;
 }
 
 // The numbers the first question asks about (the frozen fixture, or what is on screen), before the answer: the
 // learner predicts q₀, k₀, v₀ first. `question` is where the element puts the first-token question (the one form
 // asking it) while this section is shown; `anotherOne`, the control that draws a new problem. The tables follow
-// the numbers on screen (show).
-export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement, anotherOne: HTMLElement): { element: HTMLElement; show(evidence: Evidence, edited: boolean): void } {
-  const words = h('p', {});
-  const numbers = fixtureTables('data-fixture-tensor');
-  const tables = h('div', { class: 'worked-numbers' }, numbers.element);
+// the numbers on screen (show). `prerendered`: this section as the build prerendered it (opening.ts), whose nodes
+// are kept where they say what these would (prerendered.ts); `question` and `anotherOne` are the caller's to adopt.
+export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement, anotherOne: HTMLElement, prerendered: Element | null = null): { element: HTMLElement; show(evidence: Evidence, edited: boolean): void } {
+  const madeWords = h('p', {});
+  setText(madeWords, workedWords(fixture));
+  const words = keptIfSame(madeWords, childAt(prerendered, 1, 0));
+  const numbers = fixtureTables('data-fixture-tensor', childAt(prerendered, 1, 1, 0));
   const show = (t: Evidence, edited: boolean) => {
-    setText(words, `One batch of token states, for the words ${joinWords(t.token_names.map((word) => `“${word}”`), 'and')}, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`);
+    setText(words, workedWords(t));
     numbers.show(t, edited);
   };
   show(fixture, false);
-  const element = h(
-    'section',
-    { class: 'worked', 'aria-labelledby': 'qkv-worked-title' },
-    h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'),
+  const tables = holding(h('div', { class: 'worked-numbers' }), childAt(prerendered, 1, 1), [numbers.element]);
+  const why = h('p', {}, 'The three answers differ because the three weights differ: separate weights let each role learn its own representation, while batch and token positions stay aligned.');
+  const element = holding(h('section', { class: 'worked', 'aria-labelledby': 'qkv-worked-title' }), prerendered, [
+    keptIfSame(h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'), childAt(prerendered, 0)),
     // Parts, each laid out in a frame of its own (laid-out.ts).
-    part(words, tables),
-    part(
-      question,
-      anotherOne,
-      h(
-        'p',
-        {},
-        'The three answers differ because the three weights differ: separate weights let each role learn its own representation, while batch and token positions stay aligned.',
-      ),
-    ),
-  );
+    holding(part(), childAt(prerendered, 1), [words, tables]),
+    holding(part(), childAt(prerendered, 2), [question, anotherOne, keptIfSame(why, childAt(prerendered, 2, 2))]),
+  ]);
   return { element, show };
 }
 
 // The input and weights the first question asks about, as four tables that follow the numbers on screen (show),
 // titled the fixture's until the numbers changed, then "on screen". Each table is rebuilt only when its numbers, words or title
 // change: an edit of X leaves the weights' tables as they are (rebuilding all four was about 0.6 ms of an edit).
-function fixtureTables(attribute: string): { element: HTMLElement; show(t: Evidence, edited: boolean): void } {
-  const element = h('div', { class: 'worked-tables' });
-  const built = new Map<string, { says: string; table: HTMLTableElement }>();
+// A table on screen that says what the rebuilt one would say stays: the build's prerendered tables (`prerendered`,
+// adopted at ready: prerendered.ts) are kept that way.
+function fixtureTables(attribute: string, prerendered: Element | null = null): { element: HTMLElement; show(t: Evidence, edited: boolean): void } {
+  const element = shellIfSame(h('div', { class: 'worked-tables' }), prerendered);
+  const built = new Map<string, BuiltFrom<HTMLTableElement>>();
   const table = (key: string, says: unknown[], build: () => HTMLTableElement): HTMLTableElement => {
-    const text = JSON.stringify(says);
-    const kept = built.get(key);
-    if (kept?.says === text) return kept.table;
-    const fresh = build();
-    built.set(key, { says: text, table: fresh });
-    return fresh;
+    const memo = built.get(key) ?? new BuiltFrom<HTMLTableElement>();
+    built.set(key, memo);
+    return memo.get(says, () => keptIfSame(build(), element.querySelector(`:scope > table[${attribute}="${key}"]`)));
   };
   const weights = [
     ['query_weight', 'W_Q'],
@@ -80,12 +81,7 @@ function fixtureTables(attribute: string): { element: HTMLElement; show(t: Evide
       return made;
     });
     const tables = [input, ...weights.map(([key, name]) => table(key, [t[key], whose], () => matrixTable(key, `${name} (${whose})`, t[key], attribute)))];
-    tables.forEach((next, index) => {
-      const now = element.children[index];
-      if (now === next) return;
-      if (now) now.replaceWith(next);
-      else element.append(next);
-    });
+    placeChildren(element, tables);
   };
   return { element, show };
 }

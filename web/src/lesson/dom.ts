@@ -62,9 +62,15 @@ function nameMath(base: string, subscript: string): Element {
   return name;
 }
 
-// An element's text replaced, its names written as withNames writes them.
+// An element's text replaced, its names written as withNames writes them; left as it is when it says that already
+// (nothing on screen is written twice: a prerendered text the view adopted, a question's unchanged words).
 export function setText(element: Element, text: string): void {
-  element.replaceChildren(...withNames(text));
+  const nodes = withNames(text)
+    .filter((piece) => piece !== '')
+    .map((piece) => (typeof piece === 'string' ? document.createTextNode(piece) : piece));
+  const now = element.childNodes;
+  if (nodes.length === now.length && nodes.every((node, index) => node.isEqualNode(now[index]))) return;
+  element.replaceChildren(...nodes);
 }
 
 // Build-time KaTeX output (trusted: produced by vite.config.ts from formulas.ts, never from input).
@@ -95,4 +101,73 @@ export function symbols(entries: [html: string, meaning: string][]): HTMLElement
 export const partClass = 'part';
 export function part(...children: (Node | string)[]): HTMLElement {
   return h('div', { class: partClass }, ...children);
+}
+
+// What was built from some inputs, built again only when they change (compared as JSON text): an edit leaves most
+// of what the lesson shows as it was, and rebuilding it costs a frame's time.
+export class BuiltFrom<T> {
+  private says: string | undefined;
+  private built: T | undefined;
+
+  get(inputs: unknown, build: () => T): T {
+    const says = JSON.stringify(inputs);
+    if (says !== this.says) [this.built, this.says] = [build(), says];
+    return this.built as T;
+  }
+}
+
+// Adopting the prerendered opening (prerendered.ts): the view takes the nodes the build prerendered where they say
+// what its own would say, so that nothing on screen is built, or painted, twice.
+
+// Whether two nodes say the same: equal, once empty text nodes are dropped and adjacent ones joined (the builder
+// makes both; parsed HTML has neither).
+export function sayTheSame(made: Node, prerendered: Node | null | undefined): boolean {
+  if (!prerendered) return false;
+  const [a, b] = [made.cloneNode(true), prerendered.cloneNode(true)];
+  a.normalize();
+  b.normalize();
+  return a.isEqualNode(b);
+}
+
+// `prerendered` when it says what `made` says, else `made`.
+export function keptIfSame<T extends Node>(made: T, prerendered: Node | null | undefined): T {
+  return sayTheSame(made, prerendered) ? (prerendered as unknown as T) : made;
+}
+
+// `prerendered` when its own attributes are those of `made` (its children aside), else `made`.
+export function shellIfSame<T extends Element>(made: T, prerendered: Element | null | undefined): T {
+  return prerendered && prerendered.cloneNode(false).isEqualNode(made.cloneNode(false)) ? (prerendered as unknown as T) : made;
+}
+
+// An element holding `children` in that order: `prerendered` when its own attributes are those of `made`, else `made`.
+export function holding<T extends Element>(made: T, prerendered: Element | null | undefined, children: Node[]): T {
+  const holder = shellIfSame(made, prerendered);
+  placeChildren(holder, children);
+  return holder;
+}
+
+// `parent`'s children made `children`, in order, without moving one already in its place: a node taken out of the
+// page loses its focus and its selection, and is painted again.
+export function placeChildren(parent: Node, children: Node[]): void {
+  const wanted = new Set(children);
+  for (const child of [...parent.childNodes]) if (!wanted.has(child)) parent.removeChild(child);
+  children.forEach((child, index) => {
+    const now = parent.childNodes[index];
+    if (now !== child) parent.insertBefore(child, now ?? null);
+  });
+}
+
+// The element at `path` (child indexes) below `element`; null where there is none.
+export function childAt(element: Element | null | undefined, ...path: number[]): Element | null {
+  return path.reduce<Element | null>((at, index) => at?.children[index] ?? null, element ?? null);
+}
+
+// Each element inside `made` as its counterpart in `prerendered`, the element at the same place: for two trees
+// that say the same (sayTheSame), so that the view's references point at the prerendered nodes.
+export function counterpartIn(made: Element, prerendered: Element): <T extends Element>(element: T) => T {
+  return <T extends Element>(element: T): T => {
+    const path: number[] = [];
+    for (let at: Element = element; at !== made; at = at.parentElement!) path.unshift([...at.parentElement!.children].indexOf(at));
+    return childAt(prerendered, ...path) as T;
+  };
 }

@@ -20,7 +20,7 @@ import { HostBridge } from './host-bridge';
 import { layOutInSteps } from './laid-out';
 import { LessonRecord, defaultActivityId } from './lesson-record';
 import { LessonView, lessonSheets } from './lesson-view';
-import { dropPrerendered, keepPrerendered, shownBefore } from './prerendered';
+import { dropPrerendered, keepPrerendered, showView, shownBefore } from './prerendered';
 import { collectProgress, readLessonProgress, type LessonProgress } from './progress';
 import { followLink, returnFromLink, showFragment } from './section-links';
 import { cellIndexOf } from './tables';
@@ -64,6 +64,7 @@ export class QkvLessonElement extends LessonAttributes {
     notKept: (words) => this.sayNotKept(words),
   });
   private view?: LessonView;
+  private prerendered: HTMLElement | null = null; // the opening's article the build prerendered, kept until ready
   private readonly gradedRun = new GradedRun(this, (questions, options) => this.controller!.outcome(questions, options));
   private warmUp?: WarmUp;
   private cancelLayOut?: () => void;
@@ -100,7 +101,8 @@ export class QkvLessonElement extends LessonAttributes {
     this.dataset.state = 'loading';
     // The opening the build prerendered stays, with the loading line below it, unless the lesson starts elsewhere.
     const loading = h('p', { class: 'loading', role: 'status' }, 'Loading the lesson’s computation engine…');
-    if (keepPrerendered(root, this.startsAsPrerendered())) root.append(loading);
+    this.prerendered = keepPrerendered(root, this.startsAsPrerendered());
+    if (this.prerendered) root.append(loading);
     else root.replaceChildren(loading);
     // The engine could not load: what failed, and Retry, which connects anew (core-load-error.ts).
     const notLoaded = (error: unknown) => {
@@ -355,6 +357,11 @@ export class QkvLessonElement extends LessonAttributes {
 
   // Everything the start asks of the core: the controller (the fixture, the exercises), the view, the starting state.
   private build(core: QkvCore): void {
+    // What the learner did in the prerendered opening (or in a view a restart replaces), read before the view takes
+    // its nodes; the view adopts the opening while it is still there (a restart builds anew).
+    const before = shownBefore(this.shadowRoot!);
+    const prerendered = this.prerendered?.parentNode === this.shadowRoot ? this.prerendered : null; // not dropped since
+    this.prerendered = null;
     this.controller = undefined;
     const controller = new LessonController(core);
     this.controller = controller;
@@ -367,11 +374,10 @@ export class QkvLessonElement extends LessonAttributes {
       reset: () => this.show(controller.reset()),
       drawVariant: (seed) => this.show(controller.drawVariant(seed), true),
       selfScoreAccepted: () => this.writeUrl(),
-    });
+    }, prerendered);
     this.view = view;
     if (this.dataset.answersNotKept) view.noteNotKept(this.dataset.answersNotKept);
-    const before = shownBefore(this.shadowRoot!); // the prerendered opening, where the learner may have typed
-    this.shadowRoot!.replaceChildren(view.article);
+    showView(this.shadowRoot!, view.article);
     this.applySections();
 
     // A shared link wins over the author's starting state or example; without any, the attempt's own problem, else

@@ -1,7 +1,7 @@
 // Every exercise's prose, keyed by the core's ids (exercise-prose.json), and the one form that asks it. The core
 // (cpp/learner/exercises.cpp) holds the rest: option order, right answers, hints and explanations, computed
 // from the values the learner is looking at. The page never grades.
-import { h, setText } from './dom';
+import { BuiltFrom, counterpartIn, h, sayTheSame, setText } from './dom';
 import { savedTextLimit } from './saved-text';
 import prose from './exercise-prose.json';
 import type { AnswerResponse, CoreError, ExerciseView } from './types';
@@ -113,7 +113,8 @@ export function numberExercises(root: ParentNode): void {
   for (const form of root.querySelectorAll<HTMLFormElement>('form.exercise')) {
     const label = form.querySelector('.exercise-number');
     if (!label) continue;
-    label.textContent = form.closest('[hidden]') ? '' : `${++number}. `;
+    const text = form.closest('[hidden]') ? '' : `${++number}. `;
+    if (label.textContent !== text) label.textContent = text; // an adopted form's number stays the node it was
   }
   nestQuestionHeadings(root);
 }
@@ -141,16 +142,12 @@ function nestQuestionHeadings(root: ParentNode): void {
   }
 }
 
-// A question's inputs: its options as radio buttons (in the core's order), or its blanks as text fields; and the
-// labels whose words follow the numbers (relabel, after new numbers).
-function answerFields(view: ExerciseView, name: string): { inputs: HTMLInputElement[]; fields: Node[]; relabel: (view: ExerciseView) => void } {
+// A question's inputs: its options as radio buttons (in the core's order), or its blanks as text fields, and their
+// labels, whose words follow the numbers (showWords).
+function answerFields(view: ExerciseView, name: string): { inputs: HTMLInputElement[]; labels: HTMLLabelElement[]; fields: Node[] } {
   const inputs: HTMLInputElement[] = [];
   const labels: HTMLLabelElement[] = [];
   const words = questionWords(view);
-  const relabel = (next: ExerciseView) => {
-    const nextWords = questionWords(next);
-    labels.forEach((label, i) => setText(label, next.kind === 'choice' ? nextWords.choice(next.choices[i]) : nextWords.blank(i).label));
-  };
   if (view.kind === 'choice') {
     const group = h('fieldset', { class: 'choices' }, h('legend', {}, 'Choose one'));
     for (const choice of view.choices) {
@@ -161,42 +158,108 @@ function answerFields(view: ExerciseView, name: string): { inputs: HTMLInputElem
       labels.push(label);
       group.append(h('p', {}, input, ' ', label));
     }
-    return { inputs, fields: [group], relabel };
+    return { inputs, labels, fields: [group] };
   }
   const fields: Node[] = [];
   for (let i = 0; i < view.blanks; i++) {
     const blank = words.blank(i);
     const id = `${name}-blank-${i}`;
-    const input = h('input', { id, type: 'text', placeholder: blank.placeholder, autocomplete: 'off', spellcheck: 'false' });
-    input.maxLength = savedTextLimit; // what storage, restoreProgress and the LMS keep of an answer (host-bridge.ts)
-    if (view.kind === 'count') input.inputMode = 'numeric';
+    // maxlength: what storage, restoreProgress and the LMS keep of an answer (host-bridge.ts); as attributes, so
+    // that the prerendered opening's fields have them too (opening.ts).
+    const inputMode = view.kind === 'count' ? 'numeric' : undefined;
+    const input = h('input', { id, type: 'text', placeholder: blank.placeholder, autocomplete: 'off', spellcheck: 'false', maxlength: `${savedTextLimit}`, inputmode: inputMode });
     const label = h('label', { for: id }, blank.label);
     inputs.push(input);
     labels.push(label);
     fields.push(h('p', { class: 'blank' }, label, ' ', input));
   }
-  return { inputs, fields, relabel };
+  return { inputs, labels, fields };
 }
 
-// A question's heading and, when the numbers make it meaningless, why it is not graded: both in the core's
-// words for the numbers on screen (show, again after new numbers; relabel: its options' or blanks' labels).
-function questionHeading(name: string, relabel: (view: ExerciseView) => void) {
+// A question's heading, its text, and the note saying why it is not graded when the numbers make it meaningless.
+function questionHeading(name: string) {
   const text = h('span', { class: 'question-text' });
   const title = h('h4', { id: `${name}-question`, class: 'question-title' }, h('span', { class: 'exercise-number' }), text);
   const notGraded = h('p', { class: 'note not-graded', 'data-not-graded': '' });
-  // Rewritten only when the core's words change: an edit that leaves a question's words as they were rewrites
-  // none of them (names as MathML and all), as every edit did.
-  let said = '';
-  const show = (view: ExerciseView) => {
-    const says = JSON.stringify([view.question, view.not_graded ?? null, view.choices, view.choice_texts, view.blank_labels]);
-    if (says === said) return;
-    said = says;
-    setText(text, questionWords(view).question);
-    setText(notGraded, view.not_graded ?? '');
-    notGraded.hidden = view.not_graded === undefined;
-    relabel(view);
+  return { title, text, notGraded };
+}
+
+// The nodes of one question's form that its handle reads and writes.
+interface FormParts {
+  form: HTMLFormElement;
+  text: HTMLElement;
+  notGraded: HTMLElement;
+  inputs: HTMLInputElement[];
+  labels: HTMLLabelElement[];
+  checkButton: HTMLButtonElement;
+  showAnswer: HTMLButtonElement;
+  feedback: HTMLElement;
+  teacherAnswer: HTMLElement;
+}
+
+function formParts(view: ExerciseView, name: string): FormParts {
+  const feedback = h('div', { class: 'feedback', 'aria-live': 'polite', 'data-feedback': view.id });
+  const { inputs, labels, fields } = answerFields(view, name);
+  const { title, text, notGraded } = questionHeading(name);
+  const teacherAnswer = h('div', { class: 'teacher-answer', 'data-answer': view.id, hidden: true });
+  const showAnswer = h('button', { type: 'button', class: 'show-answer' }, 'Show the answer');
+  const checkButton = h('button', { type: 'submit' }, 'Check');
+  const form = h(
+    'form',
+    { class: 'exercise', 'data-exercise': view.id, 'aria-labelledby': `${name}-question` },
+    title,
+    notGraded,
+    ...fields,
+    h('p', { class: 'exercise-actions' }, checkButton, ' ', showAnswer),
+    feedback,
+    teacherAnswer,
+  );
+  return { form, text, notGraded, inputs, labels, checkButton, showAnswer, feedback, teacherAnswer };
+}
+
+// The question's words in the core's words for the numbers on screen (again after new numbers): its heading, why it
+// is not graded, its options' or blanks' labels.
+function showWords(parts: FormParts, view: ExerciseView): void {
+  const words = questionWords(view);
+  setText(parts.text, words.question);
+  setText(parts.notGraded, view.not_graded ?? '');
+  parts.notGraded.hidden = view.not_graded === undefined;
+  parts.labels.forEach((label, i) => setText(label, view.kind === 'choice' ? words.choice(view.choices[i]) : words.blank(i).label));
+}
+
+// `made`'s parts in the form the build prerendered (opening.ts), when it asks the same question with the same
+// fields: what the learner typed there is simply still there. Null when it asks something else.
+function adoptedForm(made: FormParts, prerendered: HTMLFormElement | null | undefined): FormParts | null {
+  if (!prerendered || !sayTheSame(asPrerendered(made.form, prerendered), prerendered)) return null;
+  const at = counterpartIn(made.form, prerendered);
+  const adopted: FormParts = {
+    form: prerendered,
+    text: at(made.text),
+    notGraded: at(made.notGraded),
+    inputs: made.inputs.map(at),
+    labels: made.labels.map(at),
+    checkButton: at(made.checkButton),
+    showAnswer: at(made.showAnswer),
+    feedback: at(made.feedback),
+    teacherAnswer: at(made.teacherAnswer),
   };
-  return { title, notGraded, show };
+  adopted.checkButton.disabled = false;
+  return adopted;
+}
+
+// A copy of `made` as the prerender writes the same question: its heading at the level and with the number
+// numberExercises gave it there, its Check disabled until the lesson's script runs (opening.ts).
+function asPrerendered(made: HTMLFormElement, prerendered: HTMLFormElement): HTMLFormElement {
+  const copy = made.cloneNode(true) as HTMLFormElement;
+  const title = copy.querySelector('.question-title')!;
+  const prerenderedTitle = prerendered.querySelector('.question-title');
+  const atLevel = h((prerenderedTitle?.localName ?? title.localName) as 'h4', {});
+  for (const attribute of title.attributes) atLevel.setAttribute(attribute.name, attribute.value);
+  atLevel.append(...title.childNodes);
+  title.replaceWith(atLevel);
+  atLevel.querySelector('.exercise-number')!.textContent = prerenderedTitle?.querySelector('.exercise-number')?.textContent ?? '';
+  copy.querySelector<HTMLButtonElement>('button[type="submit"]')!.disabled = true;
+  return copy;
 }
 
 type Graded = Extract<AnswerResponse, { ok: true }>;
@@ -301,43 +364,33 @@ function submitCheck({ view, form, feedback, options, record, markShown }: Check
 // One exercise: its blanks or options (in the core's order), Check, Show the answer, and feedback. A wrong
 // answer gets a hint and a second try; the answer shows after the second wrong check, or when asked. Once it
 // has been shown (or in a teacher's copy, where it always is), the core counts no check as a success.
-export function renderExercise(initial: ExerciseView, options: ExerciseOptions): ExerciseHandle {
+// `prerendered`: the form the build prerendered for it, taken as its own when it asks the same (adoptedForm).
+export function renderExercise(initial: ExerciseView, options: ExerciseOptions, prerendered?: HTMLFormElement | null): ExerciseHandle {
   let view = initial;
-  const feedback = h('div', { class: 'feedback', 'aria-live': 'polite', 'data-feedback': view.id });
-  const name = `${options.idPrefix}-${view.id}`;
-  const { inputs, fields, relabel } = answerFields(view, name);
-  const words = questionHeading(name, relabel);
-  const teacherAnswer = h('div', { class: 'teacher-answer', 'data-answer': view.id, hidden: true });
-  const showAnswer = h('button', { type: 'button', class: 'show-answer' }, 'Show the answer');
-  const checkButton = h('button', { type: 'submit' }, 'Check');
-  const form = h(
-    'form',
-    { class: 'exercise', 'data-exercise': view.id, 'aria-labelledby': `${name}-question` },
-    words.title,
-    words.notGraded,
-    ...fields,
-    h('p', { class: 'exercise-actions' }, checkButton, ' ', showAnswer),
-    feedback,
-    teacherAnswer,
-  );
+  const made = formParts(view, `${options.idPrefix}-${view.id}`);
   // Built only while shown (a teacher's copy), and rebuilt only when what it says changes: most edits leave a
   // question's answer as it was. Hidden, building every question's answer cost about 0.9 ms of each edit, and
   // 10–15 ms of the start on a slow phone, for nothing on screen.
-  let teacherAnswerSays = '';
-  const showTeacherAnswer = () => {
+  const teacherAnswerSays = new BuiltFrom<void>();
+  const showTeacherAnswer = (parts: FormParts) => {
     const shown = options.reveal() === 'always';
-    teacherAnswer.hidden = !shown;
-    const says = shown ? JSON.stringify([view.answer, view.explanation, view.choices, view.choice_texts, view.blank_labels]) : '';
-    if (says === teacherAnswerSays) return;
-    teacherAnswerSays = says;
-    teacherAnswer.replaceChildren(...(shown ? answerBlock(view, view.answer, view.explanation) : []));
+    parts.teacherAnswer.hidden = !shown;
+    const says = shown ? [view.answer, view.explanation, view.choices, view.choice_texts, view.blank_labels] : null;
+    teacherAnswerSays.get(says, () => parts.teacherAnswer.replaceChildren(...(shown ? answerBlock(view, view.answer, view.explanation) : [])));
   };
-  const applyReveal = () => {
-    showTeacherAnswer();
-    showAnswer.hidden = options.reveal() !== 'after-check';
+  // Rewritten only when the core's words change: an edit that leaves a question's words as they were rewrites none
+  // of them (names as MathML and all), as every edit did.
+  const wordsSaid = new BuiltFrom<void>();
+  const showWordsIn = (parts: FormParts) => wordsSaid.get([view.question, view.not_graded ?? null, view.choices, view.choice_texts, view.blank_labels], () => showWords(parts, view));
+  const applyRevealTo = (parts: FormParts) => {
+    showTeacherAnswer(parts);
+    parts.showAnswer.hidden = options.reveal() !== 'after-check';
   };
-  applyReveal();
-  words.show(view);
+  applyRevealTo(made);
+  showWordsIn(made);
+  const parts = adoptedForm(made, prerendered) ?? made;
+  const { form, inputs, feedback, showAnswer, checkButton } = parts;
+  const applyReveal = () => applyRevealTo(parts);
 
   const record: CheckRecord = { wrongTries: 0, attempts: 0, revealed: false, last: null, since: performance.now() };
   // The core's note on this question's checks when they are used up ("" while checks are left).
@@ -384,8 +437,8 @@ export function renderExercise(initial: ExerciseView, options: ExerciseOptions):
       const answerChanged = next.answer.join('\u241f') !== view.answer.join('\u241f');
       const changed = answerChanged || next.explanation !== view.explanation || next.question !== view.question;
       view = next;
-      showTeacherAnswer();
-      words.show(view);
+      showTeacherAnswer(parts);
+      showWordsIn(parts);
       if (!changed) return;
       // Another answer is a new problem: the one shown for the old numbers does not give it away, and its two tries
       // start again. The same answer stays given away.

@@ -7,7 +7,7 @@ import { sectionNames, type SectionName } from './attributes';
 import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import type { LessonController } from './controller';
 import { DiagramSection } from './diagram-section';
-import { h, mathProbe } from './dom';
+import { h, holding, keptIfSame, mathProbe } from './dom';
 import { waitForLayout } from './laid-out';
 import type { ExerciseHandle, ExerciseOptions } from './exercises';
 import type { SavedProgress } from './host-bridge';
@@ -36,15 +36,19 @@ export class LessonView {
   readonly results: ResultsView;
   private readonly worked: ReturnType<typeof renderWorkedPrediction>;
   private readonly sections: Record<SectionName, HTMLElement>;
-  // Says, at the top, that the learner's answers are not being kept (host-bridge.ts); empty until then, a live
-  // region from the start so that the words are read out when they come.
-  private readonly notKeptNote = h('p', { class: 'not-kept', role: 'status' });
+  // Says, at the top, that the learner's answers are not being kept (host-bridge.ts; content.ts, renderIntro).
+  private readonly notKeptNote: HTMLElement;
 
-  constructor(core: QkvCore, controller: LessonController, idPrefix: string, hooks: LessonHooks) {
+  // `prerendered`: the opening the build prerendered (opening.ts), still on screen; the view takes its nodes as its
+  // own where they say what its own would say (the heading and intro, the opening prediction, its tables and
+  // question), so that only the rest is added and what differs replaced. Null: the view is built whole.
+  constructor(core: QkvCore, controller: LessonController, idPrefix: string, hooks: LessonHooks, prerendered: HTMLElement | null = null) {
+    const worked = prerendered?.querySelector(':scope > section.worked') ?? null;
     const views = controller.exercises(); // one call lists both sections' questions
     this.diagram = new DiagramSection(idPrefix, controller.sizeLimits, hooks.reset, (tensor, index) => controller.provenance(tensor, index), () => controller.numericalChecksStep(), controller.gradcheckRules);
     const chapter = views.filter((view) => view.id.startsWith('ch26-'));
-    this.questions = new ChapterQuestions(chapter, controller.fixtureEvidence, this.diagram.diagram, { ...hooks, idPrefix: `${idPrefix}-exercise` });
+    const questionPlace = worked?.querySelector(':scope > .part > .worked-question');
+    this.questions = new ChapterQuestions(chapter, controller.fixtureEvidence, this.diagram.diagram, { ...hooks, idPrefix: `${idPrefix}-exercise` }, questionPlace);
     this.selfScoreSection = buildSelfScoreSection(core, {
       ...hooks,
       idPrefix,
@@ -57,9 +61,9 @@ export class LessonView {
       },
     });
     this.scale = buildScale(idPrefix);
-    this.anotherOne = renderAnotherOne(hooks.drawVariant, (request) => controller.practiceStreak(request));
+    this.anotherOne = renderAnotherOne(hooks.drawVariant, (request) => controller.practiceStreak(request), worked?.querySelector(':scope > .part > .another-one-bar'));
     this.results = renderResults(idPrefix);
-    this.worked = renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion, this.anotherOne.element);
+    this.worked = renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion, this.anotherOne.element, worked);
     this.sections = {
       prediction: this.worked.element,
       rule: renderForwardRule(),
@@ -83,10 +87,11 @@ export class LessonView {
     // and backward) comes after the main path, with the diagram; the scale section sits at its end (applySections).
     // A graded run's results end the main path.
     const mainPath = [...sectionNames.filter((name) => name !== 'scale').map((name) => this.sections[name]), this.results.element];
-    const intro = renderIntro();
-    intro.append(this.notKeptNote);
+    const intro = keptIfSame(renderIntro(), prerendered?.querySelector(':scope > header.intro'));
+    this.notKeptNote = intro.querySelector('p.not-kept')!;
     this.diagram.diagram.deeper.append(this.sections.scale);
-    this.article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, intro, mathProbe(math.queryBranch), ...mainPath, this.diagram.diagram.deeper);
+    const children = [intro, mathProbe(math.queryBranch), ...mainPath, this.diagram.diagram.deeper];
+    this.article = holding(h('article', { class: 'lesson', lang: 'en', part: 'lesson' }), prerendered, children);
     waitForLayout(this.article); // laid out a stretch at a time after ready (laid-out.ts)
   }
 

@@ -1,22 +1,34 @@
 // The opening the build prerendered into the page (web/prerender/, opening.ts): the element keeps it on screen
 // while the core loads, when it shows what the element will show (the fixture's numbers, every section, answers
-// after a check), and drops it otherwise. At ready the element's own view replaces it and takes over what the
-// learner typed there (the text, the focus, the selection), at the same place on screen.
+// after a check), and drops it otherwise. At ready the element's view takes the opening's nodes as its own wherever
+// they say what its own would say (lesson-view.ts, content.ts, exercises.ts, another-one.ts: each component knows
+// its nodes), so that what the learner typed there is still there and nothing on screen is built twice; only the
+// rest of the lesson is added (showView). What it could not adopt it replaces, and carries what was typed into it.
 // Which attributes make the opening stale is said beside each attribute (attributes.ts, changesPrerender).
-import { h } from './dom';
+import { h, placeChildren } from './dom';
 import { layOutNow } from './laid-out';
 
-// The prerendered opening in `root`, kept (true) when `fits`, else removed. A form sent before ready would reload the
-// page: its Check is prerendered disabled (opening.ts), and from here on the prerendered forms are not sent at all.
-export function keepPrerendered(root: ShadowRoot, fits: boolean): boolean {
-  const article = [...root.children].find((child) => child.localName === 'article');
-  if (!article) return false;
+// The prerendered opening's article in `root`, kept when `fits`, else removed (null). A form sent before ready would
+// reload the page: its Check is prerendered disabled (opening.ts), and from here on the prerendered forms are not
+// sent at all, until the view that adopts them handles them itself (showView).
+export function keepPrerendered(root: ShadowRoot, fits: boolean): HTMLElement | null {
+  const article = [...root.children].find((child): child is HTMLElement => child.localName === 'article');
+  if (!article) return null;
   if (!fits) {
     dropPrerendered(root);
-    return false;
+    return null;
   }
-  article.addEventListener('submit', (event) => event.preventDefault());
-  return true;
+  article.addEventListener('submit', notSent);
+  return article;
+}
+
+const notSent = (event: Event) => event.preventDefault();
+
+// `root` shows `article` alone: the view's (the prerendered opening's article, when the view adopted it, stays where
+// it is, its nodes unmoved; the loading line and the opening's own sheet go).
+export function showView(root: ShadowRoot, article: HTMLElement): void {
+  article.removeEventListener('submit', notSent);
+  placeChildren(root, [article]);
 }
 
 export function dropPrerendered(root: ShadowRoot): void {
@@ -60,11 +72,13 @@ function verdictNoLongerApplies(form: HTMLFormElement | null): void {
 }
 
 export interface ShownBefore {
-  // Into the view that replaced it: what was typed, the focus and selection, and its sections laid out at once.
+  // Into the view: its sections that were on screen laid out at once; what was typed, put back where a saved answer
+  // replayed over it or where the view's field is another node (a part not adopted, a restart), with the focus and
+  // selection (an adopted field still has them: then nothing changes).
   carryInto(article: HTMLElement): void;
 }
 
-// What `root` shows now (the prerendered opening, or a view a restart replaces), read before it is replaced.
+// What `root` shows now (the prerendered opening, or a view a restart replaces), read before the view is built.
 export function shownBefore(root: ShadowRoot): ShownBefore {
   const typed = fields(root).filter(({ input }) => input.value !== input.defaultValue || input.checked !== input.defaultChecked);
   const kept = typed.map(({ key, input }) => ({ key, value: input.value, checked: input.checked }));

@@ -3,7 +3,8 @@
 // in the exercises section's list, in the lesson's path order. Folds open once all their questions are settled.
 import { renderExerciseContext, type ExerciseContext } from './content';
 import { openAnswered, type DiagramRefs } from './diagram';
-import { h } from './dom';
+import { h, placeChildren, shellIfSame } from './dom';
+import { openingQuestionId } from './opening';
 import { numberExercises, renderExercise, type ExerciseHandle, type ExerciseOptions } from './exercises';
 import type { SectionName } from './attributes';
 import type { Evidence, ExerciseView } from './types';
@@ -12,7 +13,7 @@ export class ChapterQuestions {
   readonly handles = new Map<string, ExerciseHandle>();
   // Where the forms go when the diagram is hidden, and the first one's place in the opening prediction.
   readonly list = h('div', { class: 'exercise-list' });
-  readonly workedQuestion = h('div', { class: 'worked-question' });
+  readonly workedQuestion: HTMLElement;
   // What a question needs beside it when it is asked in the list (content.ts; null: nothing), made the first time
   // it is listed: in the lesson's default sections no question is, and making them all cost about 15 ms of the start
   // on a slow phone. The numbers on screen, for the one made next.
@@ -22,9 +23,15 @@ export class ChapterQuestions {
   private readonly settled = new Set<string>();
   private readonly pathOrder: string[];
 
-  constructor(views: ExerciseView[], evidence: Evidence, private readonly diagram: DiagramRefs, options: ExerciseOptions) {
-    for (const view of views) this.handles.set(view.id, renderExercise(view, options));
+  // `prerendered`: the opening's place for the first-token question as the build prerendered it, with its form,
+  // which that question takes as its own when it asks the same (renderExercise); a form it does not take goes.
+  constructor(views: ExerciseView[], evidence: Evidence, private readonly diagram: DiagramRefs, options: ExerciseOptions, prerendered: Element | null = null) {
+    this.workedQuestion = shellIfSame(h('div', { class: 'worked-question' }), prerendered);
+    const prerenderedForm = this.workedQuestion.querySelector<HTMLFormElement>(`:scope > form.exercise[data-exercise="${openingQuestionId}"]`);
+    for (const view of views) this.handles.set(view.id, renderExercise(view, options, view.id === openingQuestionId ? prerenderedForm : null));
     this.numbers = { evidence, edited: false };
+    const adopted = prerenderedForm !== null && this.handles.get(openingQuestionId)?.form === prerenderedForm;
+    placeChildren(this.workedQuestion, adopted ? [prerenderedForm] : []); // the view's own form is placed later
     this.pathOrder = diagram.pathOrder.filter((id) => this.handles.has(id));
     for (const id of this.handles.keys()) if (!this.pathOrder.includes(id)) this.pathOrder.push(id);
   }
@@ -53,10 +60,10 @@ export class ChapterQuestions {
     const visible = (home: HTMLElement | undefined): home is HTMLElement => home !== undefined && !home.closest('[hidden]');
     for (const id of this.pathOrder) {
       const form = this.handles.get(id)!.form;
-      const home = [id === 'ch26-first-token' ? this.workedQuestion : undefined, this.diagram.predictions[id]].find(visible);
+      const home = [id === openingQuestionId ? this.workedQuestion : undefined, this.diagram.predictions[id]].find(visible);
       if (home) {
         this.contexts.get(id)?.element.remove();
-        home.append(form);
+        if (home.lastChild !== form) home.append(form); // a form in place stays: moved, it would lose its focus
       } else {
         const context = this.contextOf(id)?.element;
         this.list.append(...(context ? [context] : []), form);
