@@ -47,5 +47,5 @@ export function offerStartOver(lesson: QkvLessonElement, control: HTMLElement): 
     location.replace(location.pathname);
   });
   if (readFlag()) status.textContent = 'Started over: your answers, the challenge’s text and the numbers you changed were cleared.';
-  control.hidden = false;
+  ask.disabled = false; // on screen since the first paint (index.html), working from now
 }
