@@ -203,16 +203,21 @@ function openingParts() {
   ]);
 }
 
+// Every layout shift of the page from its first paint, as its value, in window.__shifts.
+function recordLayoutShifts(page) {
+  return page.addInitScript(() => {
+    window.__shifts = [];
+    new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map(({ value }) => value))).observe({ type: 'layout-shift', buffered: true });
+  });
+}
+
 // At a phone's width the start-over line above the lesson wraps onto two lines: had the page's script revealed it,
 // the opening the learner is reading would move down by them.
 test('at 390 px nothing moves from the first paint to the lesson laid out; Start over works once the script has run', async () => {
   const opened = await openPage(browser, { width: 390, height: 844 });
   const { page } = opened;
   try {
-    await page.addInitScript(() => {
-      window.__shifts = [];
-      new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map(({ value }) => value))).observe({ type: 'layout-shift', buffered: true });
-    });
+    await recordLayoutShifts(page);
     await opened.goto(url);
     await waitLaidOut(page);
     assert.deepEqual(await page.evaluate(() => window.__shifts), [], 'no layout shift');
@@ -230,10 +235,7 @@ test('at ready the element adopts the prerendered opening: the heading, the intr
   const { page } = opened;
   try {
     await page.addInitScript({ content: `window.__openingParts = ${openingParts};` });
-    await page.addInitScript(() => {
-      window.__shifts = [];
-      new PerformanceObserver((list) => window.__shifts.push(...list.getEntries().map(({ startTime, value }) => ({ startTime, value })))).observe({ type: 'layout-shift', buffered: true });
-    });
+    await recordLayoutShifts(page);
     const releaseScript = await holdRequests(page, /\/assets\/index-[^/]*\.js$/);
     const releaseWasm = await holdRequests(page, /\.wasm$/);
     await opened.goto(url, { waitUntil: 'commit' });
@@ -282,7 +284,7 @@ test('at ready the element adopts the prerendered opening: the heading, the intr
     await waitLaidOut(page);
     // From the first paint: the page's own script starting (the start-over line above the lesson is there from the
     // first paint), the core's arrival, ready, and the rest laid out.
-    assert.deepEqual(await page.evaluate(() => window.__shifts.map(({ value }) => value)), [], 'no layout shift from the first paint to the lesson laid out');
+    assert.deepEqual(await page.evaluate(() => window.__shifts), [], 'no layout shift from the first paint to the lesson laid out');
     assertNoProblems(opened.problems, 'adopting the prerendered opening');
   } finally {
     await opened.close();
