@@ -103,6 +103,41 @@ test('the entry script cut in half twice: the learner reads that the lesson’s 
   });
 });
 
+// The core's Emscripten glue (web/preload-wasm.ts preloads it with its integrity). The browser keeps a module that
+// failed for the page's life, so the element's Retry cannot mend it, and the damaged copy would stay in the HTTP cache
+// for a year: the element says data-core-script-refused, and mend-damaged-files.js asks past the cache and reloads.
+const coreGlue = /\/assets\/qkv-simd-[\w-]{8}\.js$/;
+const glueWords = new RegExp(`${integrityWords.source}|qkv-simd-[\\w-]{8}\\.js|engine script`);
+
+test('the core’s script cut in half once: the page asks the server past its cache and reloads once; the lesson starts', async () => {
+  await withDamagedHost([coreGlue, 'text/javascript', 1], async ({ host, page, problems }) => {
+    const loads = loadEvents(page);
+    const built = readFileSync(join(dist, 'index.html'), 'utf8');
+    assert.match(built, /<link rel="modulepreload" crossorigin integrity="sha384-[\w+/=]+" href="\.\/assets\/qkv-simd-/, 'the built page preloads the glue with an integrity');
+    await page.goto(host.url);
+    await loads(2);
+    await waitReady(page);
+    assert.deepEqual(host.state.requests, [false, true], 'the damaged copy, then one request past the cache; the reload took the good copy from the cache');
+    assert.equal(await page.evaluate(() => sessionStorage.getItem('qkv-lesson-mended-damaged-files')), null, 'the flag is cleared once the lesson came up');
+    assert.equal(await page.locator('qkv-lesson').getAttribute('data-core-script-refused'), null);
+    assert.equal(await page.locator('.damaged-files').count(), 0, 'nothing said');
+    assertNoProblems(otherProblems(problems, glueWords), 'the glue cut in half once');
+  });
+});
+
+test('the core’s script cut in half twice: the learner reads that the lesson’s files arrived damaged, with no reload', async () => {
+  await withDamagedHost([coreGlue, 'text/javascript', 2], async ({ host, page, problems }) => {
+    await page.goto(host.url);
+    await page.evaluate(() => (window.firstLoad = true));
+    const note = page.locator('p.damaged-files[role="alert"]');
+    await note.waitFor();
+    assert.equal(await page.evaluate(() => window.firstLoad), true, 'said on the first load');
+    assert.deepEqual(host.state.requests, [false, true], 'one request past the cache, no reload, no loop');
+    assert.equal(await page.locator('qkv-lesson').getAttribute('data-state'), 'error', 'the lesson says its engine’s script did not load');
+    assertNoProblems(otherProblems(problems, glueWords), 'the glue cut in half twice');
+  });
+});
+
 // The statuses of the Main face's regular faces in the document's font set (the formulas' text is drawn in it).
 const mainFaceStatuses = (page) =>
   page.evaluate(() => [...document.fonts].filter((face) => face.family === 'QkvLesson_Main' && face.weight === 'normal' && face.style === 'normal').map((face) => face.status));

@@ -1,6 +1,7 @@
 // The built pages' hashed scripts and style sheet carry an `integrity` (web/page-integrity.ts), so a copy that
 // arrived damaged (cut short, and kept by the HTTP cache as if whole, for a year) is not run. If the lesson did
-// not come up (<qkv-lesson> undefined once the page has loaded, or its style sheet refused), this asks the server
+// not come up (<qkv-lesson> undefined once the page has loaded, its style sheet refused, or, whenever it says so, its
+// engine's script refused: data-core-script-refused, the Emscripten glue the page preloads), this asks the server
 // for each of them past the cache (`cache: 'reload'` replaces the cached copy) and reloads the page, once per tab
 // (a sessionStorage flag stops a loop); if that did not mend it, the learner is told so, with a way to try again.
 (() => {
@@ -20,7 +21,10 @@
     [document, lesson.shadowRoot]
       .flatMap((root) => (root ? [...root.querySelectorAll('script[integrity], link[integrity]')] : []))
       .map((element) => ({ url: element.src || element.href, integrity: element.integrity }));
-  const cameUp = () => customElements.get('qkv-lesson') && [...document.querySelectorAll('link[rel="stylesheet"][integrity]')].every((link) => link.sheet);
+  const cameUp = () =>
+    customElements.get('qkv-lesson') &&
+    lesson.dataset.coreScriptRefused === undefined &&
+    [...document.querySelectorAll('link[rel="stylesheet"][integrity]')].every((link) => link.sheet);
 
   // True once every file came back whole from the server (each replacing its cached copy); its integrity checked, so
   // a copy the server still sends damaged is reported, not reloaded for nothing. Every request is waited for, even
@@ -48,12 +52,25 @@
     lesson.before(note);
   };
 
+  let mending = false;
   const check = () => {
-    if (cameUp()) return storage?.removeItem(flag);
+    if (mending) return;
+    if (cameUp()) {
+      // Cleared once the lesson is ready: its engine's script may still be refused after the page's load.
+      if (lesson.dataset.state === 'ready') storage?.removeItem(flag);
+      else lesson.addEventListener('qkv-lesson-ready', () => storage?.removeItem(flag), { once: true });
+      return;
+    }
+    mending = true;
     if (!storage || storage.getItem(flag)) return sayDamaged();
     storage.setItem(flag, '1');
     fetchPastCache().then((whole) => (whole ? location.reload() : sayDamaged()));
   };
   if (document.readyState === 'complete') check();
   else window.addEventListener('load', check, { once: true });
+  // The engine's script is imported when the element starts, which may fail after the page's load: checked again then.
+  new MutationObserver(() => lesson.dataset.coreScriptRefused !== undefined && check()).observe(lesson, {
+    attributes: true,
+    attributeFilter: ['data-core-script-refused'],
+  });
 })();

@@ -14,7 +14,17 @@ export interface CoreEngine {
 }
 
 // A core that could not load, in words that name the file and the reason (shown by core-load-error.ts).
-export class CoreLoadError extends Error {}
+// `scriptRefused`: the engine's script (the Emscripten glue) did not load. The browser keeps a module that failed
+// for the page's life, so only a reload tries it again (the built pages' mend-damaged-files.js does, after asking for
+// it past the cache).
+export class CoreLoadError extends Error {
+  constructor(
+    message: string,
+    readonly scriptRefused = false,
+  ) {
+    super(message);
+  }
+}
 
 export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
@@ -27,7 +37,7 @@ export function importCoreModule(simd: boolean): Promise<ModuleFactory> {
     (imported) => imported.default,
     (error: unknown) => {
       importing = undefined; // Retry imports it again
-      throw new CoreLoadError(`Could not load the lesson’s engine script: ${messageOf(error)}`);
+      throw new CoreLoadError(`Could not load the lesson’s engine script: ${messageOf(error)}`, true);
     },
   );
   return importing;

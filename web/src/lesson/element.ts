@@ -8,7 +8,7 @@ import { answerEvent, answerStatement, challengeId, shownStatement, type AnswerS
 import { LessonAttributes, changesPrerender, gradingAttributes } from './attributes';
 import { watchChallenge } from './challenge';
 import { LessonController, type Outcome } from './controller';
-import { loadCore, restartCore } from './core';
+import { CoreLoadError, loadCore, restartCore } from './core';
 import { stoppedBy } from './core-boundary';
 import { coreLoadError } from './core-load-error';
 import { h } from './dom';
@@ -99,6 +99,7 @@ export class QkvLessonElement extends LessonAttributes {
     root.adoptedStyleSheets = lessonSheets();
     registerMathFonts();
     this.dataset.state = 'loading';
+    delete this.dataset.coreScriptRefused;
     // The opening the build prerendered stays, with the loading line below it, unless the lesson starts elsewhere.
     const loading = h('p', { class: 'loading', role: 'status' }, 'Loading the lesson’s computation engine…');
     this.prerendered = keepPrerendered(root, this.startsAsPrerendered());
@@ -107,6 +108,8 @@ export class QkvLessonElement extends LessonAttributes {
     // The engine could not load: what failed, and Retry, which connects anew (core-load-error.ts).
     const notLoaded = (error: unknown) => {
       this.dataset.state = 'error';
+      // For the built pages' mend-damaged-files.js: a damaged copy of the engine's script is mended by a reload.
+      if (error instanceof CoreLoadError && error.scriptRefused) this.dataset.coreScriptRefused = '';
       root.replaceChildren(
         coreLoadError(error, () => {
           this.started = false;
