@@ -197,6 +197,7 @@ for (const [room, target] of Object.entries(CPP_TARGETS)) {
     problems.push(`CMakeLists.txt: no qkv_library(${target} cpp/${room}/*.cpp)`);
 }
 libraryRooms.set('qkv_bench', ['bench']); // an object library (add_library ... OBJECT)
+libraryRooms.set('qkv_cli_request', ['cli']); // the tool's request path, which its tests and the fuzzer link too
 const top = (rooms) => Math.max(...rooms.map((room) => cppFloor.get(room)));
 const bottom = (rooms) => Math.min(...rooms.map((room) => cppFloor.get(room)));
 const links = new Map();
