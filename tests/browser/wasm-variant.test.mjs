@@ -71,8 +71,8 @@ test('without SIMD, the page downloads only the module without SIMD and still co
   }
 });
 
-// The page compiles its .wasm as it streams in when the host says application/wasm, which streaming
-// compilation requires; a host that says anything else still gets the lesson, compiled from the whole bytes.
+// The page checks the whole .wasm and compiles those bytes (download-check.ts), so the type the host gives it does
+// not matter; a host that says application/octet-stream (some LMSs do) still gets the lesson.
 test('a host that serves .wasm as application/octet-stream still gets the same lesson', async () => {
   const opened = await openPage(run.browser);
   const { page, problems, close } = opened;
