@@ -2,11 +2,14 @@
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
 import { nameTokenRows } from './diagram';
-import { BuiltFrom, childAt, h, holding, keptIfSame, math as mathSpan, part, placeChildren, setText, shellIfSame, symbols } from './dom';
+import { BuiltFrom, childAt, h, type Child, holding, keptIfSame, math as mathSpan, part, placeChildren, setText, shellIfSame, symbols } from './dom';
 import { exerciseProse } from './exercises';
 import { matrixTable } from './tables';
 import { joinWords } from './words';
 import type { Evidence } from './types';
+
+// The lesson's article, empty: the prerendered opening's and the element's view's (which adopts the former's).
+export const lessonArticle = (...children: Child[]): HTMLElement => h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, ...children);
 
 // The heading and what the lesson is, with the line that says, when it comes to that, that the learner's answers
 // are not being kept (host-bridge.ts): empty until needed, a live region from the start so that the words are read

@@ -2,7 +2,7 @@
 // typeset formulas do, through the Trusted Types policy in trusted-types.ts).
 import { trustedMath } from './trusted-types';
 
-type Child = Node | string | null | undefined | false;
+export type Child = Node | string | null | undefined | false;
 type Attributes = Record<string, string | boolean | undefined>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
