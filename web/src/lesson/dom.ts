@@ -157,8 +157,8 @@ export function placeChildren(parent: Node, children: Node[]): void {
   });
 }
 
-// The element at `path` (child indexes) below `element`; null where there is none.
-export function childAt(element: Element | null | undefined, ...path: number[]): Element | null {
+// The element at `path` (child indexes) below `element`; null where there is none (counterpartIn: for equal trees).
+function childAt(element: Element | null | undefined, ...path: number[]): Element | null {
   return path.reduce<Element | null>((at, index) => at?.children[index] ?? null, element ?? null);
 }
 
