@@ -25,7 +25,7 @@ import { loadavg, cpus } from 'node:os';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { launchBrowser, startServer, waitReady } from '../tests/browser/harness.mjs';
+import { countCoreCalls, launchBrowser, startServer, waitReady } from '../tests/browser/harness.mjs';
 import { watchDownloads } from './cold-load.mjs';
 import { median, quantile, round } from './stats.mjs';
 
@@ -120,40 +120,10 @@ async function measureLoad(browser, url) {
         requestAnimationFrame(() => setTimeout(() => mark('laidOut'), 0));
       }).observe(lesson, { attributes: true, attributeFilter: ['data-laid-out'] });
     });
-    // The element's startOn(core, …) builds the lesson once the core is loaded (a private method in TypeScript,
-    // an ordinary prototype method at run time): time it, and the core calls made inside it. Without that method
-    // the marks stay unset and the run stops (below) rather than print NaN.
-    window.__coreCalls = {};
-    const define = customElements.define;
-    customElements.define = function (name, constructor, options) {
-      const start = name === 'qkv-lesson' ? constructor.prototype.startOn : undefined;
-      if (typeof start === 'function') {
-        constructor.prototype.startOn = function (core, ...rest) {
-          for (const key of Object.keys(core)) {
-            const fn = core[key];
-            if (typeof fn !== 'function' || !/^[a-z]/.test(key) || fn.__timed) continue;
-            const timed = function (...args) {
-              const begin = performance.now();
-              try {
-                return fn.apply(this, args);
-              } finally {
-                if (window.__marks.startEnd === undefined) window.__coreCalls[key] = (window.__coreCalls[key] ?? 0) + performance.now() - begin;
-              }
-            };
-            timed.__timed = true;
-            core[key] = timed;
-          }
-          mark('startBegin');
-          try {
-            return start.call(this, core, ...rest);
-          } finally {
-            mark('startEnd');
-          }
-        };
-      }
-      return define.call(this, name, constructor, options);
-    };
   });
+  // The element's startOn and the core calls made inside it, timed; without that method they stay unset and the
+  // run stops (below) rather than print NaN.
+  await page.addInitScript(countCoreCalls);
   const started = Date.now();
   await page.goto(url);
   await waitReady(page);
@@ -173,13 +143,13 @@ async function measureLoad(browser, url) {
       compileStart: marks.compileStart,
       compileEnd: marks.compileEnd,
       firstRender: marks.firstRender,
-      startBegin: marks.startBegin,
-      startEnd: marks.startEnd,
-      coreInStart: Object.values(window.__coreCalls).reduce((a, b) => a + b, 0),
-      coreCalls: window.__coreCalls,
+      startBegin: window.__coreCalls?.startBegin,
+      startEnd: window.__coreCalls?.startEnd,
+      coreInStart: Object.values(window.__coreCalls?.start ?? {}).reduce((sum, { ms }) => sum + ms, 0),
+      coreCalls: Object.fromEntries(Object.entries(window.__coreCalls?.start ?? {}).map(([name, { ms }]) => [name, ms])),
     };
   });
-  if (timing.startBegin === undefined || timing.startEnd === undefined) throw new Error('the element\'s startOn(core, …) was not timed: it has been renamed (bench/budgets.mjs hooks it by name)');
+  if (timing.startBegin === undefined || timing.startEnd === undefined) throw new Error('the element\'s startOn(core, …) was not timed: it has been renamed (harness countCoreCalls hooks it by name)');
   await page.waitForFunction(() => window.__marks.frameAfterReady !== undefined && window.__marks.laidOut !== undefined);
   Object.assign(timing, await page.evaluate(() => ({ frameAfterReady: window.__marks.frameAfterReady, laidOut: window.__marks.laidOut })));
   await context.close();

@@ -11,49 +11,12 @@ import { loadavg } from 'node:os';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { serve } from '../scripts/serve.mjs';
-import { csp, dist, launchBrowser, waitReady } from '../tests/browser/harness.mjs';
+import { countCoreCalls, csp, dist, launchBrowser, waitReady } from '../tests/browser/harness.mjs';
 import { openPhonePage } from './phone-profile.mjs';
 import { median, round } from './stats.mjs';
 
 const { values: options } = parseArgs({ options: { dist: { type: 'string', default: dist }, against: { type: 'string' }, loads: { type: 'string', default: '3' }, top: { type: 'string', default: '30' } } });
 const samplingMicroseconds = 200;
-
-// Counts and times the core calls made inside the element's startOn (a private method in TypeScript, an ordinary
-// prototype method at run time; bench/budgets.mjs hooks it the same way).
-function countCoreCalls() {
-  window.__startCalls = {};
-  const define = customElements.define;
-  customElements.define = function (name, constructor, options) {
-    const startOn = name === 'qkv-lesson' ? constructor.prototype.startOn : undefined;
-    if (typeof startOn === 'function') {
-      constructor.prototype.startOn = function (core, ...rest) {
-        let starting = true;
-        for (const key of Object.keys(core)) {
-          const call = core[key];
-          if (typeof call !== 'function' || !/^[a-z]/.test(key)) continue;
-          core[key] = function (...args) {
-            const begin = performance.now();
-            try {
-              return call.apply(this, args);
-            } finally {
-              if (starting) {
-                const kept = (window.__startCalls[key] ??= { count: 0, ms: 0 });
-                kept.count += 1;
-                kept.ms += performance.now() - begin;
-              }
-            }
-          };
-        }
-        try {
-          return startOn.call(this, core, ...rest);
-        } finally {
-          starting = false;
-        }
-      };
-    }
-    return define.call(this, name, constructor, options);
-  };
-}
 
 // Time per function among the samples under startOn: total (the function on the stack) and self (at its top).
 function startProfile(profile) {
@@ -89,7 +52,7 @@ async function profileLoad(browser, url) {
     await page.goto(url, { waitUntil: 'commit' });
     await waitReady(page, 60000);
     const { profile } = await cdp.send('Profiler.stop');
-    const { start, calls } = await page.evaluate(() => ({ start: performance.getEntriesByName('qkv-lesson-start')[0]?.duration, calls: window.__startCalls }));
+    const { start, calls } = await page.evaluate(() => ({ start: performance.getEntriesByName('qkv-lesson-start')[0]?.duration, calls: window.__coreCalls?.start }));
     return { start, calls, ...startProfile(profile), loadAverage: loadavg()[0] };
   } finally {
     await context.close();

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { test } from 'node:test';
-import { answerExercise, assertNoProblems, eventually, openForAxe, openLesson, readFixture, repo, useServerAndBrowser, waitReady } from './harness.mjs';
+import { answerExercise, assertNoProblems, coreCallsCounted, countCoreCalls, eventually, openForAxe, openLesson, openPage, readFixture, repo, useServerAndBrowser, waitLaidOut, waitReady } from './harness.mjs';
 
 const run = useServerAndBrowser();
 const prose = JSON.parse(readFileSync(resolve(repo, 'web/src/lesson/exercise-prose.json'), 'utf8'));
@@ -86,6 +86,68 @@ test('graded-questions decides what counts: practice never changes the score, an
     await settled(page);
     assert.equal((await outcome(page)).counted, ids.length);
     assertNoProblems(problems, 'graded questions');
+  } finally {
+    await close();
+  }
+});
+
+// A check in a graded run asked the core for the same outcome three times (the allowances, the record, the
+// results), and so did a shown answer twice: each now asks once. Counted on the core calls after the start
+// (harness countCoreCalls), each check's counts alone.
+test('a check and a shown answer in a graded run ask the core for the outcome once each', async () => {
+  const fixture = await readFixture();
+  const { page, problems, close } = await openPage(run.browser);
+  try {
+    await page.addInitScript(countCoreCalls);
+    await page.goto(`${run.server.origin}/embed.html?sections=exercises`);
+    await waitReady(page);
+    await waitLaidOut(page);
+    const ids = await page.evaluate(() => document.querySelector('qkv-lesson').exerciseIds);
+    const other = ids.find((id) => id !== counted);
+    await setAttributes(page, { 'graded-questions': `${counted} ${other}`, 'passing-score': '50' });
+    await settled(page);
+    const callsOf = async (act, what) => {
+      await page.evaluate(() => (window.__coreCalls.later = {}));
+      await act();
+      const { later } = await coreCallsCounted(page, what);
+      assert.equal(later.lessonOutcome?.count, 1, `${what}: the outcome asked for once`);
+    };
+    await callsOf(() => answerExercise(page, counted, [String(fixture.expected.parameter_count)]), 'a check');
+    const show = (id) => page.evaluate((exercise) => document.querySelector('qkv-lesson').shadowRoot.querySelector(`form[data-exercise="${exercise}"] .show-answer`).click(), id);
+    await callsOf(() => show(other), 'a shown answer');
+    // The results shown came from that one outcome: 1 of 2 right, 50 % against a pass mark of 50 %.
+    const graded = await outcome(page);
+    assert.deepEqual([graded.completed, graded.right, graded.counted, graded.passed], [true, 1, 2, true]);
+    assert.equal(await results(page).locator('[data-results-summary]').textContent(), `Score: ${graded.percent} % (1 of 2 right). Pass mark: 50 %.`);
+    assert.equal(await results(page).locator('[data-results-verdict]').textContent(), 'This passes.');
+    assertNoProblems(problems, 'graded run');
+  } finally {
+    await close();
+  }
+});
+
+// lesson.outcome() hands its object to the host page: what the host does to it is not what the lesson reports next.
+test('a host that changes the outcome it was handed does not change what the lesson reports next', async () => {
+  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
+  try {
+    await setAttributes(page, { 'graded-questions': counted, 'passing-score': '50' });
+    await settled(page);
+    await answerExercise(page, counted, ['0']);
+    const before = await outcome(page);
+    const resultsBefore = await rows(page);
+    const after = await page.evaluate(() => {
+      const lesson = document.querySelector('qkv-lesson');
+      const handed = lesson.outcome();
+      handed.passed = !handed.passed;
+      handed.right += 1;
+      handed.questions[0].right = !handed.questions[0].right;
+      handed.questions.push({ id: 'made-up' });
+      lesson.passingFraction = lesson.passingFraction; // the results shown again, from the lesson's own outcome
+      return lesson.outcome();
+    });
+    assert.deepEqual(after, before, 'the next outcome is the core\'s, not the host\'s edit');
+    assert.deepEqual(await rows(page), resultsBefore, 'the results shown are unchanged');
+    assertNoProblems(problems, 'host edits its outcome');
   } finally {
     await close();
   }

@@ -355,6 +355,62 @@ export async function coreInPage(page, requests) {
   }, [script, wasm]);
 }
 
+// An init script (`page.addInitScript(countCoreCalls, { requests })`) counting and timing the element's calls of
+// its core: hooked on the element's startOn(core, …), the one call that builds the lesson once the core is loaded
+// (a private method in TypeScript, an ordinary prototype method at run time), which wraps each of the core's
+// functions. window.__coreCalls then holds, for the calls made inside a start (`start`) and after it (`later`),
+// name → { count, ms } (and `requests`, request-as-JSON → count, when asked for: JSON costs time a timing would
+// count), and the first start's startBegin and startEnd (performance.now()); it stays undefined until a start.
+// bench/budgets.mjs, bench/profile-start.mjs and the tests' counts share it.
+export function countCoreCalls({ requests = false } = {}) {
+  let phase = 'later';
+  const define = customElements.define;
+  customElements.define = function (name, constructor, options) {
+    const startOn = name === 'qkv-lesson' ? constructor.prototype.startOn : undefined;
+    if (typeof startOn === 'function') {
+      constructor.prototype.startOn = function (core, ...rest) {
+        const calls = (window.__coreCalls ??= { start: {}, later: {} });
+        // Lower-case names only: the core's functions, not its classes (a wrapper cannot be called with new).
+        for (const [key, call] of Object.entries(core)) {
+          if (typeof call !== 'function' || !/^[a-z]/.test(key) || call.countedCall) continue;
+          const counted = function (...args) {
+            const begin = performance.now();
+            try {
+              return call.apply(this, args);
+            } finally {
+              const kept = (calls[phase][key] ??= { count: 0, ms: 0, requests: {} });
+              kept.count += 1;
+              kept.ms += performance.now() - begin;
+              if (requests) {
+                const request = JSON.stringify(args);
+                kept.requests[request] = (kept.requests[request] ?? 0) + 1;
+              }
+            }
+          };
+          counted.countedCall = true;
+          core[key] = counted;
+        }
+        calls.startBegin ??= performance.now();
+        phase = 'start';
+        try {
+          return startOn.call(this, core, ...rest);
+        } finally {
+          phase = 'later';
+          calls.startEnd ??= performance.now();
+        }
+      };
+    }
+    return define.call(this, name, constructor, options);
+  };
+}
+
+// window.__coreCalls (countCoreCalls), failing clearly when no start was hooked.
+export async function coreCallsCounted(page, context = '') {
+  const calls = await page.evaluate(() => window.__coreCalls);
+  assert.ok(calls, `${context}: the element's startOn was hooked (renamed? countCoreCalls hooks it by name)`);
+  return calls;
+}
+
 // The texts a table shows, row-major: each td's text, or its input's value for editable tables.
 export function tableTexts(page, key) {
   return page.locator(`qkv-lesson table[data-tensor="${key}"]`).evaluate((table) =>

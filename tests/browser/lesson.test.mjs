@@ -9,6 +9,8 @@ import {
   assertNoProblems,
   caption,
   cell,
+  coreCallsCounted,
+  countCoreCalls,
   host,
   launchBrowser,
   openEvidence,
@@ -800,45 +802,18 @@ test('15. the lesson taken off the page after its numbers were checked but befor
 
 // The start asked the core twice for the same exercises listing (the view's constructor, then the first numbers
 // shown) and twice for the same outcome (the allowances, then the record): no request is now made twice. Counted on
-// the element's startOn, the one call that builds the lesson once the core is loaded (a private method in
-// TypeScript, an ordinary prototype method at run time, as bench/budgets.mjs hooks it).
+// the element's startOn (harness countCoreCalls).
 test('16. the start makes no core request twice: the fixture, the exercises and the outcome are asked for once each', async () => {
   for (const path of ['/', '/embed.html?sections=exercises']) {
     const { page, problems, close } = await openPage(browser);
     try {
-      await page.addInitScript(() => {
-        const define = customElements.define;
-        customElements.define = function (name, constructor, options) {
-          const startOn = name === 'qkv-lesson' ? constructor.prototype.startOn : undefined;
-          if (typeof startOn === 'function') {
-            constructor.prototype.startOn = function (core, ...rest) {
-              const requests = (window.__startRequests = {}); // "name request-as-JSON" → how many times
-              let starting = true;
-              for (const [key, call] of Object.entries(core)) {
-                if (typeof call !== 'function') continue;
-                core[key] = function (...args) {
-                  const request = `${key} ${JSON.stringify(args)}`;
-                  if (starting) requests[request] = (requests[request] ?? 0) + 1;
-                  return call.apply(this, args);
-                };
-              }
-              try {
-                return startOn.call(this, core, ...rest);
-              } finally {
-                starting = false;
-              }
-            };
-          }
-          return define.call(this, name, constructor, options);
-        };
-      });
+      await page.addInitScript(countCoreCalls, { requests: true });
       await page.goto(`${server.origin}${path}`);
       await waitReady(page);
-      const requests = await page.evaluate(() => window.__startRequests);
-      assert.ok(requests, `${path}: the element's startOn was counted (renamed? this test hooks it by name)`);
-      const calls = (name) => Object.entries(requests).filter(([request]) => request.startsWith(`${name} `)).reduce((sum, [, count]) => sum + count, 0);
-      for (const name of ['fixture', 'exercisesFor', 'lessonOutcome']) assert.equal(calls(name), 1, `${path}: ${name} once at the start`);
-      const twice = Object.entries(requests).filter(([, count]) => count > 1).map(([request, count]) => `${count}× ${request.slice(0, 120)}`);
+      const { start } = await coreCallsCounted(page, path);
+      for (const name of ['fixture', 'exercisesFor', 'lessonOutcome']) assert.equal(start[name]?.count, 1, `${path}: ${name} once at the start`);
+      const requests = Object.entries(start).flatMap(([name, { requests }]) => Object.entries(requests).map(([request, count]) => [`${name} ${request}`, count]));
+      const twice = requests.filter(([, count]) => count > 1).map(([request, count]) => `${count}× ${request.slice(0, 120)}`);
       assert.deepEqual(twice, [], `${path}: requests made more than once at the start`);
       assertNoProblems(problems, path);
     } finally {

@@ -2,11 +2,14 @@
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
 import { nameTokenRows } from './diagram';
-import { BuiltFrom, childAt, h, holding, keptIfSame, math as mathSpan, part, placeChildren, setText, shellIfSame, symbols } from './dom';
+import { BuiltFrom, h, type Child, holding, keptIfSame, math as mathSpan, part, placeChildren, setText, shellIfSame, symbols } from './dom';
 import { exerciseProse } from './exercises';
 import { matrixTable } from './tables';
 import { joinWords } from './words';
 import type { Evidence } from './types';
+
+// The lesson's article, empty: the prerendered opening's and the element's view's (which adopts the former's).
+export const lessonArticle = (...children: Child[]): HTMLElement => h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, ...children);
 
 // The heading and what the lesson is, with the line that says, when it comes to that, that the learner's answers
 // are not being kept (host-bridge.ts): empty until needed, a live region from the start so that the words are read
@@ -29,28 +32,34 @@ function workedWords(t: Evidence): string {
   return `One batch of token states, for the words ${joinWords(t.token_names.map((word) => `“${word}”`), 'and')}, and three weights that project them. Multiply the first token by each weight before you read on: the diagram below keeps Q, K and V folded until you check your answers (or ask to see them).`;
 }
 
+const workedTitleId = 'qkv-worked-title';
+
 // The numbers the first question asks about (the frozen fixture, or what is on screen), before the answer: the
 // learner predicts q₀, k₀, v₀ first. `question` is where the element puts the first-token question (the one form
 // asking it) while this section is shown; `anotherOne`, the control that draws a new problem. The tables follow
 // the numbers on screen (show). `prerendered`: this section as the build prerendered it (opening.ts), whose nodes
 // are kept where they say what these would (prerendered.ts); `question` and `anotherOne` are the caller's to adopt.
 export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement, anotherOne: HTMLElement, prerendered: Element | null = null): { element: HTMLElement; show(evidence: Evidence, edited: boolean): void } {
-  const madeWords = h('p', {});
+  // Each prerendered counterpart found by what it is, not where it sits: a layout change cannot pair the wrong nodes.
+  const find = (selector: string) => prerendered?.querySelector(`:scope > ${selector}`) ?? null;
+  const prerenderedTables = find(`.part > .worked-numbers`);
+  const prerenderedQuestion = find(`.part > .worked-question`);
+  const madeWords = h('p', { class: 'worked-words' });
   setText(madeWords, workedWords(fixture));
-  const words = keptIfSame(madeWords, childAt(prerendered, 1, 0));
-  const numbers = fixtureTables('data-fixture-tensor', childAt(prerendered, 1, 1, 0));
+  const words = keptIfSame(madeWords, find('.part > p.worked-words'));
+  const numbers = fixtureTables('data-fixture-tensor', prerenderedTables?.querySelector(':scope > .worked-tables'));
   const show = (t: Evidence, edited: boolean) => {
     setText(words, workedWords(t));
     numbers.show(t, edited);
   };
   show(fixture, false);
-  const tables = holding(h('div', { class: 'worked-numbers' }), childAt(prerendered, 1, 1), [numbers.element]);
-  const why = h('p', {}, 'The three answers differ because the three weights differ: separate weights let each role learn its own representation, while batch and token positions stay aligned.');
-  const element = holding(h('section', { class: 'worked', 'aria-labelledby': 'qkv-worked-title' }), prerendered, [
-    keptIfSame(h('h3', { id: 'qkv-worked-title' }, 'Predict three outputs from one sequence'), childAt(prerendered, 0)),
+  const tables = holding(h('div', { class: 'worked-numbers' }), prerenderedTables, [numbers.element]);
+  const why = h('p', { class: 'worked-why' }, 'The three answers differ because the three weights differ: separate weights let each role learn its own representation, while batch and token positions stay aligned.');
+  const element = holding(h('section', { class: 'worked', 'aria-labelledby': workedTitleId }), prerendered, [
+    keptIfSame(h('h3', { id: workedTitleId }, 'Predict three outputs from one sequence'), find(`h3#${workedTitleId}`)),
     // Parts, each laid out in a frame of its own (laid-out.ts).
-    holding(part(), childAt(prerendered, 1), [words, tables]),
-    holding(part(), childAt(prerendered, 2), [question, anotherOne, keptIfSame(why, childAt(prerendered, 2, 2))]),
+    holding(part(), prerenderedTables?.parentElement, [words, tables]),
+    holding(part(), prerenderedQuestion?.parentElement, [question, anotherOne, keptIfSame(why, find('.part > p.worked-why'))]),
   ]);
   return { element, show };
 }

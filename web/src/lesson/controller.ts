@@ -35,6 +35,8 @@ export class LessonController {
   private readonly explained = new Map<string, ProvenanceResponse>();
   // The exercises the core listed for the last request (exercises()), and that request as JSON.
   private listed?: { asked: string; exercises: ExerciseView[] };
+  // The core's last outcome (outcome()), and its request as JSON.
+  private lastOutcome?: { key: string; response: OutcomeResponse };
   // A problem drawn by the core ("Another one"): its seed, its tokens' words, and the numbers it drew. The words
   // stay with the learner's edits of its cells; a size edit, a reset or another link ends it.
   // An author's example (seed null) names its tokens the same way.
@@ -139,9 +141,14 @@ export class LessonController {
     return this.core.practiceStreak(request);
   }
 
-  // What a course records of the questions shown (their standing as the lesson kept it), by the core's rules.
+  // What a course records of the questions shown (their standing as the lesson kept it), by the core's rules. The
+  // last answer is kept for its request: one check asks for the same outcome several times (the allowances, the
+  // record, the results), and the core's grading depends on the request alone. Shared, so never handed to a host.
   outcome(questions: QuestionStandingView[], options: Omit<OutcomeRequest, 'questions'> = {}): OutcomeResponse {
-    return this.core.lessonOutcome({ questions, ...options });
+    const request = { questions, ...options };
+    const key = JSON.stringify(request);
+    if (this.lastOutcome?.key !== key) this.lastOutcome = { key, response: this.core.lessonOutcome(request) };
+    return this.lastOutcome.response;
   }
 
   // A link-format state (b=1&t=2&…); when empty, a graded attempt's own problem (its key), else the fixture. A link

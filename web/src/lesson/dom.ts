@@ -2,7 +2,7 @@
 // typeset formulas do, through the Trusted Types policy in trusted-types.ts).
 import { trustedMath } from './trusted-types';
 
-type Child = Node | string | null | undefined | false;
+export type Child = Node | string | null | undefined | false;
 type Attributes = Record<string, string | boolean | undefined>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
@@ -157,8 +157,8 @@ export function placeChildren(parent: Node, children: Node[]): void {
   });
 }
 
-// The element at `path` (child indexes) below `element`; null where there is none.
-export function childAt(element: Element | null | undefined, ...path: number[]): Element | null {
+// The element at `path` (child indexes) below `element`; null where there is none (counterpartIn: for equal trees).
+function childAt(element: Element | null | undefined, ...path: number[]): Element | null {
   return path.reduce<Element | null>((at, index) => at?.children[index] ?? null, element ?? null);
 }
 

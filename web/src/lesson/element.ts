@@ -236,7 +236,7 @@ export class QkvLessonElement extends LessonAttributes {
   private gradingChanged(): LessonOutcome | null {
     this.gradedRun.check(this.standings());
     this.view!.anotherOne.graded(this.attemptKey !== '');
-    const graded = this.outcome();
+    const graded = this.graded();
     this.applyAllowances(graded);
     this.showResults(graded);
     return graded;
@@ -244,14 +244,14 @@ export class QkvLessonElement extends LessonAttributes {
 
   // Each question shown, its Check as the core's outcome has it, wherever grading may have changed: the grading
   // attributes, the sections shown, a check, saved work put back. Before ready no question is shown, none is touched.
-  private applyAllowances(graded = this.outcome()): void {
+  private applyAllowances(graded = this.graded()): void {
     if (!graded) return;
     const checksNotes = new Map(graded.questions.map((question) => [question.id, question.checks_note]));
     for (const [id, handle] of this.allExercises()) if (checksNotes.has(id)) handle.applyAllowance(checksNotes.get(id)!);
   }
 
   // "Your results" in a graded run, from the core's outcome (`graded`, when the caller has it).
-  private showResults(graded = this.gradedRun.active ? this.outcome() : null): void {
+  private showResults(graded = this.gradedRun.active ? this.graded() : null): void {
     const root = this.shadowRoot!;
     this.view?.results.show(this.gradedRun.active ? graded : null, (id) => root.querySelector<HTMLFormElement>(`form.exercise[data-exercise="${CSS.escape(id)}"]`) ?? undefined);
   }
@@ -305,6 +305,12 @@ export class QkvLessonElement extends LessonAttributes {
    * (passingFraction), else passing-score, else 0.8; with the attempts and graded-questions attributes. Null before
    * ready or when the core refuses the fraction. A shown answer never counts. */
   outcome(passing?: number): LessonOutcome | null {
+    // A copy: what the host does with it must not change the outcome the controller keeps for the lesson.
+    return structuredClone(this.graded(passing));
+  }
+
+  // The core's outcome as the controller keeps it (outcome() without the copy), for the lesson's own reading.
+  private graded(passing?: number): LessonOutcome | null {
     const { passing: _launcher, passing_percent: _author, ...options } = this.gradedRun.options();
     const graded = this.controller?.outcome(this.standings(), passing === undefined ? this.gradedRun.options() : { ...options, passing });
     if (!graded?.ok) return null;
@@ -342,7 +348,7 @@ export class QkvLessonElement extends LessonAttributes {
     this.view!.replay((id) => progress.answers[id], progress.challenge);
     if (progress.problemsInARow !== undefined) this.view!.anotherOne.restore(progress.problemsInARow);
     this.record.continueAttempt(progress.registration);
-    if (this.dataset.state === 'ready') this.record.restored(this.outcome());
+    if (this.dataset.state === 'ready') this.record.restored(this.graded());
     this.progressChanged();
   }
 
@@ -466,7 +472,7 @@ export class QkvLessonElement extends LessonAttributes {
   }
 
   private settleOutcome(): void {
-    const outcome = this.outcome();
+    const outcome = this.graded();
     if (outcome) this.record.settled(outcome);
   }
 

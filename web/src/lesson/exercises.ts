@@ -228,9 +228,16 @@ function showWords(parts: FormParts, view: ExerciseView): void {
 }
 
 // `made`'s parts in the form the build prerendered (opening.ts), when it asks the same question with the same
-// fields: what the learner typed there is simply still there. Null when it asks something else.
+// fields: what the learner typed there is simply still there. Null when it asks something else. Two things the
+// lesson sets itself are not compared: the number (numberExercises numbers every form once placed, so `made` takes
+// the prerender's until then) and Check, disabled in the prerender until the lesson's script runs.
 function adoptedForm(made: FormParts, prerendered: HTMLFormElement | null | undefined): FormParts | null {
-  if (!prerendered || !sayTheSame(asPrerendered(made.form, prerendered), prerendered)) return null;
+  if (!prerendered) return null;
+  made.form.querySelector('.exercise-number')!.textContent = prerendered.querySelector('.exercise-number')?.textContent ?? '';
+  made.checkButton.disabled = true;
+  const same = sayTheSame(made.form, prerendered);
+  made.checkButton.disabled = false; // as formParts made it
+  if (!same) return null;
   const at = counterpartIn(made.form, prerendered);
   const adopted: FormParts = {
     form: prerendered,
@@ -245,21 +252,6 @@ function adoptedForm(made: FormParts, prerendered: HTMLFormElement | null | unde
   };
   adopted.checkButton.disabled = false;
   return adopted;
-}
-
-// A copy of `made` as the prerender writes the same question: its heading at the level and with the number
-// numberExercises gave it there, its Check disabled until the lesson's script runs (opening.ts).
-function asPrerendered(made: HTMLFormElement, prerendered: HTMLFormElement): HTMLFormElement {
-  const copy = made.cloneNode(true) as HTMLFormElement;
-  const title = copy.querySelector('.question-title')!;
-  const prerenderedTitle = prerendered.querySelector('.question-title');
-  const atLevel = h((prerenderedTitle?.localName ?? title.localName) as 'h4', {});
-  for (const attribute of title.attributes) atLevel.setAttribute(attribute.name, attribute.value);
-  atLevel.append(...title.childNodes);
-  title.replaceWith(atLevel);
-  atLevel.querySelector('.exercise-number')!.textContent = prerenderedTitle?.querySelector('.exercise-number')?.textContent ?? '';
-  copy.querySelector<HTMLButtonElement>('button[type="submit"]')!.disabled = true;
-  return copy;
 }
 
 type Graded = Extract<AnswerResponse, { ok: true }>;

@@ -4,7 +4,7 @@
 // hidden as the sections attribute asks.
 import math from 'virtual:math';
 import { sectionNames, type SectionName } from './attributes';
-import { renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
+import { lessonArticle, renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import type { LessonController } from './controller';
 import { DiagramSection } from './diagram-section';
 import { h, holding, keptIfSame, mathProbe } from './dom';
@@ -91,7 +91,7 @@ export class LessonView {
     this.notKeptNote = intro.querySelector('p.not-kept')!;
     this.diagram.diagram.deeper.append(this.sections.scale);
     const children = [intro, mathProbe(math.queryBranch), ...mainPath, this.diagram.diagram.deeper];
-    this.article = holding(h('article', { class: 'lesson', lang: 'en', part: 'lesson' }), prerendered, children);
+    this.article = holding(lessonArticle(), prerendered, children);
     waitForLayout(this.article); // laid out a stretch at a time after ready (laid-out.ts)
   }
 

@@ -3,7 +3,7 @@
 // (content.ts, exercises.ts, another-one.ts) from the core's fixture, so that the text is the core's exactly. At
 // ready the element's view takes these nodes as its own where they say what it would say (prerendered.ts).
 import { renderAnotherOne } from './another-one';
-import { renderIntro, renderWorkedPrediction } from './content';
+import { lessonArticle, renderIntro, renderWorkedPrediction } from './content';
 import { h } from './dom';
 import { numberExercises, renderExercise } from './exercises';
 import type { Evidence, ExerciseView } from './types';
@@ -25,7 +25,7 @@ export function renderOpening(fixture: Evidence, views: ExerciseView[], idPrefix
   const anotherOne = renderAnotherOne(notAsked, notAsked);
   anotherOne.show(null, false, null);
   const worked = renderWorkedPrediction(fixture, h('div', { class: 'worked-question' }, question.form), anotherOne.element);
-  const article = h('article', { class: 'lesson', lang: 'en', part: 'lesson' }, renderIntro(), worked.element);
+  const article = lessonArticle(renderIntro(), worked.element);
   numberExercises(article);
   return article;
 }
