@@ -108,9 +108,9 @@ done
 step "type check"
 npx tsc -p tsconfig.json
 
-# One pool, three files at a time (most of a browser file's time is waiting on its page, so two at a time left
-# the cores idle: 874 s at 40% of two cores; three, 690 s): the WebAssembly module in Node, the built page in headless Chromium, and the
-# learner's checks in Firefox ESR and WebKitGTK (on a display of its own) with what Chromium shows for the
+# One pool, three files at a time (docs/testing.md: alone on a quiet machine the pool took 613 s at three against 560 s
+# at two; kept as what the last clean runs passed, until two and three are compared within full runs): the
+# WebAssembly module in Node, the built page in headless Chromium, and the learner's checks in Firefox ESR and WebKitGTK (on a display of its own) with what Chromium shows for the
 # comparison. Each browser file starts its own server on a free port and its own browser; they share only what
 # they read (dist/, dist-lib/). The harness waits for the page's own signals, not for short fixed deadlines, so a
 # file slowed by its neighbour waits longer instead of failing; a test that hangs still fails at the timeout.
