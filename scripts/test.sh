@@ -108,14 +108,14 @@ done
 step "type check"
 npx tsc -p tsconfig.json
 
-# One pool, three files at a time (docs/testing.md: alone on a quiet machine the pool took 613 s at three against 560 s
-# at two; kept as what the last clean runs passed, until two and three are compared within full runs): the
+# One pool, three files at a time (docs/testing.md: alone on a quiet machine the pool took 613 s at three against 560
+# s at two; kept as what the last clean runs passed, until two and three are compared within full runs): the
 # WebAssembly module in Node, the built page in headless Chromium, and the learner's checks in Firefox ESR and
-# WebKitGTK (on a display of its own) with what Chromium shows for the comparison. Each browser file starts its own server on a free port and its own browser; they share only what
-# they read (dist/, dist-lib/). The harness waits for the page's own signals, not for short fixed deadlines, so a
-# file slowed by its neighbour waits longer instead of failing; a test that hangs still fails at the timeout.
-# Node 20 runs them in path order: the engines file (about a minute) starts after the browser files, beside the
-# many short Node files.
+# WebKitGTK (on a display of its own) with what Chromium shows for the comparison. Each browser file starts its own
+# server on a free port and its own browser; they share only what they read (dist/, dist-lib/). The harness waits for
+# the page's own signals, not for short fixed deadlines, so a file slowed by its neighbour waits longer instead of
+# failing; a test that hangs still fails at the timeout. Node 20 runs them in path order: the engines file (about a
+# minute) starts after the browser files, beside the many short Node files.
 step "node, browser and engine tests (the module in Node; the page in Chromium; Firefox ESR and WebKitGTK), three files at a time"
 # Two reporters: node's usual one (spec on a terminal, TAP otherwise), and each file's time for the table at the end.
 reporter=tap
