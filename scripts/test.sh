@@ -71,7 +71,7 @@ finish() {
   cpu_now
   printf '%6ds %6ds  total (CPU: every process of both lanes)\n' "$((SECONDS - T0))" "$cpu"
   if [ -s "$file_times" ]; then
-    echo "== the slowest test files (wall seconds, three files at a time; all of them in $file_times)"
+    echo "== the slowest test files (wall seconds, two files at a time; all of them in $file_times)"
     head -n 10 "$file_times"
   fi
 }
@@ -92,7 +92,7 @@ set +m
 
 step "build (native, wasm, site, npm library)"
 scripts/build.sh
-# dist-lib/ once, before the browser files run three at a time: three of them read it (dist-fonts, and the npm
+# dist-lib/ once, before the browser files run side by side: three of them read it (dist-fonts, and the npm
 # tarball of npm-package and bundlers), and a rebuild by one while another reads it would fail them at random.
 npm run --silent build:lib
 export QKV_LIB_BUILT=1 # scripts/pack-npm.mjs packs this dist-lib/ instead of building it again
@@ -108,19 +108,18 @@ done
 step "type check"
 npx tsc -p tsconfig.json
 
-# One pool, three files at a time (docs/testing.md: alone on a quiet machine the pool took 613 s at three against 560
-# s at two; kept as what the last clean runs passed, until two and three are compared within full runs): the
-# WebAssembly module in Node, the built page in headless Chromium, and the learner's checks in Firefox ESR and
-# WebKitGTK (on a display of its own) with what Chromium shows for the comparison. Each browser file starts its own
+# One pool, two files at a time (docs/testing.md: alone on a quiet machine, back to back, the pool took 560 s at
+# two against 613 s at three): the WebAssembly module in Node, the built page in headless Chromium, and the
+# learner's checks in Firefox ESR and WebKitGTK (on a display of its own) with what Chromium shows for the comparison. Each browser file starts its own
 # server on a free port and its own browser; they share only what they read (dist/, dist-lib/). The harness waits for
 # the page's own signals, not for short fixed deadlines, so a file slowed by its neighbour waits longer instead of
 # failing; a test that hangs still fails at the timeout. Node 20 runs them in path order: the engines file (about a
 # minute) starts after the browser files, beside the many short Node files.
-step "node, browser and engine tests (the module in Node; the page in Chromium; Firefox ESR and WebKitGTK), three files at a time"
+step "node, browser and engine tests (the module in Node; the page in Chromium; Firefox ESR and WebKitGTK), two files at a time"
 # Two reporters: node's usual one (spec on a terminal, TAP otherwise), and each file's time for the table at the end.
 reporter=tap
 [ -t 1 ] && reporter=spec
-node --test --test-concurrency=3 --test-timeout=600000 \
+node --test --test-concurrency=2 --test-timeout=600000 \
   --test-reporter="$reporter" --test-reporter-destination=stdout \
   --test-reporter=./tests/file-times-reporter.mjs --test-reporter-destination="$file_times" \
   tests/engines/*.test.mjs tests/node/*.test.mjs tests/browser/*.test.mjs
