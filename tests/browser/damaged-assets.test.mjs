@@ -138,6 +138,30 @@ test('the core’s script cut in half twice: the learner reads that the lesson�
   });
 });
 
+// A course page of the host's own: the element's one tag (docs/course-authors.md), no integrity, no mend script.
+const coursePage = '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>A course page</title><link rel="icon" href="/favicon.svg">' +
+  '<script type="module" src="/qkv-lesson.js"></script></head><body><qkv-lesson></qkv-lesson></body></html>';
+
+test('the core’s script cut in half once on a course page’s own HTML: the element says so and to reload; the reload asks past the cache and the lesson starts', async () => {
+  const host = await serveCutShort(coreGlue, 'text/javascript', 1, { policy: strictCsp, pages: { '/course.html': coursePage } });
+  const { close, page, problems, reload, goto } = await openPage(browser);
+  try {
+    await goto(`${host.url}course.html`);
+    const lesson = page.locator('qkv-lesson');
+    await eventually(async () => (await lesson.getAttribute('data-state')) === 'error', { message: 'the element says its engine did not load' });
+    assert.equal(await lesson.getAttribute('data-core-script-refused'), '');
+    assert.match(await lesson.locator('[role="alert"]').innerText(), /Could not load the lesson’s engine script: .+\. It arrived damaged \(the download was cut short or changed on the way\): reload the page to fetch it again\./);
+    assert.deepEqual(host.state.requests, [false], 'the damaged copy only: nothing asked for on this load');
+    await reload();
+    await waitReady(page);
+    assert.deepEqual(host.state.requests, [false, true], 'the reload asked for the glue past the cache, once, and imported that copy');
+    assertNoProblems(otherProblems(problems, glueWords), 'the glue cut in half once on a course page');
+  } finally {
+    await close();
+    await host.close();
+  }
+});
+
 // The statuses of the Main face's regular faces in the document's font set (the formulas' text is drawn in it).
 const mainFaceStatuses = (page) =>
   page.evaluate(() => [...document.fonts].filter((face) => face.family === 'QkvLesson_Main' && face.weight === 'normal' && face.style === 'normal').map((face) => face.status));

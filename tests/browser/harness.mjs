@@ -55,12 +55,17 @@ export async function startServer({ base = '/' } = {}) {
 // sends it; the browser cannot tell it from a whole file, and caches it for a year). `state.requests` lists, for each
 // request of a matching file, whether it asked past the cache (`paths`: which file it was; `size`: the last damaged
 // file's whole length). `contentType`: the damaged responses' type, or a function of their path.
-export async function serveCutShort(pattern, contentType, times, { policy = csp } = {}) {
+// `pages`: path → HTML served beside dist/ (a course page of the host's own, say).
+export async function serveCutShort(pattern, contentType, times, { policy = csp, pages = {} } = {}) {
   const files = await serve({ root: dist, port: 0, csp: policy });
   const serveFile = files.listeners('request')[0];
   const state = { left: times, requests: [], paths: [], size: 0 };
   const front = createServer((request, response) => {
     const path = new URL(request.url, 'http://localhost').pathname;
+    if (Object.hasOwn(pages, path)) {
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-cache', 'Content-Security-Policy': policy });
+      return response.end(pages[path]);
+    }
     if (!pattern.test(path)) return serveFile(request, response);
     state.requests.push((request.headers['cache-control'] ?? '').includes('no-cache'));
     state.paths.push(path);

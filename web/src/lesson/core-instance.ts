@@ -4,6 +4,7 @@
 // boundary of core-boundary.ts (well-formed strings, traps stopped there).
 import type { QkvCore } from './core-api';
 import { guardCore } from './core-boundary';
+import { mendFailedScripts, noteFailedScripts, scriptsLoadedSince } from './failed-scripts';
 
 type ModuleFactory = (options?: EmscriptenModuleOptions) => Promise<unknown>;
 
@@ -33,14 +34,30 @@ let importing: Promise<ModuleFactory> | undefined;
 // The Emscripten factory of the chosen build. Each import is its own chunk, so the other variant's script is
 // never fetched.
 export function importCoreModule(simd: boolean): Promise<ModuleFactory> {
-  importing ??= (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')).then(
+  importing ??= importGlue(simd).then(
     (imported) => imported.default,
     (error: unknown) => {
       importing = undefined; // Retry imports it again
-      throw new CoreLoadError(`Could not load the lesson’s engine script: ${messageOf(error)}`, true);
+      const damaged = error instanceof SyntaxError ? ' It arrived damaged (the download was cut short or changed on the way): reload the page to fetch it again.' : '';
+      throw new CoreLoadError(`Could not load the lesson’s engine script: ${messageOf(error)}.${damaged}`, true);
     },
   );
   return importing;
+}
+
+// On a course page's own HTML no integrity guards the glue and no mend script runs (the built pages have both:
+// docs/downloads.md), so a copy cut short on the way, which the HTTP cache keeps for a year, would fail on every
+// load. One that does not parse (a SyntaxError) is noted for this tab, and the next load asks for it past the cache
+// before importing it (failed-scripts.ts). On the built pages the glue is preloaded before `since`: not noted here.
+async function importGlue(simd: boolean) {
+  await mendFailedScripts();
+  const since = performance.now();
+  try {
+    return await (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs'));
+  } catch (error) {
+    if (error instanceof SyntaxError) noteFailedScripts(scriptsLoadedSince(since));
+    throw error;
+  }
 }
 
 // A new instance from `engine` (a promise: the page's download may still be under way).
