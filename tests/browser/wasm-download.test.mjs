@@ -152,6 +152,10 @@ test('a failed download of the lesson’s .wasm names the file and the reason; R
     const said = await region.innerText();
     assert.ok(said.includes(`Could not download the lesson’s engine (${file}): the network request failed`), `the message names the file and the reason: "${said}"`);
     assert.doesNotMatch(said, /this browser/, 'the browser is not blamed for a network failure');
+    // The prerendered opening stays below the error, and what the learner types there is kept through Retry.
+    assert.equal(await page.evaluate(() => document.querySelector('qkv-lesson').shadowRoot.querySelector('.load-error').nextElementSibling?.localName), 'article', 'the error stands above the opening');
+    const field = page.locator('qkv-lesson form[data-exercise="ch26-first-token"] input').first();
+    await field.fill('0, 3');
 
     network.allow();
     await page.evaluate(() => (window.beforeRetry = 'this document')); // a reload would lose it
@@ -159,6 +163,7 @@ test('a failed download of the lesson’s .wasm names the file and the reason; R
     await waitReady(page);
     assert.equal(await page.evaluate(() => window.beforeRetry), 'this document', 'the same document: no reload');
     assert.equal(await page.locator('qkv-lesson .load-error').count(), 0, 'the error region is gone');
+    assert.equal(await field.inputValue(), '0, 3', 'what was typed before the failure is still there');
     await openEvidence(page);
     await assertFixtureNumbers(page, 'after Retry');
     assertNoProblems(otherProblems(problems, refused), 'failed .wasm, then Retry');

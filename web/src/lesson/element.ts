@@ -110,12 +110,19 @@ export class QkvLessonElement extends LessonAttributes {
       this.dataset.state = 'error';
       // For the built pages' mend-damaged-files.js: a damaged copy of the engine's script is mended by a reload.
       if (error instanceof CoreLoadError && error.scriptRefused) this.dataset.coreScriptRefused = '';
-      root.replaceChildren(
-        coreLoadError(error, () => {
-          this.started = false;
-          this.connectedCallback();
-        }),
-      );
+      const region = coreLoadError(error, () => {
+        region.remove();
+        this.started = false;
+        this.connectedCallback();
+      });
+      // A core that did not load leaves the prerendered opening where it is, with what the learner typed in it (and
+      // the field they are in keeps its focus): the error goes above it, in place of the loading line. A start lets
+      // go of the opening as it begins (build), so what a failed start left is replaced whole.
+      const opening = this.prerendered;
+      if (opening?.parentNode === root) {
+        loading.remove();
+        opening.before(region);
+      } else root.replaceChildren(region);
     };
     loadCore().then((core) => this.startOn(core, notLoaded), notLoaded);
   }
