@@ -18,10 +18,13 @@ export interface CoreEngine {
 // `scriptRefused`: the engine's script (the Emscripten glue) did not load. The browser keeps a module that failed
 // for the page's life, so only a reload tries it again (the built pages' mend-damaged-files.js does, after asking for
 // it past the cache).
+// `reloadNeeded`: the script arrived and does not parse, so this page cannot load it again (Retry would meet the
+// same failed module); the learner is offered a reload, which asks for it past the cache (importGlue).
 export class CoreLoadError extends Error {
   constructor(
     message: string,
     readonly scriptRefused = false,
+    readonly reloadNeeded = false,
   ) {
     super(message);
   }
@@ -38,8 +41,9 @@ export function importCoreModule(simd: boolean): Promise<ModuleFactory> {
     (imported) => imported.default,
     (error: unknown) => {
       importing = undefined; // Retry imports it again
-      const damaged = error instanceof SyntaxError ? ' It arrived damaged (the download was cut short or changed on the way): reload the page to fetch it again.' : '';
-      throw new CoreLoadError(`Could not load the lesson’s engine script: ${messageOf(error)}.${damaged}`, true);
+      const damaged = error instanceof SyntaxError;
+      const said = damaged ? ' It arrived damaged (the download was cut short or changed on the way): reload the page to fetch it again.' : '';
+      throw new CoreLoadError(`Could not load the lesson’s engine script: ${messageOf(error)}.${said}`, true, damaged);
     },
   );
   return importing;

@@ -5,11 +5,14 @@ import { CoreLoadError } from './core';
 import { h } from './dom';
 
 // `retry` starts another attempt; the element replaces this region with the lesson, or with a new error.
+// A script that arrived damaged cannot be loaded again by this page: its button reloads the page instead.
 export function coreLoadError(error: unknown, retry: () => void): HTMLElement {
-  const button = h('button', { type: 'button', class: 'retry' }, 'Retry');
+  const reload = error instanceof CoreLoadError && error.reloadNeeded;
+  const button = h('button', { type: 'button', class: 'retry' }, reload ? 'Reload the page' : 'Retry');
   button.addEventListener('click', () => {
     button.disabled = true; // one attempt at a time
-    retry();
+    if (reload) location.reload();
+    else retry();
   });
   const named = error instanceof CoreLoadError;
   const reason = error instanceof Error ? error.message : String(error);
