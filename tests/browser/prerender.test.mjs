@@ -5,11 +5,13 @@
 // under a strict CSP with Trusted Types and with no violation.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { resolve } from 'node:path';
+import { build } from 'esbuild';
 import { parseHTML } from 'linkedom';
 import { serve } from '../../scripts/serve.mjs';
 import { loadCore } from '../node/load.mjs';
 import { importLesson } from '../node/typescript.mjs';
-import { answerExercise, assertNoProblems, csp, dist, holdRequests, launchBrowser, openPage, waitLaidOut, waitReady } from './harness.mjs';
+import { answerExercise, assertNoProblems, csp, dist, holdRequests, launchBrowser, openPage, repo, waitLaidOut, waitReady } from './harness.mjs';
 
 const questionId = 'ch26-first-token';
 const question = `qkv-lesson form[data-exercise="${questionId}"]`;
@@ -291,6 +293,102 @@ test('at ready the element adopts the prerendered opening: the heading, the intr
     assertNoProblems(opened.problems, 'adopting the prerendered opening');
   } finally {
     await opened.close();
+  }
+});
+
+// exercises.ts and dom.ts bundled for a blank page, as window.lessonUnits; `virtual:math` (the build's typeset
+// formulas, which no question's form holds) empty.
+async function lessonUnits() {
+  const noMath = {
+    name: 'no-math',
+    setup(bundler) {
+      bundler.onResolve({ filter: /^virtual:math$/ }, () => ({ path: 'math', namespace: 'no-math' }));
+      bundler.onLoad({ filter: /.*/, namespace: 'no-math' }, () => ({ contents: 'export default {}; export const css = "";' }));
+    },
+  };
+  const { outputFiles } = await build({
+    stdin: { contents: "export { renderExercise } from './exercises';", resolveDir: resolve(repo, 'web/src/lesson'), loader: 'ts' },
+    bundle: true,
+    format: 'iife',
+    globalName: 'lessonUnits',
+    write: false,
+    logLevel: 'error',
+    plugins: [noMath],
+  });
+  return outputFiles[0].text;
+}
+
+// In the page: the opening question's form, as the view builds it, given a prerendered one that is the same form as
+// the build numbers it and disables its Check, then changed by each case. For each, whether it was adopted, every
+// write the adoption made to an element the view built (a text set, a button enabled or disabled: copies made to
+// compare are not built but cloned), and, when not adopted, whether the view's form is exactly as built without a
+// prerender.
+function adoptionCases(view) {
+  const { renderExercise } = window.lessonUnits;
+  const notAsked = () => {
+    throw new Error('not checked here');
+  };
+  const options = { idPrefix: 'unit', check: notAsked, reveal: () => 'after-check', onAnswer: notAsked };
+  const built = () => renderExercise(view, options).form;
+  let madeByView = new WeakSet();
+  const createElement = Document.prototype.createElement;
+  Document.prototype.createElement = function (...args) {
+    const element = createElement.apply(this, args);
+    madeByView.add(element);
+    return element;
+  };
+  const writes = [];
+  for (const [proto, name] of [[Node.prototype, 'textContent'], [HTMLButtonElement.prototype, 'disabled']]) {
+    const own = Object.getOwnPropertyDescriptor(proto, name);
+    const set = function (value) {
+      if (madeByView.has(this)) writes.push(`${this.localName}.${name} = ${JSON.stringify(value)}`);
+      own.set.call(this, value);
+    };
+    Object.defineProperty(proto, name, { ...own, set });
+  }
+  const adopt = (change) => {
+    const prerendered = built();
+    prerendered.querySelector('.exercise-number').textContent = '7. ';
+    prerendered.querySelector('button[type="submit"]').disabled = true;
+    change?.(prerendered);
+    [madeByView, writes.length] = [new WeakSet(), 0];
+    const { form } = renderExercise(view, options, prerendered);
+    const touched = [...writes];
+    return form === prerendered ? { adopted: true, touched } : { adopted: false, touched, madeAsBuilt: form.outerHTML === built().outerHTML };
+  };
+  const heading = (form) => {
+    const title = form.querySelector('.question-title');
+    const lower = document.createElement(title.localName === 'h4' ? 'h5' : 'h4');
+    for (const { name, value } of title.attributes) lower.setAttribute(name, value);
+    lower.append(...title.childNodes);
+    title.replaceWith(lower);
+  };
+  return {
+    'number and Check': adopt(),
+    'a label’s text': adopt((form) => form.querySelector('label').append(' (old)')),
+    'the heading’s level': adopt(heading),
+    'a field disabled': adopt((form) => form.querySelector('input').setAttribute('disabled', '')),
+  };
+}
+
+// Review: adoptedForm wrote the prerender's number into the view's own form and toggled its Check to compare them.
+// The two things the lesson sets itself are left out of the comparison on copies; anything else that differs is
+// refused, and the view's form is left as it was built.
+test('a prerendered question differing only in its number and Check’s disabled is adopted, one differing in anything else is not, and the view’s own form is never written to', async () => {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    await page.setContent('<!doctype html><html lang="en"><body></body></html>');
+    await page.addScriptTag({ content: await lessonUnits() });
+    const refused = { adopted: false, touched: [], madeAsBuilt: true };
+    assert.deepEqual(await page.evaluate(adoptionCases, openingView), {
+      'number and Check': { adopted: true, touched: [] },
+      'a label’s text': refused,
+      'the heading’s level': refused,
+      'a field disabled': refused,
+    });
+  } finally {
+    await context.close();
   }
 });
 
