@@ -191,8 +191,9 @@ describe('the prerendered opening', () => {
 });
 
 // Issue 42, item 1: the element attaches without rebuilding what is there. The prerendered nodes are tagged before
-// any of the lesson's script runs; after ready the heading, the intro, each of the four tables and the question's
-// form and fields are those same nodes, still in the page, showing the core's values; nothing moved on screen.
+// any of the lesson's script runs; after ready the heading, the intro, the opening prediction's paragraphs and its two
+// parts, each of the four tables and the question's form and fields are those same nodes, still in the page, showing
+// the core's values; nothing moved on screen.
 function openingParts() {
   const root = document.querySelector('qkv-lesson').shadowRoot;
   const form = root.querySelector('form[data-exercise="ch26-first-token"]');
@@ -201,6 +202,8 @@ function openingParts() {
     ['intro', root.querySelector('header.intro')],
     ['worked heading', root.querySelector('section.worked > h3')],
     ['worked words', root.querySelector('section.worked p.worked-words')],
+    ['numbers part', root.querySelector('section.worked > .part.worked-given')],
+    ['question part', root.querySelector('section.worked > .part.worked-asked')],
     ['why', root.querySelector('section.worked p.worked-why')],
     ...['input', 'query_weight', 'key_weight', 'value_weight'].map((key) => [`table ${key}`, root.querySelector(`table[data-fixture-tensor="${key}"]`)]),
     ['form', form],
@@ -266,7 +269,7 @@ test('at ready the element adopts the prerendered opening: the heading, the intr
       return [...window.__prerendered].filter(([, node]) => node).map(([name]) => name);
     });
     const fieldNames = openingView.answer.map((_, index) => `field ${index}`);
-    assert.deepEqual(tagged, ['heading', 'intro', 'worked heading', 'worked words', 'why', ...tensors.map((key) => `table ${key}`), 'form', ...fieldNames], 'every part is prerendered');
+    assert.deepEqual(tagged, ['heading', 'intro', 'worked heading', 'worked words', 'numbers part', 'question part', 'why', ...tensors.map((key) => `table ${key}`), 'form', ...fieldNames], 'every part is prerendered');
     releaseScript();
     await page.locator('qkv-lesson[data-state="loading"] >> p.loading').waitFor();
     releaseWasm();
@@ -420,7 +423,7 @@ test('a prerendered part that says something else is replaced with the core’s,
       const now = window.__openingParts();
       return Object.fromEntries([...window.__prerendered].map(([name, node]) => [name, now.get(name) === node]));
     });
-    assert.deepEqual(kept, { heading: true, intro: true, 'worked heading': true, 'worked words': true, why: true, 'table input': false, 'table query_weight': true, 'table key_weight': true, 'table value_weight': true, form: false, 'field 0': false, 'field 1': false, 'field 2': false });
+    assert.deepEqual(kept, { heading: true, intro: true, 'worked heading': true, 'worked words': true, 'numbers part': true, 'question part': true, why: true, 'table input': false, 'table query_weight': true, 'table key_weight': true, 'table value_weight': true, form: false, 'field 0': false, 'field 1': false, 'field 2': false });
     assert.deepEqual(await page.locator('qkv-lesson table[data-fixture-tensor="input"] tbody td:not(.empty)').allInnerTexts(), fixture.input.text, 'X is the core’s');
     const questionText = await page.locator(`${question} .question-text`).evaluate((node) => node.outerHTML);
     assert.equal(typedText(parseHTML(`<html><body>${questionText}</body></html>`).document.body), openingView.question.replace(/\s+/g, ' ').trim(), 'the question is the core’s');
