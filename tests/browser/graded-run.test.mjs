@@ -27,14 +27,32 @@ const results = (page) => page.locator('qkv-lesson section[data-results]');
 const rows = (page) => results(page).locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.cells].map((cell) => cell.textContent)));
 // Attribute changes apply together in a microtask: a round trip to the page lets it run.
 const settled = (page) => page.evaluate(() => new Promise((done) => setTimeout(done)));
+// A question shown other than the counted one.
+const otherThanCounted = (ids) => ids.find((id) => id !== counted);
+
+// The exercises section, ready and laid out, then made a graded run: `grading`'s attributes (graded-questions,
+// passing-score, attempts; a function of the questions shown where it names some of them) set and applied; null
+// sets none yet. `initScript`: run in the page before the lesson's. Returns openPage's handle and the questions shown.
+async function openGradedRun(grading, { initScript } = {}) {
+  const opened = await openPage(run.browser);
+  if (initScript) await opened.page.addInitScript(initScript);
+  await opened.page.goto(`${run.server.origin}/embed.html?sections=exercises`);
+  await waitReady(opened.page);
+  await waitLaidOut(opened.page);
+  const ids = await opened.page.evaluate(() => document.querySelector('qkv-lesson').exerciseIds);
+  if (grading) {
+    await setAttributes(opened.page, typeof grading === 'function' ? grading(ids) : grading);
+    await settled(opened.page);
+  }
+  return { ...opened, ids };
+}
 
 test('graded-questions decides what counts: practice never changes the score, and "Your results" shows the core’s numbers', async () => {
   const fixture = await readFixture();
-  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
+  const { page, problems, close, ids } = await openGradedRun(null);
   try {
     assert.equal(await results(page).isHidden(), true, 'not a graded run: no results view');
-    const ids = await page.evaluate(() => document.querySelector('qkv-lesson').exerciseIds);
-    const other = ids.find((id) => id !== counted);
+    const other = otherThanCounted(ids);
     const practice = ids.find((id) => id !== counted && id !== other);
     assert.ok(ids.includes(counted) && practice, `questions shown: ${ids}`);
     await setAttributes(page, { 'graded-questions': `${counted} ${other}`, 'passing-score': '50' });
@@ -96,16 +114,10 @@ test('graded-questions decides what counts: practice never changes the score, an
 // (harness countCoreCalls), each check's counts alone.
 test('a check and a shown answer in a graded run ask the core for the outcome once each', async () => {
   const fixture = await readFixture();
-  const { page, problems, close } = await openPage(run.browser);
+  const grading = (ids) => ({ 'graded-questions': `${counted} ${otherThanCounted(ids)}`, 'passing-score': '50' });
+  const { page, problems, close, ids } = await openGradedRun(grading, { initScript: countCoreCalls });
+  const other = otherThanCounted(ids);
   try {
-    await page.addInitScript(countCoreCalls);
-    await page.goto(`${run.server.origin}/embed.html?sections=exercises`);
-    await waitReady(page);
-    await waitLaidOut(page);
-    const ids = await page.evaluate(() => document.querySelector('qkv-lesson').exerciseIds);
-    const other = ids.find((id) => id !== counted);
-    await setAttributes(page, { 'graded-questions': `${counted} ${other}`, 'passing-score': '50' });
-    await settled(page);
     const callsOf = async (act, what) => {
       await page.evaluate(() => (window.__coreCalls.later = {}));
       await act();
@@ -128,10 +140,8 @@ test('a check and a shown answer in a graded run ask the core for the outcome on
 
 // lesson.outcome() hands its object to the host page: what the host does to it is not what the lesson reports next.
 test('a host that changes the outcome it was handed does not change what the lesson reports next', async () => {
-  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
+  const { page, problems, close } = await openGradedRun({ 'graded-questions': counted, 'passing-score': '50' });
   try {
-    await setAttributes(page, { 'graded-questions': counted, 'passing-score': '50' });
-    await settled(page);
     await answerExercise(page, counted, ['0']);
     const before = await outcome(page);
     const resultsBefore = await rows(page);
@@ -155,10 +165,8 @@ test('a host that changes the outcome it was handed does not change what the les
 
 test('attempts: past the allowance the core refuses a check, the form says so and stops accepting checks, and the question is settled as not right', async () => {
   const fixture = await readFixture();
-  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
+  const { page, problems, close } = await openGradedRun({ attempts: '1' });
   try {
-    await setAttributes(page, { attempts: '1' });
-    await settled(page);
     const form = await answerExercise(page, counted, ['17']);
     assert.equal(await form.getAttribute('data-no-checks-left'), '');
     assert.equal(await form.getByRole('button', { name: 'Check' }).isDisabled(), true);
@@ -210,10 +218,8 @@ test('attempts used up before a reload stay used up after it: Check disabled and
 // Review (failing on f961b9e): markAllowance runs only on a check, so an allowance raised or removed later leaves
 // Check disabled although the core would take the check.
 test('attempts removed after a question ran out of checks: Check is enabled again, as the core takes the check', async () => {
-  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
+  const { page, problems, close } = await openGradedRun({ attempts: '1' });
   try {
-    await setAttributes(page, { attempts: '1' });
-    await settled(page);
     const form = await answerExercise(page, counted, ['17']);
     assert.equal(await form.getByRole('button', { name: 'Check' }).isDisabled(), true, 'out of checks');
     await setAttributes(page, { attempts: null });
@@ -254,10 +260,8 @@ test('saved checks past an allowance lowered since come back: the answer kept, C
 // A question out of checks that graded-questions makes practice takes checks again, and is closed again, with the
 // note back in place of the offer of another try, when it counts again.
 test('graded-questions: a question out of checks opens as practice and closes again when it counts', async () => {
-  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
+  const { page, problems, close } = await openGradedRun({ attempts: '1' });
   try {
-    await setAttributes(page, { attempts: '1' });
-    await settled(page);
     const form = await answerExercise(page, counted, ['17']);
     const check = form.getByRole('button', { name: 'Check' });
     const feedback = form.locator('[data-feedback]');
@@ -280,9 +284,9 @@ test('graded-questions: a question out of checks opens as practice and closes ag
 });
 
 test('a bad value: the attribute’s or the core’s own message, warned once and in data-*-error, and the default kept', async () => {
-  const { page, problems, close } = await openLesson(run.browser, `${run.server.origin}/embed.html?sections=exercises`);
+  const { page, problems, close, ids } = await openGradedRun(null);
   try {
-    const shown = (await page.evaluate(() => document.querySelector('qkv-lesson').exerciseIds)).length;
+    const shown = ids.length;
     await setAttributes(page, { 'passing-score': 'most', attempts: 'two', 'graded-questions': `${counted} no-such-question` });
     await settled(page);
     const errors = await element(page).evaluate((lesson) => ({ ...lesson.dataset }));

@@ -2,7 +2,7 @@
 // contract, and what comes next. Numbers inside them come from the evidence.
 import math from 'virtual:math';
 import { nameTokenRows } from './diagram';
-import { BuiltFrom, h, type Child, holding, keptIfSame, math as mathSpan, part, placeChildren, setText, shellIfSame, symbols } from './dom';
+import { BuiltFrom, h, type Child, holding, keptIfSame, math as mathSpan, part, partClass, placeChildren, setText, shellIfSame, symbols } from './dom';
 import { exerciseProse } from './exercises';
 import { matrixTable } from './tables';
 import { joinWords } from './words';
@@ -34,6 +34,13 @@ function workedWords(t: Evidence): string {
 
 const workedTitleId = 'qkv-worked-title';
 
+// The opening prediction's two parts (dom.ts part), each with a class of its own by which a prerendered one is found:
+// the part that gives the numbers (the words and the tables), and the part that asks about them (the question,
+// another problem, and why the answers differ).
+const givenPart = 'worked-given';
+const askedPart = 'worked-asked';
+const workedPart = (name: string): HTMLElement => h('div', { class: `${partClass} ${name}` });
+
 // The numbers the first question asks about (the frozen fixture, or what is on screen), before the answer: the
 // learner predicts q₀, k₀, v₀ first. `question` is where the element puts the first-token question (the one form
 // asking it) while this section is shown; `anotherOne`, the control that draws a new problem. The tables follow
@@ -42,11 +49,10 @@ const workedTitleId = 'qkv-worked-title';
 export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement, anotherOne: HTMLElement, prerendered: Element | null = null): { element: HTMLElement; show(evidence: Evidence, edited: boolean): void } {
   // Each prerendered counterpart found by what it is, not where it sits: a layout change cannot pair the wrong nodes.
   const find = (selector: string) => prerendered?.querySelector(`:scope > ${selector}`) ?? null;
-  const prerenderedTables = find(`.part > .worked-numbers`);
-  const prerenderedQuestion = find(`.part > .worked-question`);
+  const prerenderedTables = find(`.${givenPart} > .worked-numbers`);
   const madeWords = h('p', { class: 'worked-words' });
   setText(madeWords, workedWords(fixture));
-  const words = keptIfSame(madeWords, find('.part > p.worked-words'));
+  const words = keptIfSame(madeWords, find(`.${givenPart} > p.worked-words`));
   const numbers = fixtureTables('data-fixture-tensor', prerenderedTables?.querySelector(':scope > .worked-tables'));
   const show = (t: Evidence, edited: boolean) => {
     setText(words, workedWords(t));
@@ -58,8 +64,8 @@ export function renderWorkedPrediction(fixture: Evidence, question: HTMLElement,
   const element = holding(h('section', { class: 'worked', 'aria-labelledby': workedTitleId }), prerendered, [
     keptIfSame(h('h3', { id: workedTitleId }, 'Predict three outputs from one sequence'), find(`h3#${workedTitleId}`)),
     // Parts, each laid out in a frame of its own (laid-out.ts).
-    holding(part(), prerenderedTables?.parentElement, [words, tables]),
-    holding(part(), prerenderedQuestion?.parentElement, [question, anotherOne, keptIfSame(why, find('.part > p.worked-why'))]),
+    holding(workedPart(givenPart), find(`.${givenPart}`), [words, tables]),
+    holding(workedPart(askedPart), find(`.${askedPart}`), [question, anotherOne, keptIfSame(why, find(`.${askedPart} > p.worked-why`))]),
   ]);
   return { element, show };
 }

@@ -119,14 +119,33 @@ export class BuiltFrom<T> {
 // Adopting the prerendered opening (prerendered.ts): the view takes the nodes the build prerendered where they say
 // what its own would say, so that nothing on screen is built, or painted, twice.
 
+// Something the lesson sets itself inside a node, whatever its prerender says: the text of the elements `selector`
+// matches, or one `attribute` of theirs.
+export type SetByLesson = { selector: string; text: true } | { selector: string; attribute: string };
+
 // Whether two nodes say the same: equal, once empty text nodes are dropped and adjacent ones joined (the builder
-// makes both; parsed HTML has neither).
-export function sayTheSame(made: Node, prerendered: Node | null | undefined): boolean {
+// makes both; parsed HTML has neither), and what the lesson sets itself (`setByLesson`) is cleared on both. Compared
+// as copies: neither node is touched.
+export function sayTheSame(made: Node, prerendered: Node | null | undefined, setByLesson: SetByLesson[] = []): boolean {
   if (!prerendered) return false;
   const [a, b] = [made.cloneNode(true), prerendered.cloneNode(true)];
-  a.normalize();
-  b.normalize();
+  for (const copy of [a, b]) {
+    clearSetByLesson(copy, setByLesson);
+    copy.normalize();
+  }
   return a.isEqualNode(b);
+}
+
+// A copy's text or attributes that the lesson sets itself, cleared: each element keeps its place, so that a copy
+// holding more or fewer of them still differs.
+function clearSetByLesson(copy: Node, setByLesson: SetByLesson[]): void {
+  if (!(copy instanceof Element || copy instanceof DocumentFragment)) return;
+  for (const set of setByLesson) {
+    for (const element of copy.querySelectorAll(set.selector)) {
+      if ('text' in set) element.textContent = '';
+      else element.removeAttribute(set.attribute);
+    }
+  }
 }
 
 // `prerendered` when it says what `made` says, else `made`.

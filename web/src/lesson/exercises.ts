@@ -1,7 +1,7 @@
 // Every exercise's prose, keyed by the core's ids (exercise-prose.json), and the one form that asks it. The core
 // (cpp/learner/exercises.cpp) holds the rest: option order, right answers, hints and explanations, computed
 // from the values the learner is looking at. The page never grades.
-import { BuiltFrom, counterpartIn, h, sayTheSame, setText } from './dom';
+import { BuiltFrom, counterpartIn, h, sayTheSame, type SetByLesson, setText } from './dom';
 import { savedTextLimit } from './saved-text';
 import prose from './exercise-prose.json';
 import type { AnswerResponse, CoreError, ExerciseView } from './types';
@@ -227,17 +227,20 @@ function showWords(parts: FormParts, view: ExerciseView): void {
   parts.labels.forEach((label, i) => setText(label, view.kind === 'choice' ? words.choice(view.choices[i]) : words.blank(i).label));
 }
 
+// What the lesson sets itself on a question's form, so what a prerendered form says of them is not compared when
+// adopting it: the number, which numberExercises writes into every form once placed (the view's form has none until
+// then), and Check's disabled, set in the prerender until the lesson's script runs (opening.ts) and the lesson's from
+// then on (adoptedForm enables it; applyAllowance disables it once checks are used up).
+const setByLesson: SetByLesson[] = [
+  { selector: '.exercise-number', text: true },
+  { selector: 'button[type="submit"]', attribute: 'disabled' },
+];
+
 // `made`'s parts in the form the build prerendered (opening.ts), when it asks the same question with the same
-// fields: what the learner typed there is simply still there. Null when it asks something else. Two things the
-// lesson sets itself are not compared: the number (numberExercises numbers every form once placed, so `made` takes
-// the prerender's until then) and Check, disabled in the prerender until the lesson's script runs.
+// fields, all else but setByLesson compared: what the learner typed there is simply still there. Null when it asks
+// something else.
 function adoptedForm(made: FormParts, prerendered: HTMLFormElement | null | undefined): FormParts | null {
-  if (!prerendered) return null;
-  made.form.querySelector('.exercise-number')!.textContent = prerendered.querySelector('.exercise-number')?.textContent ?? '';
-  made.checkButton.disabled = true;
-  const same = sayTheSame(made.form, prerendered);
-  made.checkButton.disabled = false; // as formParts made it
-  if (!same) return null;
+  if (!prerendered || !sayTheSame(made.form, prerendered, setByLesson)) return null;
   const at = counterpartIn(made.form, prerendered);
   const adopted: FormParts = {
     form: prerendered,
