@@ -38,7 +38,7 @@ const workedTitleId = 'qkv-worked-title';
 // the part that gives the numbers (the words and the tables), and the part that asks about them (the question,
 // another problem, and why the answers differ).
 const givenPart = 'worked-given';
-const askedPart = 'worked-asked';
+export const askedPart = 'worked-asked';
 const workedPart = (name: string): HTMLElement => h('div', { class: `${partClass} ${name}` });
 
 // The numbers the first question asks about (the frozen fixture, or what is on screen), before the answer: the

@@ -4,7 +4,7 @@
 // hidden as the sections attribute asks.
 import math from 'virtual:math';
 import { sectionNames, type SectionName } from './attributes';
-import { lessonArticle, renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
+import { askedPart, lessonArticle, renderForwardRule, renderIntro, renderNext, renderWorkedPrediction } from './content';
 import type { LessonController } from './controller';
 import { DiagramSection } from './diagram-section';
 import { h, holding, keptIfSame, mathProbe } from './dom';
@@ -47,7 +47,7 @@ export class LessonView {
     const views = controller.exercises(); // one call lists both sections' questions
     this.diagram = new DiagramSection(idPrefix, controller.sizeLimits, hooks.reset, (tensor, index) => controller.provenance(tensor, index), () => controller.numericalChecksStep(), controller.gradcheckRules);
     const chapter = views.filter((view) => view.id.startsWith('ch26-'));
-    const questionPlace = worked?.querySelector(':scope > .part > .worked-question');
+    const questionPlace = worked?.querySelector(`:scope > .${askedPart} > .worked-question`);
     this.questions = new ChapterQuestions(chapter, controller.fixtureEvidence, this.diagram.diagram, { ...hooks, idPrefix: `${idPrefix}-exercise` }, questionPlace);
     this.selfScoreSection = buildSelfScoreSection(core, {
       ...hooks,
@@ -61,7 +61,7 @@ export class LessonView {
       },
     });
     this.scale = buildScale(idPrefix);
-    this.anotherOne = renderAnotherOne(hooks.drawVariant, (request) => controller.practiceStreak(request), worked?.querySelector(':scope > .part > .another-one-bar'));
+    this.anotherOne = renderAnotherOne(hooks.drawVariant, (request) => controller.practiceStreak(request), worked?.querySelector(`:scope > .${askedPart} > .another-one-bar`));
     this.results = renderResults(idPrefix);
     this.worked = renderWorkedPrediction(controller.fixtureEvidence, this.questions.workedQuestion, this.anotherOne.element, worked);
     this.sections = {
