@@ -7,6 +7,7 @@
 #include "learner/exercise.hpp"
 #include "response/tensor_names.hpp"
 #include "text/format.hpp"
+#include "text/template.hpp"
 
 namespace qkv {
 namespace {
@@ -69,9 +70,9 @@ EditableTensor conform(const EditableTensor& tensor, const Shape& shape, const s
     EditableTensor out{shape, tensor.cells, {}};
     if (tensor.cells.size() != need) {
       notes.push_back(
-          "The link gave " + numbers(tensor.cells.size()) + " for " + field_label(field) + ", which needs " +
-          numbers(need) + " at " + shape_text(shape) + "; " +
-          (tensor.cells.size() > need ? "the extra ones were left out." : "the missing ones are 0."));
+          fill("The link gave {0} for {1}, which needs {2} at {3}; {4}",
+               {numbers(tensor.cells.size()), field_label(field), numbers(need), shape_text(shape),
+                tensor.cells.size() > need ? "the extra ones were left out." : "the missing ones are 0."}));
       out.cells.resize(need, "0");
     }
     out.kept = {shape, out.cells};
@@ -95,10 +96,10 @@ std::optional<LessonError> refuse_shape(const Shape& shape, const Shape& limit, 
   bool fits = shape.empty() || shape.size() == limit.size();
   for (std::size_t axis = 0; fits && axis < shape.size(); ++axis) fits = shape[axis] <= limit[axis];
   if (fits) return std::nullopt;
-  const std::string message = field_label(field) + ": " + what + " " + shape_text(shape) +
-                              " is not accepted: expected [] or " + std::to_string(limit.size()) +
-                              " axes within the size limits " + shape_text(limit) + ", at most " +
-                              numbers(element_count(limit).value());
+  const std::string message =
+      fill("{0}: {1} {2} is not accepted: expected [] or {3} axes within the size limits {4}, at most {5}",
+           {field_label(field), what, shape_text(shape), std::to_string(limit.size()), shape_text(limit),
+            numbers(element_count(limit).value())});
   return LessonError{ErrorKind::Size, message, field};
 }
 

@@ -4,6 +4,7 @@
 
 #include "response/tensor_names.hpp"
 #include "text/format.hpp"
+#include "text/template.hpp"
 
 namespace qkv {
 namespace {
@@ -25,8 +26,8 @@ std::optional<LessonError> refuse_title(const std::string& title) {
   if (blank(title)) return example_error(ErrorKind::Arguments, "title: the example needs a title", "title");
   if (characters(title) > kMaxExampleTitle)
     return example_error(ErrorKind::Size,
-                         "title: " + std::to_string(characters(title)) + " characters, at most " +
-                             std::to_string(kMaxExampleTitle),
+                         fill("title: {0} characters, at most {1}",
+                              {std::to_string(characters(title)), std::to_string(kMaxExampleTitle)}),
                          "title");
   return std::nullopt;
 }
@@ -35,18 +36,19 @@ std::optional<LessonError> refuse_words(const std::vector<std::string>& tokens) 
   const SizeLimit& limit = kSizeLimits[1];
   if (tokens.empty() || tokens.size() > limit.max)
     return example_error(ErrorKind::Size,
-                         "tokens: " + std::to_string(tokens.size()) + " words; an example has 1 to " +
-                             std::to_string(limit.max),
+                         fill("tokens: {0} words; an example has 1 to {1}",
+                              {std::to_string(tokens.size()), std::to_string(limit.max)}),
                          "tokens");
   for (std::size_t i = 0; i < tokens.size(); ++i) {
-    const std::string where = "tokens[" + std::to_string(i) + "]: ";
+    const std::string where = fill("tokens[{0}]: ", {std::to_string(i)});
     if (blank(tokens[i]))
-      return example_error(ErrorKind::Arguments, where + "a token needs a word", "tokens");
+      return example_error(ErrorKind::Arguments, fill("{0}a token needs a word", {where}), "tokens");
     if (characters(tokens[i]) > kMaxExampleWord)
-      return example_error(ErrorKind::Size,
-                           where + "\"" + tokens[i] + "\" has " + std::to_string(characters(tokens[i])) +
-                               " characters, at most " + std::to_string(kMaxExampleWord),
-                           "tokens");
+      return example_error(
+          ErrorKind::Size,
+          fill("{0}\"{1}\" has {2} characters, at most {3}",
+               {where, tokens[i], std::to_string(characters(tokens[i])), std::to_string(kMaxExampleWord)}),
+          "tokens");
   }
   return std::nullopt;
 }
@@ -56,10 +58,11 @@ std::optional<LessonError> refuse_count(std::size_t count, std::size_t expected,
                                         const std::string& where, const std::string& unit,
                                         const std::string& because) {
   if (count == expected) return std::nullopt;
-  return example_error(ErrorKind::Size,
-                       field_label(field) + where + " has " + std::to_string(count) + " " + unit +
-                           ", expected " + std::to_string(expected) + " (" + because + ")",
-                       field);
+  return example_error(
+      ErrorKind::Size,
+      fill("{0}{1} has {2} {3}, expected {4} ({5})",
+           {field_label(field), where, std::to_string(count), unit, std::to_string(expected), because}),
+      field);
 }
 
 std::optional<LessonError> refuse_matrix(const ExampleMatrix& matrix, std::size_t rows, std::size_t columns,
@@ -89,10 +92,11 @@ std::optional<LessonError> refuse_batch(const ExampleBatch& batch, std::size_t i
 std::optional<LessonError> refuse_size(std::size_t size, std::size_t min, std::size_t max,
                                        const std::string& field, const std::string& what) {
   if (size >= min && size <= max) return std::nullopt;
-  return example_error(ErrorKind::Size,
-                       field_label(field) + " has " + std::to_string(size) + " " + what + ", expected " +
-                           std::to_string(min) + " to " + std::to_string(max),
-                       field);
+  return example_error(
+      ErrorKind::Size,
+      fill("{0} has {1} {2}, expected {3} to {4}",
+           {field_label(field), std::to_string(size), what, std::to_string(min), std::to_string(max)}),
+      field);
 }
 
 struct ExampleSizes {

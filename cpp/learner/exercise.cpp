@@ -6,17 +6,18 @@
 #include "learner/answer_reader.hpp"
 #include "learner/provenance.hpp"
 #include "text/format.hpp"
+#include "text/template.hpp"
 
 namespace qkv {
 namespace {
 
-const char* ordinal(std::size_t i) {
-  static const char* const words[] = {"first", "second", "third",   "fourth",
+const char *ordinal(std::size_t i) {
+  static const char *const words[] = {"first", "second", "third",   "fourth",
                                       "fifth", "sixth",  "seventh", "eighth"};
   return i < 8 ? words[i] : "next";
 }
 
-std::string joined(const std::vector<std::string>& parts, const std::string& last_separator) {
+std::string joined(const std::vector<std::string> &parts, const std::string &last_separator) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     if (i > 0) out += i + 1 == parts.size() ? last_separator : ", ";
@@ -25,44 +26,48 @@ std::string joined(const std::vector<std::string>& parts, const std::string& las
   return out;
 }
 
-std::string count_words(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
+std::string count_words(std::size_t n, const char *one, const char *many) {
+  return fill("{0} {1}", {std::to_string(n), n == 1 ? one : many});
 }
 
-// What is right and what is not in a read shape, e.g. "a rank-two shape: this layer keeps the batch axis".
-std::string shape_hint(const Shape& read, const Shape& expected) {
+// What is right and what is not in a read shape, e.g. "a rank-two shape: this
+// layer keeps the batch axis".
+std::string shape_hint(const Shape &read, const Shape &expected) {
   if (read.size() != expected.size()) {
     if (read.size() + 1 == expected.size() && expected.size() == 3)
-      return "a rank-two shape: this layer keeps the batch axis, so every output has three axes";
-    return "your shape has " + count_words(read.size(), "axis", "axes") + "; the answer has " +
-           std::to_string(expected.size());
+      return "a rank-two shape: this layer keeps the batch axis, so every "
+             "output has three axes";
+    return fill("your shape has {0}; the answer has {1}",
+                {count_words(read.size(), "axis", "axes"), std::to_string(expected.size())});
   }
-  static const char* const axes3[] = {"batch", "token", "last"};
+  static const char *const axes3[] = {"batch", "token", "last"};
   std::vector<std::string> right, wrong;
   for (std::size_t i = 0; i < read.size(); ++i)
     (read[i] == expected[i] ? right : wrong).push_back(expected.size() == 3 ? axes3[i] : ordinal(i));
   if (right.empty()) return "no extent is right yet";
-  return "your " + joined(right, " and ") + (right.size() == 1 ? " extent is" : " extents are") +
-         " right; the " + joined(wrong, " and ") + (wrong.size() == 1 ? " is not" : " are not");
+  return fill("your {0}{1} right; the {2}{3}",
+              {joined(right, " and "), right.size() == 1 ? " extent is" : " extents are",
+               joined(wrong, " and "), wrong.size() == 1 ? " is not" : " are not"});
 }
 
-// "q₀[1] = x₀ · column 1 of W_Q = 1·W_Q[0,1] + 2·W_Q[1,1] + (−1)·W_Q[2,1]": what to add up for coordinate
-// j, with the row's numbers in and the weight's entries named for the learner to look up.
-std::string coordinate_sum(const Blank& blank, std::size_t j) {
+// "q₀[1] = x₀ · column 1 of W_Q = 1·W_Q[0,1] + 2·W_Q[1,1] + (−1)·W_Q[2,1]":
+// what to add up for coordinate j, with the row's numbers in and the weight's
+// entries named for the learner to look up.
+std::string coordinate_sum(const Blank &blank, std::size_t j) {
   const std::string column = std::to_string(j);
-  std::string out = blank.label + "[" + column + "] = " + blank.row_name + " · column " + column + " of " +
-                    blank.weight_name + " = ";
+  std::string out =
+      fill("{0}[{1}] = {2} · column {1} of {3} = ", {blank.label, column, blank.row_name, blank.weight_name});
   for (std::size_t k = 0; k < blank.row.size(); ++k)
-    out += (k > 0 ? " + " : "") + written_factor(blank.row[k]) + "\xC2\xB7" + blank.weight_name + "[" +
-           std::to_string(k) + "," + column + "]";
+    out += fill("{0}{1}·{2}[{3},{4}]", {k > 0 ? " + " : "", written_factor(blank.row[k]), blank.weight_name,
+                                        std::to_string(k), column});
   return out;
 }
 
-std::string vector_hint(const std::vector<double>& read, const Blank& blank) {
-  const std::vector<double>& expected = blank.vector;
+std::string vector_hint(const std::vector<double> &read, const Blank &blank) {
+  const std::vector<double> &expected = blank.vector;
   if (read.size() != expected.size())
-    return "you gave " + count_words(read.size(), "coordinate", "coordinates") + "; this vector has " +
-           std::to_string(expected.size()) + " (one per column of the weight)";
+    return fill("you gave {0}; this vector has {1} (one per column of the weight)",
+                {count_words(read.size(), "coordinate", "coordinates"), std::to_string(expected.size())});
   std::vector<std::string> right;
   std::size_t first_wrong = read.size();
   for (std::size_t i = 0; i < read.size(); ++i) {
@@ -72,21 +77,21 @@ std::string vector_hint(const std::vector<double>& read, const Blank& blank) {
       first_wrong = i;
   }
   if (right.size() == read.size()) return "right";
-  std::string out = right.empty()
-                        ? "no coordinate is right yet"
-                        : "your " + joined(right, " and ") +
-                              (right.size() == 1 ? " coordinate is" : " coordinates are") + " right";
-  if (!blank.row.empty()) out += "; work out " + coordinate_sum(blank, first_wrong);
+  std::string out =
+      right.empty() ? "no coordinate is right yet"
+                    : fill("your {0}{1} right", {joined(right, " and "),
+                                                 right.size() == 1 ? " coordinate is" : " coordinates are"});
+  if (!blank.row.empty()) out += fill("; work out {0}", {coordinate_sum(blank, first_wrong)});
   return out;
 }
 
-std::string with_label(const Blank& blank, const std::string& text, std::size_t blanks) {
-  return blanks > 1 && !blank.label.empty() ? blank.label + ": " + text : text;
+std::string with_label(const Blank &blank, const std::string &text, std::size_t blanks) {
+  return blanks > 1 && !blank.label.empty() ? fill("{0}: {1}", {blank.label, text}) : text;
 }
 
 }  // namespace
 
-const char* answer_kind_name(AnswerKind kind) {
+const char *answer_kind_name(AnswerKind kind) {
   switch (kind) {
     case AnswerKind::Choice:
       return "choice";
@@ -100,15 +105,15 @@ const char* answer_kind_name(AnswerKind kind) {
   return "choice";
 }
 
-std::string vector_text(const std::vector<double>& values) {
+std::string vector_text(const std::vector<double> &values) {
   std::vector<std::string> parts;
   for (double value : values) parts.push_back(format_prose(value));
-  return "[" + joined(parts, ", ") + "]";
+  return fill("[{0}]", {joined(parts, ", ")});
 }
 
-std::vector<std::string> answer_text(const Exercise& exercise) {
+std::vector<std::string> answer_text(const Exercise &exercise) {
   std::vector<std::string> out;
-  for (const Blank& blank : exercise.blanks) {
+  for (const Blank &blank : exercise.blanks) {
     switch (blank.kind) {
       case AnswerKind::Choice:
         out.push_back(blank.choice);
@@ -129,8 +134,9 @@ std::vector<std::string> answer_text(const Exercise& exercise) {
 
 namespace {
 
-// "  An  Error " as "an error": how a typed word is matched against an exercise's word hints.
-std::string lowercase_words(const std::string& text) {
+// "  An  Error " as "an error": how a typed word is matched against an
+// exercise's word hints.
+std::string lowercase_words(const std::string &text) {
   std::string out;
   for (char c : text) {
     if (std::isspace(static_cast<unsigned char>(c))) {
@@ -143,23 +149,23 @@ std::string lowercase_words(const std::string& text) {
   return out;
 }
 
-const std::string* hint_for_word(const Exercise& exercise, const std::string& response) {
+const std::string *hint_for_word(const Exercise &exercise, const std::string &response) {
   const std::string typed = lowercase_words(response);
-  for (const auto& [word, hint] : exercise.word_hints)
+  for (const auto &[word, hint] : exercise.word_hints)
     if (typed == word) return &hint;
   return nullptr;
 }
 
 }  // namespace
 
-Result<Verdict, LessonError> check_answer(const Exercise& exercise,
-                                          const std::vector<std::string>& responses) {
+Result<Verdict, LessonError> check_answer(const Exercise &exercise,
+                                          const std::vector<std::string> &responses) {
   if (!exercise.not_graded.empty()) return fail(LessonError{ErrorKind::Exercise, exercise.not_graded, "id"});
   if (responses.size() != exercise.blanks.size())
     return fail(LessonError{ErrorKind::Exercise,
-                            "exercise " + exercise.id + " takes " + std::to_string(exercise.blanks.size()) +
-                                " response" + (exercise.blanks.size() == 1 ? "" : "s") + ", got " +
-                                std::to_string(responses.size()),
+                            fill("exercise {0} takes {1} response{2}, got {3}",
+                                 {exercise.id, std::to_string(exercise.blanks.size()),
+                                  exercise.blanks.size() == 1 ? "" : "s", std::to_string(responses.size())}),
                             "responses"});
   Verdict verdict;
   verdict.correct = true;
@@ -168,14 +174,14 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
   std::vector<std::string> hints;
   const std::size_t blanks = exercise.blanks.size();
   for (std::size_t i = 0; i < blanks; ++i) {
-    const Blank& blank = exercise.blanks[i];
-    const std::string& response = responses[i];
-    const auto not_read = [&](const ReadError& error) {
+    const Blank &blank = exercise.blanks[i];
+    const std::string &response = responses[i];
+    const auto not_read = [&](const ReadError &error) {
       return fail(LessonError{ErrorKind::Number, error.message(), "responses", static_cast<std::int64_t>(i)});
     };
     bool right = false;
     std::string hint;
-    const std::string* word_hint =
+    const std::string *word_hint =
         blank.kind == AnswerKind::Choice ? nullptr : hint_for_word(exercise, response);
     if (word_hint) {
       verdict.read.push_back(lowercase_words(response));
@@ -189,11 +195,11 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
           if (std::find(exercise.choices.begin(), exercise.choices.end(), response) == exercise.choices.end())
             return fail(
                 LessonError{ErrorKind::Exercise,
-                            "exercise " + exercise.id + " has no option \"" + shortened(response) + "\"",
+                            fill("exercise {0} has no option \"{1}\"", {exercise.id, shortened(response)}),
                             "responses", 0});
           verdict.read.push_back(response);
           right = response == blank.choice;
-          for (const auto& [choice, text] : exercise.choice_hints)
+          for (const auto &[choice, text] : exercise.choice_hints)
             if (choice == response) hint = text;
           break;
         }
@@ -204,9 +210,9 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
           right = *count == blank.count;
           if (!right) {
             hint = *count > blank.count ? "too many" : "too few";
-            for (const auto& [slip, counted] : blank.count_slips) {
+            for (const auto &[slip, counted] : blank.count_slips) {
               if (slip != *count) continue;
-              hint += ": " + counted;
+              (hint += ": ") += counted;
               break;
             }
           }
@@ -236,14 +242,15 @@ Result<Verdict, LessonError> check_answer(const Exercise& exercise,
       hints.push_back(hint);
   }
   if (!verdict.correct) {
-    // What the reader found, as one sentence; then the exercise's own hint, unless an option had its own.
+    // What the reader found, as one sentence; then the exercise's own hint,
+    // unless an option had its own.
     std::string found;
-    for (const std::string& hint : hints) found += (found.empty() ? "" : "; ") + hint;
+    for (const std::string &hint : hints) (found += found.empty() ? "" : "; ") += hint;
     if (!found.empty() && blanks == 1)
       found[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(found[0])));
     if (!found.empty() && found.back() != '.' && found.back() != '?') found += ".";
     const bool option_hint = exercise.blanks[0].kind == AnswerKind::Choice && !found.empty();
-    if (!exercise.hint.empty() && !option_hint) found += (found.empty() ? "" : " ") + exercise.hint;
+    if (!exercise.hint.empty() && !option_hint) (found += found.empty() ? "" : " ") += exercise.hint;
     verdict.hint = found;
   }
   return verdict;

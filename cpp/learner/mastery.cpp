@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "text/format.hpp"
+#include "text/template.hpp"
 
 namespace qkv {
 namespace {
@@ -14,17 +15,17 @@ Result<bool, LessonError> options_refusal(const std::vector<QuestionStanding>& s
     return fail(LessonError{ErrorKind::Arguments, "the passing fraction must be from 0 to 1", "passing"});
   if (options.attempts_allowed > kMaxAttemptsAllowed)
     return fail(LessonError{ErrorKind::Arguments,
-                            "the attempts allowed per question must be from 0 (unlimited) to " +
-                                std::to_string(kMaxAttemptsAllowed),
+                            fill("the attempts allowed per question must be from 0 (unlimited) to {0}",
+                                 {std::to_string(kMaxAttemptsAllowed)}),
                             "attempts"});
   if (!options.graded) return true;
   for (const std::string& id : *options.graded) {
     const bool known = std::any_of(shown.begin(), shown.end(),
                                    [&](const QuestionStanding& question) { return question.id == id; });
     if (!known)
-      return fail(LessonError{ErrorKind::Arguments,
-                              "graded question \"" + shortened(id) + "\" is not one of the questions shown",
-                              "graded"});
+      return fail(LessonError{
+          ErrorKind::Arguments,
+          fill("graded question \"{0}\" is not one of the questions shown", {shortened(id)}), "graded"});
   }
   return true;
 }
@@ -39,9 +40,10 @@ std::string standing_words(const QuestionResult& result) {
 }
 
 std::string checks_note(std::size_t allowed) {
-  return "No checks are left (" + std::to_string(allowed) +
-         " allowed for this question), so it is settled as not right. You may show the answer; it does not "
-         "count.";
+  return fill(
+      "No checks are left ({0} allowed for this question), so it is settled as not right. You may show "
+      "the answer; it does not count.",
+      {std::to_string(allowed)});
 }
 
 QuestionResult result_of(const QuestionStanding& question, const GradingOptions& options) {
@@ -102,8 +104,8 @@ std::size_t attempts_allowed_for(const std::string& id, const GradingOptions& op
 Result<bool, LessonError> check_allowed(std::size_t used, std::size_t allowed) {
   if (allowed > 0 && used >= allowed)
     return fail(LessonError{ErrorKind::Attempts,
-                            "no checks are left: " + std::to_string(used) + " of " + std::to_string(allowed) +
-                                " allowed are used",
+                            fill("no checks are left: {0} of {1} allowed are used",
+                                 {std::to_string(used), std::to_string(allowed)}),
                             "attempts"});
   return true;
 }

@@ -2,19 +2,20 @@
 
 #include "response/tensor_names.hpp"
 #include "text/format.hpp"
+#include "text/template.hpp"
 
 namespace qkv {
 
 std::string written_factor(double value) {
   const std::string text = format_prose(value);
-  return value < 0 || text.rfind("\xE2\x88\x92", 0) == 0 ? "(" + text + ")" : text;
+  return value < 0 || text.rfind("\xE2\x88\x92", 0) == 0 ? fill("({0})", {text}) : text;
 }
 
 std::string written_products(const std::vector<double>& left, const std::vector<double>& right) {
   std::string out;
   for (std::size_t i = 0; i < left.size(); ++i) {
     if (i > 0) out += " + ";
-    out += written_factor(left[i]) + "\xC2\xB7" + written_factor(right[i]);
+    out += fill("{0}\xC2\xB7{1}", {written_factor(left[i]), written_factor(right[i])});
   }
   return out.empty() ? "(empty sum)" : out;
 }
@@ -23,8 +24,8 @@ namespace {
 
 std::string indices(std::initializer_list<Extent> at) {
   std::string out;
-  for (Extent i : at) out += (out.empty() ? "" : ",") + std::to_string(i);
-  return "[" + out + "]";
+  for (Extent i : at) (out += out.empty() ? "" : ",") += std::to_string(i);
+  return fill("[{0}]", {out});
 }
 
 // One branch's tensors, from the one table of names: each gives its page key and its label.
@@ -73,7 +74,12 @@ Dot dot(const char* left_key, const std::vector<double>& a, LeftAt a_at, const c
   return out;
 }
 
-std::string row_name(Extent b, Extent t) { return "b" + std::to_string(b) + " t" + std::to_string(t); }
+// "Q[0,1,0] = 1·2 + … = 4": a cell, its sum written out, and the value the core computed.
+std::string equation(const std::string& target, const std::string& terms, double value) {
+  return fill("{0} = {1} = {2}", {target, terms, format_prose(value)});
+}
+
+std::string row_name(Extent b, Extent t) { return fill("b{0} t{1}", {std::to_string(b), std::to_string(t)}); }
 
 }  // namespace
 
@@ -92,8 +98,8 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r,
   const TensorName& input = tensor_name<TensorRole::Input>();
   const auto out_of_range = [&](Extent size) {
     return fail(LessonError{ErrorKind::Arguments,
-                            tensor + " has " + std::to_string(size) + " cells, so cell " +
-                                std::to_string(index) + " does not exist",
+                            fill("{0} has {1} cells, so cell {2} does not exist",
+                                 {tensor, std::to_string(size), std::to_string(index)}),
                             tensor, static_cast<std::int64_t>(index)});
   };
 
@@ -108,10 +114,9 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r,
           input.key, x, [&](Extent k) { return row * d + k; }, names.weight.key, w,
           [&](Extent k) { return k * h + j; }, d);
       CellProvenance out{names.output.label + indices({b, t, j}), {sum.left, sum.right}, {}, {}};
-      out.expression =
-          out.target + " = " + sum.terms + " = " + format_prose(output_of(primary, branch).values()[index]);
-      out.description = "Row " + row_name(b, t) + " of X times column " + std::to_string(j) + " of " +
-                        names.weight.label + ".";
+      out.expression = equation(out.target, sum.terms, output_of(primary, branch).values()[index]);
+      out.description = fill("Row {0} of X times column {1} of {2}.",
+                             {row_name(b, t), std::to_string(j), names.weight.label});
       return out;
     }
     if (tensor == names.gradient.key) {
@@ -123,11 +128,12 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r,
           input.key, x, [&](Extent row) { return row * d + k; }, names.upstream.key, u,
           [&](Extent row) { return row * h + j; }, rows);
       CellProvenance out{names.gradient.label + indices({k, j}), {sum.left, sum.right}, {}, {}};
-      out.expression = out.target + " = " + sum.terms + " = " +
-                       format_prose(gradient_of(*primary.gradients, branch).values()[index]);
+      out.expression =
+          equation(out.target, sum.terms, gradient_of(*primary.gradients, branch).values()[index]);
       // Not a forward product (no weight column in it): X's column k against the upstream's column j.
-      out.description = "Column " + std::to_string(k) + " of X dotted with column " + std::to_string(j) +
-                        " of " + names.upstream.label + ": one product per batch item and token, summed.";
+      out.description =
+          fill("Column {0} of X dotted with column {1} of {2}: one product per batch item and token, summed.",
+               {std::to_string(k), std::to_string(j), names.upstream.label});
       return out;
     }
   }
@@ -143,10 +149,9 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r,
         [&](Extent k) { return query_row * h + k; }, tensor_name<TensorRole::Output>(1).key,
         primary.key.values(), [&](Extent k) { return key_row * h + k; }, h);
     CellProvenance out{scores.label + indices({b, i, j}), {sum.left, sum.right}, {}, {}};
-    out.expression = out.target + " = " + sum.terms + " = " + format_prose(primary.scores.values()[index]);
-    out.description = "Query of token " + std::to_string(i) + " (row " + row_name(b, i) +
-                      " of Q) dotted with key of token " + std::to_string(j) + " (row " + row_name(b, j) +
-                      " of K).";
+    out.expression = equation(out.target, sum.terms, primary.scores.values()[index]);
+    out.description = fill("Query of token {0} (row {1} of Q) dotted with key of token {2} (row {3} of K).",
+                           {std::to_string(i), row_name(b, i), std::to_string(j), row_name(b, j)});
     return out;
   }
   if (tensor == tensor_name<TensorRole::InputGradient>().key) {
@@ -162,19 +167,19 @@ Result<CellProvenance, LessonError> cell_provenance(const ProjectionRequest& r,
           names.weight.key, weight_of(r, branch).values(), [&](Extent j) { return k * h + j; }, h);
       out.sources.push_back(std::move(path.left));
       out.sources.push_back(std::move(path.right));
-      sum += (branch > 0 ? " + (" : "(") + path.terms + ")";
+      sum += fill("{0}({1})", {branch > 0 ? " + " : "", path.terms});
     }
-    out.expression =
-        out.target + " = " + sum + " = " + format_prose(primary.gradients->input.values()[index]);
-    out.description = "Three paths back into X: row " + row_name(b, t) + " of U_Q, U_K and U_V times row " +
-                      std::to_string(k) + " of W_Q, W_K and W_V.";
+    out.expression = equation(out.target, sum, primary.gradients->input.values()[index]);
+    out.description =
+        fill("Three paths back into X: row {0} of U_Q, U_K and U_V times row {1} of W_Q, W_K and W_V.",
+             {row_name(b, t), std::to_string(k)});
     return out;
   }
-  return fail(
-      LessonError{ErrorKind::Arguments,
-                  "tensor must be query, key, value, scores, input_gradient or a *_weight_gradient, got \"" +
-                      shortened(tensor) + "\"",
-                  "tensor"});
+  return fail(LessonError{
+      ErrorKind::Arguments,
+      fill("tensor must be query, key, value, scores, input_gradient or a *_weight_gradient, got \"{0}\"",
+           {shortened(tensor)}),
+      "tensor"});
 }
 
 }  // namespace qkv
