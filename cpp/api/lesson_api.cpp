@@ -224,13 +224,22 @@ Result<SelfScoreExperiment, LessonError> read_self_score(const SelfScoreRequest&
   return SelfScoreExperiment{*seed, sizes->tokens, sizes->dim};
 }
 
+const SelfScoreResult& module_experiment() {
+  static const SelfScoreResult result = run_self_score_experiment(kModuleExperiment).value();
+  return result;
+}
+
+bool same_settings(const SelfScoreExperiment& a, const SelfScoreExperiment& b) {
+  return a.seed == b.seed && a.tokens == b.tokens && a.dim == b.dim;
+}
+
 // The experiment for a request, computed once: the page asks for the same settings to draw the tables,
-// to list the exercises and to check each answer.
+// to list the exercises and to check each answer. The page starts at the module's own settings, whose
+// experiment the exercises read anyway: it is not run twice.
 Result<const SelfScoreResult*, LessonError> experiment(const SelfScoreExperiment& request) {
+  if (same_settings(request, kModuleExperiment)) return &module_experiment();
   static std::optional<std::pair<SelfScoreExperiment, SelfScoreResult>> last;
-  if (last && last->first.seed == request.seed && last->first.tokens == request.tokens &&
-      last->first.dim == request.dim)
-    return &last->second;
+  if (last && same_settings(last->first, request)) return &last->second;
   auto result = run_self_score_experiment(request);
   if (!result) return fail(LessonError{ErrorKind::SelfScore, result.error().message()});
   last.emplace(request, std::move(*result));
@@ -250,15 +259,15 @@ Result<TypedExperiment, LessonError> typed_experiment(const SelfScoreRequest& ty
   return TypedExperiment{*request, *computed};
 }
 
-const SelfScoreResult& module_experiment() {
-  static const SelfScoreResult result = run_self_score_experiment(kModuleExperiment).value();
-  return result;
-}
-
 // The fixture's evidence as the page starts from it (the gradcheck comes with numerical_checks_step()) ...
 const ChapterEvidence& fixture_evidence() {
   static const ChapterEvidence evidence = compute_chapter_evidence(chapter_fixture(), false).value();
   return evidence;
+}
+// ... its state, as fixture() returns it (made once: it writes every cell) ...
+const LessonState& fixture_lesson_state() {
+  static const LessonState state = fixture_state();
+  return state;
 }
 // ... and as the course's report and trace state it, gradcheck included.
 const ChapterEvidence& report_evidence() {
@@ -333,8 +342,8 @@ struct ChapterNumbers {
   std::string setting;
 };
 Result<ChapterNumbers, LessonError> chapter_numbers(const std::optional<LessonState>& state) {
-  static const LessonState fixture = fixture_state();
-  if (!state || *state == fixture) return ChapterNumbers{&fixture_evidence(), "the frozen fixture"};
+  if (!state || *state == fixture_lesson_state())
+    return ChapterNumbers{&fixture_evidence(), "the frozen fixture"};
   static std::optional<std::pair<LessonState, ChapterEvidence>> last;
   if (!last || !(last->first == *state)) {
     LessonEvaluation evaluation = evaluate_lesson(*state, false, true);
@@ -402,7 +411,8 @@ struct KeptEvaluation {
   ProjectionEvidence evidence;  // forward, scores and gradients
 };
 const KeptEvaluation& kept_fixture() {
-  static const KeptEvaluation kept{fixture_state(), fixture_evidence().request, fixture_evidence().primary};
+  static const KeptEvaluation kept{fixture_lesson_state(), fixture_evidence().request,
+                                   fixture_evidence().primary};
   return kept;
 }
 std::optional<KeptEvaluation>& last_evaluation() {
