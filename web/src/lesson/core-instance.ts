@@ -4,7 +4,7 @@
 // boundary of core-boundary.ts (well-formed strings, traps stopped there).
 import type { QkvCore } from './core-api';
 import { guardCore } from './core-boundary';
-import { mendFailedScripts, noteFailedScripts, scriptsLoadedSince } from './failed-scripts';
+import { importMended } from './failed-scripts';
 
 type ModuleFactory = (options?: EmscriptenModuleOptions) => Promise<unknown>;
 
@@ -52,17 +52,8 @@ export function importCoreModule(simd: boolean): Promise<ModuleFactory> {
 // On a course page's own HTML no integrity guards the glue and no mend script runs (the built pages have both:
 // docs/downloads.md), so a copy cut short on the way, which the HTTP cache keeps for a year, would fail on every
 // load. One that does not parse (a SyntaxError) is noted for this tab, and the next load asks for it past the cache
-// before importing it (failed-scripts.ts). On the built pages the glue is preloaded before `since`: not noted here.
-async function importGlue(simd: boolean) {
-  await mendFailedScripts();
-  const since = performance.now();
-  try {
-    return await (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs'));
-  } catch (error) {
-    if (error instanceof SyntaxError) noteFailedScripts(scriptsLoadedSince(since));
-    throw error;
-  }
-}
+// before importing it (failed-scripts.ts: importMended). On the built pages the glue is preloaded before `since`: not noted here.
+const importGlue = (simd: boolean) => importMended(() => (simd ? import('../wasm/qkv-simd.mjs') : import('../wasm/qkv.mjs')));
 
 // A new instance from `engine` (a promise: the page's download may still be under way).
 export function createCore(engine: Promise<CoreEngine>, simd: boolean): Promise<QkvCore> {

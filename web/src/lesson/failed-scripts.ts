@@ -96,3 +96,17 @@ export function scriptsLoadedSince(since: number): string[] {
     .filter((entry) => entry.startTime >= since && (entry as PerformanceResourceTiming).initiatorType === 'script')
     .map((entry) => entry.name);
 }
+
+// An import() of a later script (`load`), after any script that failed on an earlier load of this tab has been asked
+// for past the cache; a script it fetched that arrived damaged (it does not parse: a SyntaxError) stays failed in this
+// document, so it is noted for the next load to ask for past the cache.
+export async function importMended<T>(load: () => Promise<T>): Promise<T> {
+  await mendFailedScripts();
+  const since = performance.now();
+  try {
+    return await load();
+  } catch (error) {
+    if (error instanceof SyntaxError) noteFailedScripts(scriptsLoadedSince(since));
+    throw error;
+  }
+}

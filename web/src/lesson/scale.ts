@@ -9,7 +9,7 @@
 // detail, and offers to try again where another attempt can succeed. This file builds the section; what a
 // choice does (scale-run.ts) is loaded on the first choice, outside the lesson's cold load.
 import { h } from './dom';
-import { mendFailedScripts, noteFailedScripts, scriptsLoadedSince } from './failed-scripts';
+import { importMended } from './failed-scripts';
 import type { ScaleRun } from './scale-run';
 // The buttons name the sizes in words only (scale-presets.json's `buttons`; its `presets`, the sizes the
 // scale module is built with, stay out of the page's code): their shapes and counts are the core's, shown
@@ -28,16 +28,7 @@ export interface ScaleView {
 // an earlier load of this tab has been asked for past the cache). A chunk that arrived damaged (it does not parse: a
 // SyntaxError) stays failed in this document, so it is noted for the next load to ask for past the cache
 // (failed-scripts.ts), and the learner is asked to reload.
-async function importScaleRun() {
-  await mendFailedScripts();
-  const since = performance.now();
-  try {
-    return await import('./scale-run');
-  } catch (error) {
-    if (error instanceof SyntaxError) noteFailedScripts(scriptsLoadedSince(since));
-    throw error;
-  }
-}
+const importScaleRun = () => importMended(() => import('./scale-run'));
 
 // What the section says when its code could not load: damaged (only a reload can load it again), or without the
 // network (`tryAgain` imports it again).
