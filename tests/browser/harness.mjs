@@ -212,9 +212,14 @@ export async function openPage(browser, { width = 1280, height = 900, serviceWor
     if (started > 0) return replacedAt.some((time) => started < time);
     return duringNavigation;
   };
+  const heldAsProblems = []; // aborts a navigation of the page's own may explain (below)
   const judge = (request, error, duringNavigation) => {
-    if (error === 'net::ERR_ABORTED' && leftBehind(request, duringNavigation)) abandoned.push(request.url());
-    else problems.push(`requestfailed: ${request.url()} (${error})${duringNavigation ? ' during a navigation' : ''}`);
+    if (error === 'net::ERR_ABORTED' && leftBehind(request, duringNavigation)) return abandoned.push(request.url());
+    const problem = `requestfailed: ${request.url()} (${error})${duringNavigation ? ' during a navigation' : ''}`;
+    problems.push(problem);
+    if (error !== 'net::ERR_ABORTED') return;
+    heldAsProblems.push([request, problem]);
+    settleHeld();
   };
   page.on('request', (request) => requests.push(request.url()));
   page.on('requestfailed', (request) => {
@@ -222,6 +227,34 @@ export async function openPage(browser, { width = 1280, height = 900, serviceWor
     if (navigating) undecided.push([request, error]);
     else judge(request, error, false);
   });
+  // The page's own navigations (mend-damaged-files.js reloads the page) leave requests behind too: Playwright reports
+  // each request still in flight when a new document commits as aborted, with no start time. Which document asked for
+  // each request is the DevTools protocol's loaderId. Such an abort stands as a problem until the page is seen
+  // showing another document than the one that asked, while that request had not ended (then it moves to
+  // `abandoned`); any other abort stays a problem.
+  const cdp = await context.newCDPSession(page);
+  const inFlight = new Map(); // requestId -> { url, loaderId }, until the protocol says the request ended
+  let shownLoader;
+  const settleHeld = () => {
+    for (const [request, problem] of heldAsProblems.splice(0)) {
+      const leftBy = [...inFlight].find(([, { url, loaderId }]) => url === request.url() && shownLoader && loaderId !== shownLoader);
+      if (!leftBy) heldAsProblems.push([request, problem]);
+      else {
+        inFlight.delete(leftBy[0]);
+        problems.splice(problems.indexOf(problem), 1);
+        abandoned.push(request.url());
+      }
+    }
+  };
+  cdp.on('Network.requestWillBeSent', ({ requestId, loaderId, request }) => inFlight.set(requestId, { url: request.url, loaderId }));
+  cdp.on('Network.loadingFinished', ({ requestId }) => inFlight.delete(requestId));
+  cdp.on('Network.loadingFailed', ({ requestId }) => inFlight.delete(requestId));
+  cdp.on('Page.frameNavigated', ({ frame }) => {
+    if (frame.parentId) return;
+    shownLoader = frame.loaderId;
+    settleHeld();
+  });
+  await Promise.all([cdp.send('Network.enable'), cdp.send('Page.enable')]);
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`HTTP ${response.status()}: ${response.url()}`);
   });
