@@ -98,6 +98,9 @@ export default defineConfig({
     // Never inline assets as data: URLs (a strict font-src/img-src would refuse them).
     assetsInlineLimit: 0,
     rollupOptions: {
+      // The bundler's note that a plugin took seconds (the prerender runs the core) is about the build machine, not
+      // the lesson; on a busy machine it filled `npm start`'s output with a warning a newcomer cannot act on.
+      checks: { bundlerTimings: false },
       // index.html: the standalone page; embed.html: the iframe page; qkv-lesson: the element for course
       // pages, at a stable URL (dist/qkv-lesson.js) with the WASM and fonts beside it in assets/.
       input: {

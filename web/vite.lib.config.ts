@@ -131,6 +131,9 @@ const config = mergeConfig({ ...site, plugins: sitePlugins }, defineConfig({
     // No modulepreload lists: the site's bundler renames the chunks they would name.
     modulePreload: false,
     rollupOptions: {
+      // The bundler's note that a plugin took seconds (the prerender runs the core) is about the build machine, not
+      // the lesson; on a busy machine it filled `npm start`'s output with a warning a newcomer cannot act on.
+      checks: { bundlerTimings: false },
       output: {
         entryFileNames: '[name].js',
         chunkFileNames: '[name]-[hash].js', // at the top, beside the entries: every URL is './…'
