@@ -117,7 +117,8 @@ const playwrightDisabledFeatures = [
 ];
 const disabledFeatures = [...playwrightDisabledFeatures, 'WebUIOmniboxPopup', 'WebUIOmniboxAimPopup'];
 
-export async function launchBrowser() {
+// `extraArgs`: a benchmark's own command-line switches (bench/eager-wasm.mjs: V8's flags).
+export async function launchBrowser({ extraArgs = [] } = {}) {
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     headless: true,
@@ -130,6 +131,7 @@ export async function launchBrowser() {
       '--disable-component-update',
       '--disable-sync',
       `--disable-features=${disabledFeatures.join(',')}`,
+      ...extraArgs,
     ],
   });
   try {
@@ -229,15 +231,15 @@ export async function openPage(browser, { width = 1280, height = 900, serviceWor
   });
   // The page's own navigations (mend-damaged-files.js reloads the page) leave requests behind too: Playwright reports
   // each request still in flight when a new document commits as aborted, with no start time. Which document asked for
-  // each request is the DevTools protocol's loaderId. Such an abort stands as a problem until the page is seen
-  // showing another document than the one that asked, while that request had not ended (then it moves to
+  // each request is the DevTools protocol's loaderId. Such an abort stands as a problem until the frame that asked is
+  // seen showing another document than the one that asked, while that request had not ended (then it moves to
   // `abandoned`); any other abort stays a problem.
   const cdp = await context.newCDPSession(page);
-  const inFlight = new Map(); // requestId -> { url, loaderId }, until the protocol says the request ended
-  let shownLoader;
+  const inFlight = new Map(); // requestId -> { url, frameId, loaderId }, until the protocol says the request ended
+  const shownLoaders = new Map(); // frameId -> the loaderId of the document it shows
   const settleHeld = () => {
     for (const [request, problem] of heldAsProblems.splice(0)) {
-      const leftBy = [...inFlight].find(([, { url, loaderId }]) => url === request.url() && shownLoader && loaderId !== shownLoader);
+      const leftBy = [...inFlight].find(([, { url, frameId, loaderId }]) => url === request.url() && shownLoaders.has(frameId) && shownLoaders.get(frameId) !== loaderId);
       if (!leftBy) heldAsProblems.push([request, problem]);
       else {
         inFlight.delete(leftBy[0]);
@@ -246,12 +248,11 @@ export async function openPage(browser, { width = 1280, height = 900, serviceWor
       }
     }
   };
-  cdp.on('Network.requestWillBeSent', ({ requestId, loaderId, request }) => inFlight.set(requestId, { url: request.url, loaderId }));
+  cdp.on('Network.requestWillBeSent', ({ requestId, frameId, loaderId, request }) => inFlight.set(requestId, { url: request.url, frameId, loaderId }));
   cdp.on('Network.loadingFinished', ({ requestId }) => inFlight.delete(requestId));
   cdp.on('Network.loadingFailed', ({ requestId }) => inFlight.delete(requestId));
   cdp.on('Page.frameNavigated', ({ frame }) => {
-    if (frame.parentId) return;
-    shownLoader = frame.loaderId;
+    shownLoaders.set(frame.id, frame.loaderId);
     settleHeld();
   });
   await Promise.all([cdp.send('Network.enable'), cdp.send('Page.enable')]);
