@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Which source files a built chunk is made of, weighted as it crosses the line: each byte of the chunk goes to
 // the source file of the mapping segment it follows (its source map), each file's bytes are gzipped (-9) on
-// their own, and those sizes, scaled to the whole chunk's gzip size, are the files' shares.
+// their own (zlib, level 9), and those sizes, scaled to the whole chunk's gzip size, are the files' shares.
+// '(unmapped)': bytes with no source file, as a virtual module's (virtual:math, the typeset formulas) are.
 //   npx vite build web --sourcemap --outDir /tmp/open44-dist
 //   node bench/chunk-shares.mjs /tmp/open44-dist/assets/<chunk>.js [--top 40]
 import { readFileSync } from 'node:fs';
