@@ -102,7 +102,7 @@ for (const name of engineNames) {
     after(() => engine?.close());
 
     for (const failing of ['503', 'dropped']) {
-      test(`${name}: the glue ${failing === '503' ? 'answered 503' : 'dropped mid-body'} while the server was unreachable; Retry brings the lesson up with one more request for it, the learner's typing kept`, async () => {
+      test(`${name}: the glue ${failing === '503' ? 'answered 503' : 'dropped mid-body'} while the server was unreachable; Retry brings the lesson up with one more request for it, the learner's typing kept`, async (t) => {
         outage.failing = failing;
         outage.requests.length = 0;
         const page = await engine.newPage();
@@ -123,6 +123,7 @@ for (const name of engineNames) {
           assert.equal(await page.evaluate(() => window.__beforeRetry ?? null), 'this document', `${name}: the same document (no reload)`);
           const byRetry = outage.requests.slice(failed).filter((request) => !fromWorker(request));
           assert.equal(byRetry.length, 1, `${name}: one more request for the glue: ${JSON.stringify(outage.requests)}`);
+          t.diagnostic(`${name}: ${failed} failed request(s) for the glue, then Retry asked for ${byRetry[0].url}`);
           assert.equal(await page.evaluate(valueOf, firstToken), '0, 3', `${name}: what was typed into q₀ before Retry is still there`);
           assertNoProblems((await page.problems()).filter((problem) => !caused(problem)), `${name}, glue ${failing}, then Retry`);
         } finally {
