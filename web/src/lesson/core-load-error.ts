@@ -1,6 +1,7 @@
 // What the lesson shows in its error region when its engine could not load: what failed, in words that name
 // the file and the reason (core.ts's CoreLoadError), and a Retry button that tries again without reloading
-// the page (a download that failed because the learner was offline for a moment, say).
+// the page (a download that failed because the learner was offline for a moment, say; the engine's script too:
+// core-instance.ts imports it again by a URL the document has not seen where the browser keeps the failure).
 import { CoreLoadError } from './core';
 import { h } from './dom';
 

@@ -110,3 +110,18 @@ export async function importMended<T>(load: () => Promise<T>): Promise<T> {
     throw error;
   }
 }
+
+// The script a failed import() names: Chromium and Firefox end the TypeError's message with the module's URL
+// ("Failed to fetch dynamically imported module: <url>", "error loading dynamically imported module: <url>");
+// WebKitGTK names none. Undefined when the message ends in no script's URL (a webpack ChunkLoadError is no
+// TypeError: its chunk is a classic script, not a module to import).
+export function scriptNamedBy(error: unknown): URL | undefined {
+  if (!(error instanceof TypeError)) return undefined;
+  const last = error.message.trim().split(/\s+/).pop() ?? '';
+  try {
+    const url = new URL(last);
+    return /^https?:$/.test(url.protocol) && /\.m?js$/.test(url.pathname) ? url : undefined;
+  } catch {
+    return undefined; // not a URL
+  }
+}
