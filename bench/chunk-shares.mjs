@@ -8,26 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import { gzipSync } from 'node:zlib';
-
-const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-
-// One segment's fields from base64 VLQ (source maps v3): [column, source, line, column, name?], each a delta.
-function decodeSegment(text) {
-  const fields = [];
-  let value = 0;
-  let shift = 0;
-  for (const char of text) {
-    const digit = BASE64.indexOf(char);
-    value += (digit & 31) << shift;
-    if (digit & 32) {
-      shift += 5;
-    } else {
-      fields.push(value & 1 ? -(value >>> 1) : value >>> 1);
-      value = shift = 0;
-    }
-  }
-  return fields;
-}
+import { decode } from '@jridgewell/sourcemap-codec';
 
 // The chunk's bytes per source file: each byte goes to the last segment before it, across lines too (a multi-line
 // template literal, the prerendered formulas' HTML, has segments on its first line only); '(unmapped)' before any
@@ -35,23 +16,18 @@ function decodeSegment(text) {
 function bytesPerSource(file, code, map) {
   const parts = new Map();
   const lines = code.split('\n');
-  const segmentLines = map.mappings.split(';');
-  let source = 0;
+  const segmentLines = decode(map.mappings); // per line: [column, source, line, column, name?], absolute
   let owner = '(unmapped)';
   for (let line = 0; line < lines.length; line++) {
     const text = lines[line];
-    let column = 0;
     let from = 0;
     const take = (to) => {
       parts.set(owner, (parts.get(owner) ?? '') + text.slice(from, to));
       from = to;
     };
-    for (const segment of (segmentLines[line] ?? '').split(',').filter(Boolean)) {
-      const fields = decodeSegment(segment);
-      column += fields[0];
+    for (const [column, source] of segmentLines[line] ?? []) {
       take(column);
-      if (fields.length > 1) source += fields[1];
-      owner = fields.length > 1 ? relative(process.cwd(), resolve(dirname(file), map.sources[source])) : '(unmapped)';
+      owner = source === undefined ? '(unmapped)' : relative(process.cwd(), resolve(dirname(file), map.sources[source]));
     }
     take(text.length + 1); // the line's newline too
   }
