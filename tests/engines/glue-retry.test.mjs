@@ -121,6 +121,7 @@ for (const name of engineNames) {
           const state = await page.waitFor(ended, undefined, { timeout: 60000, message: `${name}: the lesson ends loading after Retry` });
           if (state !== 'ready') assert.fail(`${name}: after Retry data-state="${state}", the lesson shows: ${await page.evaluate(lessonText)}; requests for the glue: ${JSON.stringify(outage.requests)}`);
           assert.equal(await page.evaluate(() => window.__beforeRetry ?? null), 'this document', `${name}: the same document (no reload)`);
+          assert.equal(await page.evaluate(mendGaveUp), false, `${name}: the page's note that the lesson cannot start is gone once it started`);
           const byRetry = outage.requests.slice(failed).filter((request) => !fromWorker(request));
           assert.equal(byRetry.length, 1, `${name}: one more request for the glue: ${JSON.stringify(outage.requests)}`);
           t.diagnostic(`${name}: ${failed} failed request(s) for the glue, then Retry asked for ${byRetry[0].url}`);

@@ -50,6 +50,16 @@
     });
     note.append(retry);
     lesson.before(note);
+    // The element's own Retry may still bring the lesson up in this document (its engine's script failed on the way,
+    // and came through later): the note would then say what is no longer so.
+    lesson.addEventListener(
+      'qkv-lesson-ready',
+      () => {
+        note.remove();
+        storage?.removeItem(flag);
+      },
+      { once: true },
+    );
   };
 
   let mending = false;
