@@ -92,6 +92,7 @@ class Session {
     this.normal = cmi5.getLaunchData().launchMode === 'Normal';
     this.masteryScore = cmi5.getLaunchData().masteryScore;
     this.terminated = false;
+    this.savesUnfinished = 0; // saves queued or in flight (inOrder)
   }
 
   get state() {
@@ -113,7 +114,8 @@ class Session {
     this.saveTimer = undefined;
     if (this.terminated) return;
     const state = this.state;
-    inOrder('saving the progress', () => this.cmi5.xapi.setState({ ...stateOf(this.cmi5), stateId: progressStateId, state }));
+    this.savesUnfinished++;
+    inOrder('saving the progress', () => this.cmi5.xapi.setState({ ...stateOf(this.cmi5), stateId: progressStateId, state })).finally(() => this.savesUnfinished--);
   }
 
   // Typing in the challenge box or editing numbers changes the progress often: saved once it settles.
@@ -169,7 +171,8 @@ class Session {
     const base = endpoint.endsWith('/') ? endpoint : `${endpoint}/`;
     const headers = { Authorization: `Basic ${this.cmi5.getAuthToken()}`, 'X-Experience-API-Version': '1.0.3', 'Content-Type': 'application/json' };
     const send = (path, method, body) => fetch(`${base}${path}`, { method, keepalive: true, headers, body: JSON.stringify(body) }).catch(() => {});
-    if (this.saveTimer !== undefined) {
+    // Not yet saved: a save waiting for its time, or one queued behind statements still in flight (it dies with the page).
+    if (this.saveTimer !== undefined || this.savesUnfinished > 0) {
       const query = new URLSearchParams({ agent: JSON.stringify(actor), activityId, registration, stateId: progressStateId });
       send(`activities/state?${query}`, 'PUT', this.state);
     }

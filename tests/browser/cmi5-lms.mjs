@@ -13,7 +13,7 @@
 //   result.success or completion the moveOn one; cmi5 allowed statements carry neither;
 // - LMS.LaunchData is the LMS's: an AU that writes it is in breach (§10).
 //   const lms = await startCmi5Lms(files) → { origin, launch({ registration, launchMode, masteryScore }), violations,
-//   statements (per registration), close() }
+//   statements (per registration), holdRepliesTo(verbId), close() }
 import { createServer } from 'node:http';
 import { extname, normalize } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -49,6 +49,7 @@ export async function startCmi5Lms(files) {
   const sessions = new Map(); // auth token → session
   const fetches = new Map(); // fetch id → { session, used }
   const states = new Map(); // JSON [activityId, agent, registration, stateId] → document text
+  const held = new Map(); // verb id → the replies to statements of that verb, kept back until released
   let origin;
 
   const breach = (session, rule, detail) => {
@@ -176,7 +177,9 @@ export async function startCmi5Lms(files) {
         keep(session.registration, { ...statement, by: 'au' });
         ids.push(statement.id);
       }
-      return request.method === 'PUT' ? response.writeHead(204).end() : json(response, 200, ids);
+      const reply = () => (request.method === 'PUT' ? response.writeHead(204).end() : json(response, 200, ids));
+      const holding = list.map((statement) => held.get(statement.verb?.id)).find(Boolean);
+      return holding ? void holding.push(reply) : reply();
     }
     if (resource === 'activities/state') {
       if (query.get('agent') !== null && !same(JSON.parse(query.get('agent')), session.actor)) breach(session, 'the state API agent is the launch actor (§8.1.2)', query.get('agent'));
@@ -218,6 +221,15 @@ export async function startCmi5Lms(files) {
     launch,
     violations,
     statements,
+    // Keeps back the LRS's reply to every statement of `verbId` (each is kept as usual) until the returned function is
+    // called: an AU whose requests are still in flight when the learner leaves.
+    holdRepliesTo(verbId) {
+      held.set(verbId, []);
+      return () => {
+        for (const reply of held.get(verbId) ?? []) reply();
+        held.delete(verbId);
+      };
+    },
     close: () => new Promise((done) => server.close(() => done())),
   };
 }

@@ -116,6 +116,32 @@ test('a graded run: initialized, the answers, terminated; a relaunch in the regi
   assertNoViolations('fail run');
 });
 
+// The last answers shown make "completed" and "failed", and the progress's save is queued behind them (one request
+// to the LRS at a time). The learner leaves while the LRS has not yet answered "failed": the queued save dies with the
+// page, so the progress must go with pagehide's keepalive request.
+test('leaving while the LRS has not answered "failed": the progress still reaches it, and a relaunch restores every answer shown', async () => {
+  const registration = randomUUID();
+  const first = await launchAu({ registration });
+  const release = lms.holdRepliesTo(verb('failed'));
+  let shown;
+  try {
+    shown = await showRemainingAnswers(first.page);
+    await eventually(() => words(sessionStatements(registration, first.session)).includes('failed'), { message: 'failed' });
+    await leave(first, registration);
+  } finally {
+    release();
+  }
+  // (The page's console warning that a request had not finished comes from pagehide, which the harness does not hear.)
+  assertNoProblems(first.problems, 'launch 1');
+  const again = await launchAu({ registration });
+  const restored = () => again.page.evaluate(() => Object.keys(document.querySelector('qkv-lesson').progress.answers).length);
+  await eventually(async () => (await restored()) === shown, { message: `every answer shown restored (${shown})` }).catch(async (error) => {
+    throw new Error(`${error.message}; restored ${await restored()}`);
+  });
+  await leave(again, registration);
+  assertNoProblems(again.problems, 'launch 2');
+});
+
 test('a run that passes: two right answers against a masteryScore of 1.5 / questions shown; completed and passed once', async () => {
   const registration = randomUUID();
   const probe = await launchAu({ registration: randomUUID(), launchMode: 'Browse' });
